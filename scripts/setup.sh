@@ -1,0 +1,38 @@
+#!/bin/bash
+# One entry point for README's two commands and for CI, on Debian 12 as root:
+#   scripts/setup.sh demo   install, build, run the main job
+#   scripts/setup.sh test   install, build, run the whole suite; the last line
+#                           is "N passed, M failed"
+set -euo pipefail
+mode=${1:-}
+case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+# Every package the build, the demo and the tests need. CI starts from a
+# machine where nothing was installed by hand.
+packages=(
+	build-essential autoconf automake libtool pkg-config git ca-certificates
+	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
+	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
+	bats clang python3 xz-utils zstd
+)
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${packages[@]}"
+fi
+
+autoreconf -fi
+mkdir -p build
+cd build
+[ -f Makefile ] || ../configure --enable-warnings-as-errors
+make -j"$(nproc)"
+
+if [ "$mode" = demo ]; then
+	exec bash "$top/scripts/demo.sh" "$top/build/src/cuda-xcc"
+fi
+
+make -j"$(nproc)" check || true
+exec bash "$top/scripts/summarize-tests.sh" test-suite.log

@@ -1,0 +1,29 @@
+/* The command-line layer: one cmd_* per verb. Only this layer prints
+ * errors and chooses exit codes. */
+#ifndef XCC_CMD_H
+#define XCC_CMD_H
+
+#include "error.h"
+#include "gpus.h"
+
+struct cmd_ctx {
+	const char *progname;
+	struct gpudb db;
+	int db_loaded;
+};
+
+/* The capability database, loaded on first use (patchelf never needs it). */
+const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err);
+
+/* Print "cuda-xcc: MESSAGE" to stderr; returns err->status. */
+int cmd_report(const struct xcc_error *err);
+/* A usage error: print the message and a pointer to --help; returns 2. */
+int cmd_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
+
+cmd_fn cmd_gpus;
+cmd_fn cmd_flags;
+cmd_fn cmd_driver;
+
+#endif

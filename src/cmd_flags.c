@@ -1,0 +1,165 @@
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "flags.h"
+
+static const char flags_usage[] =
+	"Usage: cuda-xcc flags --target T --cuda V [-arch LIST]... [--ptx none|highest|all]\n"
+	"                      [--format nvcc|cmake|json] [--print-tag]\n"
+	"\n"
+	"Validate GPU capabilities for a target and CUDA version and print them as\n"
+	"nvcc -gencode flags (one line), a CMake CUDA_ARCHITECTURES value, or JSON.\n"
+	"\n"
+	"  --target T    jetson, sbsa or x86_64\n"
+	"  --cuda V      CUDA version, e.g. 12.6 or 12.6.3\n"
+	"  -arch LIST    comma-separated, repeatable: sm_87, 87, 8.7, compute_87 (adds PTX),\n"
+	"                sm_90a, 100f, all, all-major, default (default: default)\n"
+	"  --ptx P       PTX to embed: none, highest (the highest capability without an\n"
+	"                a/f suffix) or all; default none for jetson, highest otherwise\n"
+	"  --format F    nvcc (default), cmake or json\n"
+	"  --print-tag   print only the redist tag that serves these GPUs\n";
+
+static void print_json(const struct arch_choice *c)
+{
+	cJSON *o = cJSON_CreateObject(), *caps, *gencode;
+	struct strvec flags = STRVEC_INIT;
+	char name[16], b[16], *cmake = arch_choice_cmake(c), *s;
+
+	cJSON_AddStringToObject(o, "target", c->target->name);
+	cJSON_AddStringToObject(o, "cuda", cuda_version_str(c->cuda, b, sizeof b));
+	cJSON_AddStringToObject(o, "tag", c->tag);
+	cJSON_AddStringToObject(o, "target_dir", c->target_dir);
+	cJSON_AddStringToObject(o, "triple", c->target->triple);
+	caps = cJSON_AddArrayToObject(o, "capabilities");
+	for (size_t i = 0; i < c->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "capability", gpu_cap_name(c->entries[i].cap, name, sizeof name));
+		cJSON_AddBoolToObject(e, "sass", c->entries[i].sass);
+		cJSON_AddBoolToObject(e, "ptx", c->entries[i].ptx);
+		cJSON_AddItemToArray(caps, e);
+	}
+	arch_choice_gencode(c, &flags);
+	gencode = cJSON_AddArrayToObject(o, "gencode");
+	for (size_t i = 0; i < flags.n; i++)
+		cJSON_AddItemToArray(gencode, cJSON_CreateString(flags.v[i]));
+	cJSON_AddStringToObject(o, "cmake", cmake);
+	gencode = cJSON_AddArrayToObject(o, "extra_components");
+	for (size_t i = 0; i < c->extra_components.n; i++)
+		cJSON_AddItemToArray(gencode, cJSON_CreateString(c->extra_components.v[i]));
+	s = cJSON_Print(o);
+	puts(s);
+	free(s);
+	free(cmake);
+	strvec_free(&flags);
+	cJSON_Delete(o);
+}
+
+int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "cuda", required_argument, NULL, 'c' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "gpu-architecture", required_argument, NULL, 'a' },
+		{ "ptx", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "print-tag", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xcc_error err = { 0 };
+	struct strvec arch = STRVEC_INIT;
+	struct arch_choice choice;
+	const struct gpudb *db;
+	const struct target_profile *t;
+	const char *target = NULL, *cuda = NULL, *format = "nvcc";
+	enum ptx_policy ptx = PTX_DEFAULT;
+	struct cuda_version v;
+	int print_tag = 0, c, rc = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': target = optarg; break;
+		case 'c': cuda = optarg; break;
+		case 'a': strvec_push(&arch, optarg); break;
+		case 'p':
+			if (ptx_policy_parse(optarg, &ptx)) {
+				strvec_free(&arch);
+				return cmd_usage_error("flags", "--ptx takes none, highest or all, not '%s'", optarg);
+			}
+			break;
+		case 'f': format = optarg; break;
+		case 'T': print_tag = 1; break;
+		case 'h': fputs(flags_usage, stdout); strvec_free(&arch); return 0;
+		default:
+			strvec_free(&arch);
+			return cmd_usage_error("flags", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		strvec_free(&arch);
+		return cmd_usage_error("flags", "unexpected argument '%s'", argv[optind]);
+	}
+	if (strcmp(format, "nvcc") && strcmp(format, "cmake") && strcmp(format, "json")) {
+		strvec_free(&arch);
+		return cmd_usage_error("flags", "--format takes nvcc, cmake or json, not '%s'", format);
+	}
+	if (!target || !cuda) {
+		strvec_free(&arch);
+		return cmd_usage_error("flags", "--target and --cuda are required");
+	}
+	if (!(db = cmd_gpudb(ctx, &err))) {
+		strvec_free(&arch);
+		return cmd_report(&err);
+	}
+	if (!(t = gpudb_target(db, target))) {
+		char *names = gpudb_target_names(db);
+
+		rc = cmd_usage_error("flags", "unknown target '%s'; known targets: %s", target, names);
+		free(names);
+		strvec_free(&arch);
+		return rc;
+	}
+	if (cuda_version_parse(cuda, &v)) {
+		strvec_free(&arch);
+		return cmd_usage_error("flags", "'%s' is not a CUDA version (e.g. 12.6 or 12.6.3)", cuda);
+	}
+	if (flags_resolve(db, t, v, &arch, ptx, &choice, &err)) {
+		strvec_free(&arch);
+		return cmd_report(&err);
+	}
+	if (print_tag) {
+		puts(choice.tag);
+	} else if (strcmp(format, "json") == 0) {
+		print_json(&choice);
+	} else if (strcmp(format, "cmake") == 0) {
+		char *s = arch_choice_cmake(&choice);
+
+		puts(s);
+		free(s);
+	} else {
+		struct strvec out = STRVEC_INIT;
+		char *s;
+
+		arch_choice_gencode(&choice, &out);
+		s = strvec_join(&out, " ");
+		puts(s);
+		free(s);
+		strvec_free(&out);
+	}
+	for (size_t i = 0; !print_tag && i < choice.extra_components.n; i++)
+		fprintf(stderr, "cuda-xcc: note: these GPUs need the %s component in the sysroot\n",
+			choice.extra_components.v[i]);
+	arch_choice_free(&choice);
+	strvec_free(&arch);
+	return rc;
+}

@@ -1,0 +1,334 @@
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "hostcc.h"
+#include "proc.h"
+#include "sysroot_meta.h"
+
+/* nvcc options whose value is the next argument: that value is passed on
+ * untouched, even when it looks like one of cuda-xcc's options. */
+static const char *const nvcc_takes_value[] = {
+	"-o", "--output-file", "-x", "--x", "-I", "--include-path", "-L", "--library-path",
+	"-l", "--library", "-D", "--define-macro", "-U", "--undefine-macro",
+	"-include", "--pre-include", "-isystem", "--system-include", "-odir", "--output-directory",
+	"-ldir", "--libdevice-directory", "-MF", "--dependency-output", "-MT", "-MQ",
+	"-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xptxas",
+	"--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xfatbin", "--fatbin-options",
+	"-Xarchive", "--archive-options", "-std", "--std", "-maxrregcount", "--maxrregcount",
+	"-t", "--threads", "-rdc", "--relocatable-device-code", "-cudart", "--cudart",
+	"-cudadevrt", "--cudadevrt", "-m", "--machine", "-keep-dir", "--keep-dir",
+	"-time", "--time", "-optf", "--options-file", "-Werror", NULL,
+};
+
+static int takes_value(const char *a)
+{
+	for (size_t i = 0; nvcc_takes_value[i]; i++)
+		if (strcmp(a, nvcc_takes_value[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Match "-name VALUE" or "-name=VALUE"; on success *value and *consumed. */
+static int match_opt(int argc, char **argv, int i, const char *const names[],
+		     const char **value, int *consumed)
+{
+	for (size_t k = 0; names[k]; k++) {
+		size_t n = strlen(names[k]);
+
+		if (strcmp(argv[i], names[k]) == 0) {
+			if (i + 1 >= argc)
+				return -1;
+			*value = argv[i + 1];
+			*consumed = 2;
+			return 1;
+		}
+		if (strncmp(argv[i], names[k], n) == 0 && argv[i][n] == '=') {
+			*value = argv[i] + n + 1;
+			*consumed = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *const opt_sysroot[] = { "--sysroot", NULL };
+static const char *const opt_cuda[] = { "--cuda", NULL };
+static const char *const opt_target[] = { "--target", NULL };
+static const char *const opt_target_fs[] = { "--target-fs", NULL };
+static const char *const opt_ptx[] = { "--ptx", NULL };
+static const char *const opt_arch[] = { "-arch", "--gpu-architecture", NULL };
+
+int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_error *err)
+{
+	memset(o, 0, sizeof *o);
+	o->ptx = PTX_DEFAULT;
+	for (int i = 0; i < argc;) {
+		const char *a = argv[i], *val = NULL;
+		int used = 0, m;
+
+		if (strcmp(a, "--dry-run") == 0 || strcmp(a, "-###") == 0) {
+			o->dry_run = 1;
+			i++;
+			continue;
+		}
+#define OWN(names, field)                                                             \
+	if ((m = match_opt(argc, argv, i, names, &val, &used)) != 0) {                \
+		if (m < 0)                                                            \
+			return xcc_fail(err, XCC_EUSAGE, "%s needs a value", a);      \
+		field;                                                                \
+		i += used;                                                            \
+		continue;                                                             \
+	}
+		OWN(opt_sysroot, o->sysroot = val)
+		OWN(opt_cuda, o->cuda = val)
+		OWN(opt_target, o->target = val)
+		OWN(opt_target_fs, o->target_fs = val)
+		OWN(opt_arch, strvec_push(&o->arch, val))
+		if ((m = match_opt(argc, argv, i, opt_ptx, &val, &used)) != 0) {
+			if (m < 0 || ptx_policy_parse(val, &o->ptx))
+				return xcc_fail(err, XCC_EUSAGE,
+						"--ptx takes none, highest or all (got '%s')",
+						m < 0 ? "" : val);
+			i += used;
+			continue;
+		}
+#undef OWN
+		strvec_push(&o->nvcc_args, a);
+		if (takes_value(a) && i + 1 < argc) {
+			strvec_push(&o->nvcc_args, argv[i + 1]);
+			i += 2;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* What the user's own nvcc arguments already decide. */
+struct user_flags {
+	int has_gencode; /* -gencode, --generate-code, -code, --gpu-code */
+	const char *ccbin;
+	int has_target_dir, has_arbin, allow_unsupported;
+	struct strvec specs; /* capabilities named by -gencode/-code values */
+};
+
+static const char *const nvcc_gencode[] = { "-gencode", "--generate-code", NULL };
+static const char *const nvcc_code[] = { "-code", "--gpu-code", NULL };
+static const char *const nvcc_ccbin[] = { "-ccbin", "--compiler-bindir", NULL };
+static const char *const nvcc_tdir[] = { "-target-dir", "--target-directory", NULL };
+static const char *const nvcc_arbin[] = { "-arbin", "--archiver-binary", NULL };
+
+static void scan_user_flags(const struct strvec *args, struct user_flags *u)
+{
+	int argc = (int)args->n;
+	char **argv = args->v;
+
+	memset(u, 0, sizeof *u);
+	for (int i = 0; i < argc; i++) {
+		const char *val;
+		int used;
+
+		if (takes_value(argv[i])) {
+			i++;
+			continue;
+		}
+		if (match_opt(argc, argv, i, nvcc_gencode, &val, &used) > 0) {
+			/* arch=compute_87,code=[sm_87,compute_87] */
+			char *copy = xstrdup(val), *p;
+
+			u->has_gencode = 1;
+			for (p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
+				char *eq = strchr(p, '=');
+
+				flags_specs_from_nvcc_value(&u->specs, eq ? eq + 1 : p);
+			}
+			free(copy);
+		} else if (match_opt(argc, argv, i, nvcc_code, &val, &used) > 0) {
+			u->has_gencode = 1;
+			flags_specs_from_nvcc_value(&u->specs, val);
+		} else if (match_opt(argc, argv, i, nvcc_ccbin, &val, &used) > 0) {
+			u->ccbin = val;
+		} else if (match_opt(argc, argv, i, nvcc_tdir, &val, &used) > 0) {
+			u->has_target_dir = 1;
+		} else if (match_opt(argc, argv, i, nvcc_arbin, &val, &used) > 0) {
+			u->has_arbin = 1;
+		} else {
+			used = 1;
+			if (strcmp(argv[i], "-allow-unsupported-compiler") == 0 ||
+			    strcmp(argv[i], "--allow-unsupported-compiler") == 0)
+				u->allow_unsupported = 1;
+		}
+		i += used - 1;
+	}
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --sysroot, then $CUDA_XCC_SYSROOT, then the default store. */
+static char *locate_sysroot(const struct driver_opts *o)
+{
+	const char *env = getenv("CUDA_XCC_SYSROOT");
+
+	if (o->sysroot)
+		return xstrdup(o->sysroot);
+	if (env && *env)
+		return xstrdup(env);
+	if (o->target && o->cuda)
+		return sysroot_store_path(o->target, o->cuda);
+	return NULL;
+}
+
+int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
+		struct xcc_error *err)
+{
+	struct sysroot_meta meta;
+	struct user_flags u;
+	struct host_compiler hc = { 0 };
+	const char *target_name = o->target, *cuda_str = o->cuda;
+	const struct target_profile *t;
+	struct cuda_version v;
+	char *nvcc;
+	int have_meta = 0, rc = -1;
+
+	memset(plan, 0, sizeof *plan);
+	memset(&meta, 0, sizeof meta);
+	scan_user_flags(&o->nvcc_args, &u);
+
+	plan->sysroot = locate_sysroot(o);
+	if (plan->sysroot && is_dir(plan->sysroot)) {
+		if (sysroot_meta_load(plan->sysroot, &meta, err))
+			goto out;
+		have_meta = plan->sysroot_exists = 1;
+		if (o->target && strcmp(o->target, meta.target) != 0) {
+			xcc_fail(err, XCC_EUSAGE, "sysroot %s was made for --target %s, not %s",
+				 plan->sysroot, meta.target, o->target);
+			goto out;
+		}
+		if (o->cuda && strncmp(meta.cuda, o->cuda, strlen(o->cuda)) != 0) {
+			xcc_fail(err, XCC_EUSAGE, "sysroot %s holds CUDA %s, not %s", plan->sysroot,
+				 meta.cuda, o->cuda);
+			goto out;
+		}
+		target_name = meta.target;
+		cuda_str = meta.cuda;
+	} else if (o->sysroot || getenv("CUDA_XCC_SYSROOT")) {
+		xcc_fail(err, XCC_EUSAGE, "sysroot %s does not exist; create it with 'cuda-xcc "
+			 "sysroot create --dest %s ...'", plan->sysroot, plan->sysroot);
+		goto out;
+	}
+
+	if (!target_name) {
+		char *names = gpudb_target_names(db);
+
+		xcc_fail(err, XCC_EUSAGE, "no target: pass --target (one of %s) or --sysroot DIR",
+			 names);
+		free(names);
+		goto out;
+	}
+	if (!(t = gpudb_target(db, target_name))) {
+		char *names = gpudb_target_names(db);
+
+		xcc_fail(err, XCC_EUSAGE, "unknown target '%s'; known targets: %s", target_name, names);
+		free(names);
+		goto out;
+	}
+	if (!cuda_str) {
+		xcc_fail(err, XCC_EUSAGE,
+			 "no sysroot found for --target %s: pass --sysroot DIR, set CUDA_XCC_SYSROOT, "
+			 "or give --cuda V (and create it with 'cuda-xcc sysroot create --target %s "
+			 "--cuda V')", t->name, t->name);
+		goto out;
+	}
+	if (cuda_version_parse(cuda_str, &v)) {
+		xcc_fail(err, XCC_EUSAGE, "'%s' is not a CUDA version (expected e.g. 12.6 or 12.6.3)",
+			 cuda_str);
+		goto out;
+	}
+	if (!have_meta && !o->dry_run) {
+		xcc_fail(err, XCC_EUSAGE,
+			 "no sysroot for --target %s --cuda %s at %s.\nCreate it with 'cuda-xcc sysroot "
+			 "create --target %s --cuda %s', or pass --sysroot DIR (--dry-run shows the "
+			 "command without one).", t->name, cuda_str, plan->sysroot, t->name, cuda_str);
+		goto out;
+	}
+
+	/* The user's own -gencode/-code win over -arch; they are only checked. */
+	if (u.has_gencode) {
+		struct strvec all = STRVEC_INIT;
+
+		strvec_extend(&all, &u.specs);
+		strvec_extend(&all, &o->arch);
+		rc = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
+		strvec_free(&all);
+		if (rc)
+			goto out;
+		rc = -1;
+	} else if (flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err)) {
+		goto out;
+	}
+	if (have_meta && strcmp(meta.tag, plan->arch.tag) != 0) {
+		xcc_fail(err, XCC_EUSAGE,
+			 "sysroot %s holds %s libraries, but these GPUs need %s.\nCreate a sysroot for "
+			 "them: cuda-xcc sysroot create --target %s --cuda %s -arch ...",
+			 plan->sysroot, meta.tag, plan->arch.tag, t->name, cuda_str);
+		goto out;
+	}
+
+	if (u.ccbin) {
+		if (hostcc_check_machine(u.ccbin, t, err))
+			goto out;
+	} else if (have_meta && meta.host_compiler && (hc.path = proc_which(meta.host_compiler))) {
+		hc.name = xstrdup(meta.host_compiler);
+	} else if (hostcc_find(db, t, v, u.allow_unsupported, &hc, err)) {
+		goto out;
+	}
+
+	nvcc = plan->sysroot ? xasprintf("%s/bin/nvcc", plan->sysroot) : xstrdup("nvcc");
+	strvec_push(&plan->argv, nvcc);
+	free(nvcc);
+	if (!u.ccbin)
+		strvec_pushl(&plan->argv, "-ccbin", hc.name, NULL);
+	if (!u.has_target_dir)
+		strvec_pushl(&plan->argv, "-target-dir", plan->arch.target_dir, NULL);
+	if (!u.has_arbin)
+		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
+	if (o->target_fs) {
+		strvec_pushf(&plan->argv, "-Xcompiler=--sysroot=%s", o->target_fs);
+	}
+	if (!u.has_gencode)
+		arch_choice_gencode(&plan->arch, &plan->argv);
+	strvec_extend(&plan->argv, &o->nvcc_args);
+	rc = 0;
+out:
+	if (have_meta)
+		sysroot_meta_free(&meta);
+	host_compiler_free(&hc);
+	strvec_free(&u.specs);
+	return rc;
+}
+
+void driver_plan_free(struct driver_plan *plan)
+{
+	strvec_free(&plan->argv);
+	free(plan->sysroot);
+	arch_choice_free(&plan->arch);
+	memset(plan, 0, sizeof *plan);
+}
+
+void driver_opts_free(struct driver_opts *o)
+{
+	strvec_free(&o->arch);
+	strvec_free(&o->nvcc_args);
+}

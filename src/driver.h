@@ -1,0 +1,41 @@
+/* Driver mode: from cuda-xcc's own options plus nvcc's arguments to the one
+ * nvcc command line that builds for the target. */
+#ifndef XCC_DRIVER_H
+#define XCC_DRIVER_H
+
+#include "error.h"
+#include "flags.h"
+#include "gpus.h"
+#include "strvec.h"
+
+struct driver_opts {
+	const char *sysroot;   /* --sysroot */
+	const char *cuda;      /* --cuda */
+	const char *target;    /* --target */
+	const char *target_fs; /* --target-fs: the device's root filesystem */
+	struct strvec arch;    /* -arch lists owned by cuda-xcc */
+	enum ptx_policy ptx;
+	int dry_run;           /* --dry-run or -### */
+	int verbose;
+	struct strvec nvcc_args; /* everything else, in order */
+};
+
+/* Split argv (after the program name) into cuda-xcc's options and nvcc's. */
+int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_error *err);
+
+struct driver_plan {
+	struct strvec argv;   /* nvcc and its arguments */
+	char *sysroot;        /* the sysroot used, or NULL */
+	int sysroot_exists;
+	struct arch_choice arch;
+};
+
+/* Locate the sysroot, validate everything, choose the host compiler and
+ * build the nvcc command line. Runs nothing but probes (-dumpmachine). */
+int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
+		struct xcc_error *err);
+
+void driver_plan_free(struct driver_plan *plan);
+void driver_opts_free(struct driver_opts *o);
+
+#endif

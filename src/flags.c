@@ -1,0 +1,598 @@
+#include <config.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flags.h"
+
+int ptx_policy_parse(const char *s, enum ptx_policy *out)
+{
+	if (strcmp(s, "none") == 0)
+		*out = PTX_NONE;
+	else if (strcmp(s, "highest") == 0)
+		*out = PTX_HIGHEST;
+	else if (strcmp(s, "all") == 0)
+		*out = PTX_ALL;
+	else
+		return -1;
+	return 0;
+}
+
+/* A message built from several offending capabilities, one line each. */
+struct problems {
+	char text[3072];
+	size_t len;
+	int count;
+};
+
+static void problem(struct problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct problems *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->len + 4 >= sizeof p->text)
+		return;
+	p->text[p->len++] = '\n';
+	p->text[p->len++] = ' ';
+	p->text[p->len++] = ' ';
+	va_start(ap, fmt);
+	n = vsnprintf(p->text + p->len, sizeof p->text - p->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		p->len += (size_t)n < sizeof p->text - p->len ? (size_t)n : sizeof p->text - p->len - 1;
+	p->count++;
+}
+
+static const char *ver(struct cuda_version v, char *buf)
+{
+	struct cuda_version mm = { v.major, v.minor, -1 };
+
+	return cuda_version_str(mm, buf, 16);
+}
+
+static const char *capname(const struct gpu_cap *c, char *buf)
+{
+	char tok[16];
+
+	snprintf(buf, 32, "sm_%s", gpu_cap_token(c, tok, sizeof tok));
+	return buf;
+}
+
+/* "sm_87", "87", "8.7", "compute_87", "sm_90a", "100f", "10.0f" */
+static int parse_cap_token(const char *tok, int *major, int *minor, char *variant, int *ptx)
+{
+	const char *p = tok;
+	int n = 0, a, b, used = 0;
+
+	*ptx = 0;
+	if (strncmp(p, "sm_", 3) == 0 || strncmp(p, "lto_", 4) == 0)
+		p = strchr(p, '_') + 1;
+	else if (strncmp(p, "compute_", 8) == 0) {
+		p += 8;
+		*ptx = 1;
+	}
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	if (sscanf(p, "%d.%d%n", &a, &b, &used) == 2 && p[used - 1] != '.') {
+		if (b > 9)
+			return -1;
+	} else if (sscanf(p, "%d%n", &n, &used) == 1) {
+		/* Dotless: the last digit is the minor, as in 87 and 100. */
+		if (n < 10 || used > 3)
+			return -1;
+		a = n / 10;
+		b = n % 10;
+	} else {
+		return -1;
+	}
+	p += used;
+	*variant = 0;
+	if (*p == 'a' || *p == 'f')
+		*variant = *p++;
+	if (*p)
+		return -1;
+	*major = a;
+	*minor = b;
+	return 0;
+}
+
+char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
+{
+	struct strvec lines = STRVEC_INIT;
+	char *s, name[32];
+
+	for (size_t i = 0; i < db->n_caps; i++) {
+		const struct gpu_cap *c = &db->caps[i];
+
+		if (!c->jetson || c->variant)
+			continue;
+		strvec_pushf(&lines, "    %-40s %s (-arch %s)%s", c->boards ? c->boards : c->arch,
+			     gpu_cap_name(c, name, sizeof name), capname(c, (char[32]){0}),
+			     gpu_cap_supported_by(c, v) ? "" : "  [not in this CUDA version]");
+	}
+	s = strvec_join(&lines, "\n");
+	strvec_free(&lines);
+	return s;
+}
+
+int flags_check_cuda(const struct gpudb *db, const struct target_profile *t,
+		     struct cuda_version v, struct xcc_error *err)
+{
+	char b[16];
+
+	(void)t;
+	if (gpudb_never_released(db, v))
+		return xcc_fail(err, XCC_EUSAGE,
+				"CUDA %s was never released; pick another version (e.g. %d.%d or %d.%d)",
+				ver(v, b), v.major, v.minor - 1, v.major, v.minor + 1);
+	if (cuda_version_cmp(v, (struct cuda_version){ 11, 0, -1 }) < 0)
+		return xcc_fail(err, XCC_EUSAGE,
+				"CUDA %s is older than cuda-xcc supports; use CUDA 11.0 or newer",
+				ver(v, b));
+	return 0;
+}
+
+/* Add cap to the set (once); ptx asks for its PTX as well. */
+static void add_entry(struct arch_choice *c, const struct gpu_cap *cap, int ptx)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->entries[i].cap == cap) {
+			c->entries[i].ptx |= ptx;
+			return;
+		}
+	}
+	c->entries = xrealloc(c->entries, (c->n + 1) * sizeof *c->entries);
+	c->entries[c->n++] = (struct arch_entry){ cap, 1, ptx };
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return gpu_cap_cmp(((const struct arch_entry *)a)->cap, ((const struct arch_entry *)b)->cap);
+}
+
+static int is_aarch64(const struct target_profile *t)
+{
+	return strcmp(t->machine, "aarch64") == 0;
+}
+
+static int below(const struct gpu_cap *c, int major, int minor)
+{
+	return c->major < major || (c->major == major && c->minor < minor);
+}
+
+/* Jetson capabilities the linux-aarch64 (L4T) redist serves for this version. */
+static int pre_sbsa_jetson(const struct gpudb *db, const struct gpu_cap *c, struct cuda_version v)
+{
+	int tmaj, tmin;
+
+	gpudb_sbsa_threshold(db, v, &tmaj, &tmin);
+	return c->jetson && below(c, tmaj, tmin);
+}
+
+static int jetson_sbsa_ok(const struct gpu_cap *c, struct cuda_version v)
+{
+	return !c->has_sbsa_from || cuda_version_cmp(v, c->sbsa_from) >= 0;
+}
+
+/* Expand a keyword into capabilities; returns 1 if tok was a keyword. */
+static int expand_keyword(const struct gpudb *db, const struct target_profile *t,
+			  struct cuda_version v, const char *tok, struct arch_choice *out,
+			  struct xcc_error *err, int *failed)
+{
+	int all = strcmp(tok, "all") == 0;
+	int major_only = strcmp(tok, "all-major") == 0;
+	int dflt = strcmp(tok, "default") == 0;
+	char b[16];
+
+	*failed = 0;
+	if (strcmp(tok, "native") == 0) {
+		*failed = 1;
+		xcc_fail(err, XCC_EUSAGE,
+			 "-arch native asks the build machine's GPU, which says nothing about the "
+			 "target device; name the device's capability instead (e.g. -arch sm_87 for Orin)");
+		return 1;
+	}
+	if (!all && !major_only && !dflt)
+		return 0;
+	if (t->jetson_only && !all) {
+		char *boards = flags_jetson_boards(db, v);
+
+		*failed = 1;
+		xcc_fail(err, XCC_EUSAGE,
+			 "-arch %s means nothing for --target %s: the board decides. Jetson boards "
+			 "and their capabilities (CUDA %s):\n%s\nPass the board's capability, "
+			 "e.g. -arch sm_87 for Orin.", tok, t->name, ver(v, b), boards);
+		free(boards);
+		return 1;
+	}
+	if (t->jetson_only) {
+		/* Every board this version can serve from one tag: the L4T boards
+		 * if there are any, else the SBSA-served ones. */
+		int have_pre = 0;
+
+		for (size_t i = 0; i < db->n_caps; i++) {
+			const struct gpu_cap *c = &db->caps[i];
+
+			if (c->jetson && !c->variant && gpu_cap_supported_by(c, v) &&
+			    pre_sbsa_jetson(db, c, v))
+				have_pre = 1;
+		}
+		for (size_t i = 0; i < db->n_caps; i++) {
+			const struct gpu_cap *c = &db->caps[i];
+
+			if (!c->jetson || c->variant || !gpu_cap_supported_by(c, v))
+				continue;
+			if (pre_sbsa_jetson(db, c, v) == have_pre && (have_pre || jetson_sbsa_ok(c, v)))
+				add_entry(out, c, 0);
+		}
+		return 1;
+	}
+	for (size_t i = 0; i < db->n_caps; i++) {
+		const struct gpu_cap *c = &db->caps[i];
+
+		if (dflt ? !gpu_cap_default_for(c, v)
+			 : (c->jetson || c->variant || !gpu_cap_supported_by(c, v) ||
+			    (major_only && c->minor != 0)))
+			continue;
+		add_entry(out, c, 0);
+	}
+	return 1;
+}
+
+static void list_known(const struct gpudb *db, struct cuda_version v, char *buf, size_t len)
+{
+	size_t off = 0;
+	char tok[16];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < db->n_caps && off < len; i++) {
+		if (!gpu_cap_supported_by(&db->caps[i], v))
+			continue;
+		int n = snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+				 gpu_cap_token(&db->caps[i], tok, sizeof tok));
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static int collect(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
+		   const struct strvec *specs, struct arch_choice *out, struct xcc_error *err)
+{
+	struct strvec toks = STRVEC_INIT;
+	struct problems unknown = { .len = 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < specs->n; i++)
+		strvec_split(&toks, specs->v[i]);
+	if (!toks.n)
+		strvec_push(&toks, "default");
+	for (size_t i = 0; i < toks.n; i++) {
+		char *tok = toks.v[i];
+		int major, minor, ptx, failed;
+		char variant;
+		const struct gpu_cap *c;
+
+		for (char *p = tok; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if (expand_keyword(db, t, v, tok, out, err, &failed)) {
+			if (failed) {
+				rc = -1;
+				goto done;
+			}
+			continue;
+		}
+		if (parse_cap_token(tok, &major, &minor, &variant, &ptx) ||
+		    !(c = gpudb_find_cap(db, major, minor, variant))) {
+			problem(&unknown, "'%s' is not a known GPU capability", toks.v[i]);
+			continue;
+		}
+		add_entry(out, c, ptx);
+	}
+	if (unknown.count) {
+		char known[1024], b[16];
+
+		list_known(db, v, known, sizeof known);
+		rc = xcc_fail(err, XCC_EUSAGE,
+			      "unknown GPU capabilit%s:%s\nCUDA %s knows: %s\n"
+			      "Spell them as sm_87, 87, 8.7, compute_87 or sm_90a; see 'cuda-xcc gpus'.",
+			      unknown.count > 1 ? "ies" : "y", unknown.text, ver(v, b), known);
+	}
+done:
+	strvec_free(&toks);
+	return rc;
+}
+
+static int check_versions(const struct arch_choice *c, struct cuda_version v, struct xcc_error *err)
+{
+	struct problems p = { .len = 0 };
+	char n[32], b1[16], b2[16];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gpu_cap *cap = c->entries[i].cap;
+
+		if (cuda_version_cmp(v, cap->min_cuda) < 0)
+			problem(&p, "%s (%s) needs CUDA %s or newer", capname(cap, n), cap->arch,
+				ver(cap->min_cuda, b1));
+		else if (cap->has_max && cuda_version_cmp(v, cap->max_cuda) > 0) {
+			struct cuda_version removed = { cap->max_cuda.major, cap->max_cuda.minor + 1, -1 };
+
+			/* x.9 is the last minor release of every CUDA major so far. */
+			if (cap->max_cuda.minor == 9)
+				removed = (struct cuda_version){ cap->max_cuda.major + 1, 0, -1 };
+			if (cap->max_cuda.major == 11 && cap->max_cuda.minor == 8)
+				removed = (struct cuda_version){ 12, 0, -1 };
+			problem(&p, "%s (%s) was removed in CUDA %s, last supported by %s",
+				capname(cap, n), cap->arch, ver(removed, b1), ver(cap->max_cuda, b2));
+		}
+	}
+	if (p.count)
+		return xcc_fail(err, XCC_EUSAGE,
+				"GPU capabilit%s not supported by CUDA %s:%s\n"
+				"Drop %s, or pick a CUDA version that supports %s ('cuda-xcc gpus' shows the ranges).",
+				p.count > 1 ? "ies" : "y", ver(v, b1), p.text,
+				p.count > 1 ? "them" : "it", p.count > 1 ? "them" : "it");
+	return 0;
+}
+
+static int check_families(const struct arch_choice *c, struct xcc_error *err)
+{
+	struct problems p = { .len = 0 };
+	char n1[32], n2[32];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gpu_cap *f = c->entries[i].cap;
+
+		if (f->variant != 'f')
+			continue;
+		for (size_t j = 0; j < c->n; j++) {
+			const struct gpu_cap *base = c->entries[j].cap;
+
+			if (!base->variant && base->major == f->major && base->minor == f->minor)
+				problem(&p, "%s together with its own baseline %s", capname(f, n1),
+					capname(base, n2));
+		}
+	}
+	if (p.count)
+		return xcc_fail(err, XCC_EUSAGE,
+				"a family-specific capability may not be mixed with its baseline "
+				"(nvcc refuses it):%s\nKeep only one of the two: the f variant "
+				"runs on the whole family, the plain one also gives forward-compatible code.",
+				p.text);
+	return 0;
+}
+
+static int check_jetson(const struct gpudb *db, const struct target_profile *t,
+			struct cuda_version v, const struct arch_choice *c, struct xcc_error *err)
+{
+	struct problems p = { .len = 0 };
+	char n[32], b[16];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gpu_cap *cap = c->entries[i].cap;
+
+		if (cap->jetson && !is_aarch64(t))
+			problem(&p, "%s is a Jetson GPU (%s), and Jetsons are aarch64", capname(cap, n),
+				cap->boards);
+		else if (!cap->jetson && t->jetson_only)
+			problem(&p, "%s (%s) is not a Jetson GPU", capname(cap, n), cap->arch);
+	}
+	if (p.count) {
+		char *boards = flags_jetson_boards(db, v);
+
+		xcc_fail(err, XCC_EUSAGE,
+			 "GPU capabilit%s that --target %s cannot serve:%s\n"
+			 "%s\nJetson boards and their capabilities (CUDA %s):\n%s",
+			 p.count > 1 ? "ies" : "y", t->name, p.text,
+			 t->jetson_only ? "For Arm servers with discrete GPUs use --target sbsa."
+					: "For a Jetson board use --target jetson.",
+			 ver(v, b), boards);
+		free(boards);
+		return -1;
+	}
+	return 0;
+}
+
+/* cuda-facts section 1: linux-aarch64 iff some Jetson capability is below
+ * T(V); those pre-SBSA capabilities cannot share a build with anything else. */
+static int choose_tag(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
+		      struct arch_choice *c, struct xcc_error *err)
+{
+	const char *tag = t->tags[0].tag;
+	const struct target_tag *tt;
+	char n1[32], n2[32], b[16], b2[16];
+
+	if (is_aarch64(t)) {
+		const struct gpu_cap *pre = NULL, *other = NULL;
+
+		for (size_t i = 0; i < c->n; i++) {
+			const struct gpu_cap *cap = c->entries[i].cap;
+
+			if (pre_sbsa_jetson(db, cap, v))
+				pre = pre ? pre : cap;
+			else
+				other = other ? other : cap;
+		}
+		if (pre && other)
+			return xcc_fail(err, XCC_EUSAGE,
+					"%s (%s) cannot be mixed with %s: with CUDA %s, %s is served by the "
+					"L4T (linux-aarch64) libraries and %s by linux-sbsa, and one build "
+					"uses one of them.\nBuild once per board family.",
+					capname(pre, n1), pre->boards, capname(other, n2), ver(v, b),
+					capname(pre, (char[32]){0}), capname(other, (char[32]){0}));
+		tag = pre ? "linux-aarch64" : "linux-sbsa";
+		for (size_t i = 0; !pre && i < c->n; i++) {
+			const struct gpu_cap *cap = c->entries[i].cap;
+
+			if (!cap->jetson)
+				continue;
+			if (!jetson_sbsa_ok(cap, v))
+				return xcc_fail(err, XCC_EUSAGE,
+						"%s (%s) cannot be served by CUDA %s: its L4T "
+						"(linux-aarch64) libraries ended with CUDA 12.9, and linux-sbsa "
+						"serves it only from CUDA %s on.\n"
+						"Use --cuda 12.9 or older, or --cuda %s or newer.",
+						capname(cap, n1), cap->boards, ver(v, b),
+						ver(cap->sbsa_from, b2), ver(cap->sbsa_from, (char[16]){0}));
+			for (size_t k = 0; k < cap->n_sbsa_components; k++)
+				if (!strvec_contains(&c->extra_components, cap->sbsa_components[k]))
+					strvec_push(&c->extra_components, cap->sbsa_components[k]);
+		}
+	}
+	tt = target_find_tag(t, tag);
+	if (!tt)
+		return xcc_fail(err, XCC_EUSAGE,
+				"--target %s cannot serve these GPUs: with CUDA %s they need the %s "
+				"libraries, which are for Jetson boards.\nUse --target jetson.",
+				t->name, ver(v, b), tag);
+	if (!target_tag_available(tt, v)) {
+		char ranges[256] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < tt->n_ranges; i++) {
+			int k = snprintf(ranges + off, sizeof ranges - off, "%s%s-%s", i ? ", " : "",
+					 ver(tt->ranges[i][0], b), ver(tt->ranges[i][1], b2));
+			if (k > 0)
+				off += (size_t)k;
+		}
+		return xcc_fail(err, XCC_EUSAGE,
+				"NVIDIA publishes no %s libraries for CUDA %s, so --target %s cannot "
+				"build for these GPUs with it.\n%s exists for CUDA %s; pick one of those "
+				"versions.", tag, ver(v, b), t->name, tag, ranges);
+	}
+	c->tag = tt->tag;
+	c->target_dir = tt->target_dir;
+	return 0;
+}
+
+static int apply_ptx(const struct target_profile *t, enum ptx_policy ptx, struct arch_choice *c,
+		     struct xcc_error *err)
+{
+	struct problems p = { .len = 0 };
+	char n[32];
+	ssize_t highest = -1;
+
+	if (ptx == PTX_DEFAULT)
+		ptx = t->jetson_only ? PTX_NONE : PTX_HIGHEST;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->entries[i].ptx && c->entries[i].cap->variant)
+			problem(&p, "compute_%s", gpu_cap_token(c->entries[i].cap, n, sizeof n));
+		if (!c->entries[i].cap->variant)
+			highest = (ssize_t)i;
+	}
+	if (p.count)
+		return xcc_fail(err, XCC_EUSAGE,
+				"PTX asked for an arch- or family-specific capability:%s\n"
+				"a and f code is not forward compatible, so PTX for it cannot be JIT-compiled "
+				"for later GPUs; ask for the SASS (sm_XXa) and take PTX from the plain "
+				"capability (e.g. compute_90).", p.text);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->entries[i].cap->variant)
+			continue;
+		if (ptx == PTX_ALL || (ptx == PTX_HIGHEST && (ssize_t)i == highest))
+			c->entries[i].ptx = 1;
+	}
+	return 0;
+}
+
+int flags_resolve(const struct gpudb *db, const struct target_profile *t,
+		  struct cuda_version v, const struct strvec *specs,
+		  enum ptx_policy ptx, struct arch_choice *out, struct xcc_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->target = t;
+	out->cuda = v;
+	if (flags_check_cuda(db, t, v, err) || collect(db, t, v, specs, out, err))
+		goto fail;
+	if (!out->n) {
+		char b[16];
+
+		xcc_fail(err, XCC_EUSAGE, "no GPU capability of that set exists in CUDA %s for --target %s",
+			 ver(v, b), t->name);
+		goto fail;
+	}
+	qsort(out->entries, out->n, sizeof *out->entries, entry_cmp);
+	if (check_versions(out, v, err) || check_jetson(db, t, v, out, err) ||
+	    check_families(out, err) || choose_tag(db, t, v, out, err) ||
+	    apply_ptx(t, ptx, out, err))
+		goto fail;
+	return 0;
+fail:
+	arch_choice_free(out);
+	return -1;
+}
+
+void flags_specs_from_nvcc_value(struct strvec *specs, const char *value)
+{
+	struct strvec toks = STRVEC_INIT;
+	char *copy = xstrdup(value);
+
+	/* code=[sm_80,compute_80]: the brackets group a list. */
+	for (char *p = copy; *p; p++)
+		if (*p == '[' || *p == ']')
+			*p = ',';
+	strvec_split(&toks, copy);
+	for (size_t i = 0; i < toks.n; i++)
+		strvec_push(specs, toks.v[i]);
+	strvec_free(&toks);
+	free(copy);
+}
+
+int flags_target_accepts(const struct gpudb *db, const struct target_profile *t,
+			 const struct gpu_cap *c, const struct cuda_version *v)
+{
+	if (t->jetson_only)
+		return c->jetson;
+	if (!is_aarch64(t))
+		return !c->jetson;
+	if (!c->jetson)
+		return 1;
+	if (v)
+		return !pre_sbsa_jetson(db, c, *v) && jetson_sbsa_ok(c, *v);
+	/* Some CUDA version serves it from linux-sbsa: at or above the lowest
+	 * threshold (the data lists the thresholds newest first). */
+	for (size_t i = 0; i < db->n_thresholds; i++)
+		if (!below(c, db->thresholds[i].major, db->thresholds[i].minor))
+			return 1;
+	return 0;
+}
+
+void arch_choice_free(struct arch_choice *c)
+{
+	free(c->entries);
+	strvec_free(&c->extra_components);
+	memset(c, 0, sizeof *c);
+}
+
+void arch_choice_gencode(const struct arch_choice *c, struct strvec *out)
+{
+	char tok[16];
+
+	for (size_t i = 0; i < c->n; i++) {
+		gpu_cap_token(c->entries[i].cap, tok, sizeof tok);
+		if (c->entries[i].sass)
+			strvec_pushf(out, "-gencode=arch=compute_%s,code=sm_%s", tok, tok);
+		if (c->entries[i].ptx)
+			strvec_pushf(out, "-gencode=arch=compute_%s,code=compute_%s", tok, tok);
+	}
+}
+
+char *arch_choice_cmake(const struct arch_choice *c)
+{
+	struct strvec parts = STRVEC_INIT;
+	char tok[16], *s;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct arch_entry *e = &c->entries[i];
+
+		gpu_cap_token(e->cap, tok, sizeof tok);
+		strvec_pushf(&parts, "%s%s", tok,
+			     e->sass && e->ptx ? "" : e->sass ? "-real" : "-virtual");
+	}
+	s = strvec_join(&parts, ";");
+	strvec_free(&parts);
+	return s;
+}

@@ -1,0 +1,71 @@
+/* From what the user asked for (-arch lists, a target, a CUDA version) to a
+ * validated set of capabilities, the redist tag that serves them, and the
+ * nvcc / CMake spellings of that set. */
+#ifndef XCC_FLAGS_H
+#define XCC_FLAGS_H
+
+#include "error.h"
+#include "gpus.h"
+#include "strvec.h"
+
+enum ptx_policy {
+	PTX_DEFAULT, /* none for Jetson targets, highest otherwise */
+	PTX_NONE,
+	PTX_HIGHEST, /* the highest capability without an a/f suffix */
+	PTX_ALL,     /* every capability without an a/f suffix */
+};
+
+int ptx_policy_parse(const char *s, enum ptx_policy *out);
+
+/* One validated capability of the set. */
+struct arch_entry {
+	const struct gpu_cap *cap;
+	int sass;
+	int ptx;
+};
+
+struct arch_choice {
+	const struct target_profile *target;
+	struct cuda_version cuda;
+	struct arch_entry *entries; /* ascending, one per capability */
+	size_t n;
+	const char *tag;        /* linux-aarch64, linux-sbsa, linux-x86_64 */
+	const char *target_dir; /* aarch64-linux, sbsa-linux, x86_64-linux */
+	struct strvec extra_components; /* e.g. cuda_compat_orin */
+};
+
+/* Checks that depend only on the target and the CUDA version. */
+int flags_check_cuda(const struct gpudb *db, const struct target_profile *t,
+		     struct cuda_version v, struct xcc_error *err);
+
+/*
+ * Validate specs (each a comma-separated list: sm_87, 87, 8.7, compute_87,
+ * sm_90a, 100f, all, all-major, default) for target t and CUDA v.
+ * An empty specs means "default".  compute_XX asks for PTX of XX on top of
+ * its SASS, whatever the policy.
+ */
+int flags_resolve(const struct gpudb *db, const struct target_profile *t,
+		  struct cuda_version v, const struct strvec *specs,
+		  enum ptx_policy ptx, struct arch_choice *out, struct xcc_error *err);
+
+/* Record the capabilities mentioned by nvcc arch/code values such as
+ * "compute_87", "sm_87", "[sm_80,compute_80]", "lto_90" into specs, in the
+ * spelling flags_resolve() reads: sm_XX for SASS, compute_XX for PTX. */
+void flags_specs_from_nvcc_value(struct strvec *specs, const char *value);
+
+/* Whether target t can serve capability c at all (with CUDA *v when v is not
+ * NULL; else with some CUDA version). */
+int flags_target_accepts(const struct gpudb *db, const struct target_profile *t,
+			 const struct gpu_cap *c, const struct cuda_version *v);
+
+void arch_choice_free(struct arch_choice *c);
+
+/* Push one -gencode=... flag per SASS and PTX output. */
+void arch_choice_gencode(const struct arch_choice *c, struct strvec *out);
+/* The CUDA_ARCHITECTURES value: "75-real;86". Caller frees. */
+char *arch_choice_cmake(const struct arch_choice *c);
+
+/* The list of Jetson boards known for CUDA v (for error messages). */
+char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v);
+
+#endif

@@ -1,0 +1,488 @@
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "gpus.h"
+#include "strvec.h"
+
+const char *embedded_file_text(const char *name)
+{
+	for (const struct embedded_file *f = xcc_embedded_files; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f->text;
+	return NULL;
+}
+
+int cuda_version_parse(const char *s, struct cuda_version *v)
+{
+	int n = 0, major, minor, patch = -1;
+	char tail;
+
+	if (!s || !*s)
+		return -1;
+	if (sscanf(s, "%d.%d%n", &major, &minor, &n) != 2)
+		return -1;
+	if (s[n] == '.') {
+		int m = 0;
+
+		if (sscanf(s + n + 1, "%d%n", &patch, &m) != 1)
+			return -1;
+		n += 1 + m;
+	}
+	if (sscanf(s + n, "%c", &tail) == 1)
+		return -1;
+	if (major < 0 || minor < 0 || major > 99 || minor > 99)
+		return -1;
+	v->major = major;
+	v->minor = minor;
+	v->patch = patch;
+	return 0;
+}
+
+int cuda_version_cmp(struct cuda_version a, struct cuda_version b)
+{
+	if (a.major != b.major)
+		return a.major < b.major ? -1 : 1;
+	if (a.minor != b.minor)
+		return a.minor < b.minor ? -1 : 1;
+	return 0;
+}
+
+const char *cuda_version_str(struct cuda_version v, char *buf, size_t len)
+{
+	if (v.patch >= 0)
+		snprintf(buf, len, "%d.%d.%d", v.major, v.minor, v.patch);
+	else
+		snprintf(buf, len, "%d.%d", v.major, v.minor);
+	return buf;
+}
+
+const char *gpu_cap_name(const struct gpu_cap *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d.%d%.1s", c->major, c->minor, c->variant ? &c->variant : "");
+	return buf;
+}
+
+const char *gpu_cap_token(const struct gpu_cap *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d%d%.1s", c->major, c->minor, c->variant ? &c->variant : "");
+	return buf;
+}
+
+static int variant_rank(char v)
+{
+	return v == 'a' ? 1 : v == 'f' ? 2 : 0;
+}
+
+int gpu_cap_cmp(const struct gpu_cap *a, const struct gpu_cap *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	return variant_rank(a->variant) - variant_rank(b->variant);
+}
+
+int gpu_cap_supported_by(const struct gpu_cap *c, struct cuda_version v)
+{
+	if (cuda_version_cmp(v, c->min_cuda) < 0)
+		return 0;
+	return !c->has_max || cuda_version_cmp(v, c->max_cuda) <= 0;
+}
+
+int gpu_cap_default_for(const struct gpu_cap *c, struct cuda_version v)
+{
+	if (!c->is_default || c->jetson || c->variant || !gpu_cap_supported_by(c, v))
+		return 0;
+	return !c->has_default_until || cuda_version_cmp(v, c->default_until) <= 0;
+}
+
+/* --- loading ---------------------------------------------------------- */
+
+static int want_string(const cJSON *obj, const char *key, const char *where,
+		       const char **out, int optional, struct xcc_error *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!it || cJSON_IsNull(it)) {
+		*out = NULL;
+		if (optional)
+			return 0;
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: missing \"%s\"", where, key);
+	}
+	if (!cJSON_IsString(it))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" is not a string", where, key);
+	*out = it->valuestring;
+	return 0;
+}
+
+static int want_version(const cJSON *obj, const char *key, const char *where,
+			struct cuda_version *out, int *present, struct xcc_error *err)
+{
+	const char *s;
+
+	if (want_string(obj, key, where, &s, present != NULL, err))
+		return -1;
+	if (present)
+		*present = s != NULL;
+	if (!s)
+		return 0;
+	if (cuda_version_parse(s, out))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" is not a version: %s",
+				where, key, s);
+	return 0;
+}
+
+static int want_bool(const cJSON *obj, const char *key, const char *where, int *out,
+		     struct xcc_error *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsBool(it))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be true or false",
+				where, key);
+	*out = cJSON_IsTrue(it);
+	return 0;
+}
+
+static int want_int(const cJSON *obj, const char *key, const char *where, int *out,
+		    struct xcc_error *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsNumber(it))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be a number",
+				where, key);
+	*out = it->valueint;
+	return 0;
+}
+
+static const cJSON *want_array(const cJSON *obj, const char *key, const char *where,
+			       struct xcc_error *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsArray(it)) {
+		xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be an array", where, key);
+		return NULL;
+	}
+	return it;
+}
+
+static cJSON *parse_embedded(struct gpudb *db, const char *name, struct xcc_error *err)
+{
+	const char *text = embedded_file_text(name);
+	cJSON *root;
+
+	if (!text) {
+		xcc_fail(err, XCC_EFAIL, "embedded data %s is missing from this build", name);
+		return NULL;
+	}
+	root = cJSON_Parse(text);
+	if (!root) {
+		xcc_fail(err, XCC_EFAIL, "embedded data %s is not valid JSON", name);
+		return NULL;
+	}
+	if (db->n_json_roots == sizeof db->json_roots / sizeof db->json_roots[0]) {
+		cJSON_Delete(root);
+		xcc_fail(err, XCC_EFAIL, "too many embedded data files");
+		return NULL;
+	}
+	db->json_roots[db->n_json_roots++] = root;
+	return root;
+}
+
+static int parse_cap_string(const char *s, int *major, int *minor)
+{
+	char tail;
+
+	return sscanf(s, "%d.%d%c", major, minor, &tail) == 2 ? 0 : -1;
+}
+
+static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
+{
+	const char *where = "gpus.json capabilities";
+	const char *cap, *variant;
+	const cJSON *comps;
+
+	memset(c, 0, sizeof *c);
+	if (want_string(j, "cap", where, &cap, 0, err) ||
+	    want_string(j, "variant", where, &variant, 0, err) ||
+	    want_string(j, "arch", where, &c->arch, 0, err) ||
+	    want_string(j, "boards", where, &c->boards, 1, err) ||
+	    want_bool(j, "jetson", where, &c->jetson, err) ||
+	    want_bool(j, "default", where, &c->is_default, err) ||
+	    want_version(j, "min_cuda", where, &c->min_cuda, NULL, err) ||
+	    want_version(j, "max_cuda", where, &c->max_cuda, &c->has_max, err) ||
+	    want_version(j, "default_until", where, &c->default_until, &c->has_default_until, err) ||
+	    want_version(j, "sbsa_from_cuda", where, &c->sbsa_from, &c->has_sbsa_from, err))
+		return -1;
+	if (parse_cap_string(cap, &c->major, &c->minor))
+		return xcc_fail(err, XCC_EFAIL, "%s: bad capability \"%s\"", where, cap);
+	if (strlen(variant) > 1 || (variant[0] && variant[0] != 'a' && variant[0] != 'f'))
+		return xcc_fail(err, XCC_EFAIL, "%s: bad variant \"%s\" for %s", where, variant, cap);
+	c->variant = variant[0];
+	comps = cJSON_GetObjectItemCaseSensitive(j, "sbsa_components");
+	if (comps) {
+		const cJSON *it;
+		size_t i = 0;
+
+		if (!cJSON_IsArray(comps))
+			return xcc_fail(err, XCC_EFAIL, "%s: sbsa_components of %s must be an array",
+					where, cap);
+		c->n_sbsa_components = (size_t)cJSON_GetArraySize(comps);
+		c->sbsa_components = xmalloc(c->n_sbsa_components * sizeof *c->sbsa_components);
+		cJSON_ArrayForEach(it, comps) {
+			if (!cJSON_IsString(it))
+				return xcc_fail(err, XCC_EFAIL, "%s: sbsa_components of %s must be strings",
+						where, cap);
+			c->sbsa_components[i++] = it->valuestring;
+		}
+	}
+	return 0;
+}
+
+static int cap_qsort_cmp(const void *a, const void *b)
+{
+	return gpu_cap_cmp(a, b);
+}
+
+static int load_gpus(struct gpudb *db, struct xcc_error *err)
+{
+	cJSON *root = parse_embedded(db, "gpus.json", err);
+	const cJSON *arr, *it;
+	size_t i;
+
+	if (!root)
+		return -1;
+	if (!(arr = want_array(root, "capabilities", "gpus.json", err)))
+		return -1;
+	db->caps = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *db->caps);
+	cJSON_ArrayForEach(it, arr) {
+		if (load_cap(&db->caps[db->n_caps], it, err))
+			return -1;
+		db->n_caps++;
+	}
+	qsort(db->caps, db->n_caps, sizeof *db->caps, cap_qsort_cmp);
+	for (i = 1; i < db->n_caps; i++)
+		if (gpu_cap_cmp(&db->caps[i - 1], &db->caps[i]) == 0)
+			return xcc_fail(err, XCC_EFAIL, "gpus.json: capability %d.%d%c listed twice",
+					db->caps[i].major, db->caps[i].minor, db->caps[i].variant);
+
+	if (!(arr = want_array(root, "host_compilers", "gpus.json", err)))
+		return -1;
+	db->hostcc = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *db->hostcc);
+	cJSON_ArrayForEach(it, arr) {
+		struct host_compiler_limit *h = &db->hostcc[db->n_hostcc];
+
+		if (want_version(it, "min_cuda", "gpus.json host_compilers", &h->min_cuda, NULL, err) ||
+		    want_version(it, "max_cuda", "gpus.json host_compilers", &h->max_cuda, &h->has_max, err) ||
+		    want_int(it, "gcc_max", "gpus.json host_compilers", &h->gcc_max, err) ||
+		    want_int(it, "clang_max", "gpus.json host_compilers", &h->clang_max, err))
+			return -1;
+		db->n_hostcc++;
+	}
+	if (want_int(root, "gcc_min", "gpus.json", &db->gcc_min, err))
+		return -1;
+
+	if (!(arr = want_array(root, "cuda_never_released", "gpus.json", err)))
+		return -1;
+	db->never_released = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *db->never_released);
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsString(it) ||
+		    cuda_version_parse(it->valuestring, &db->never_released[db->n_never_released]))
+			return xcc_fail(err, XCC_EFAIL, "gpus.json: bad cuda_never_released entry");
+		db->n_never_released++;
+	}
+
+	if (!(arr = want_array(root, "sbsa_jetson_threshold", "gpus.json", err)))
+		return -1;
+	db->thresholds = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *db->thresholds);
+	cJSON_ArrayForEach(it, arr) {
+		struct sbsa_threshold *t = &db->thresholds[db->n_thresholds];
+		const char *cap;
+
+		if (want_version(it, "min_cuda", "gpus.json sbsa_jetson_threshold", &t->min_cuda, NULL, err) ||
+		    want_string(it, "cap", "gpus.json sbsa_jetson_threshold", &cap, 0, err))
+			return -1;
+		if (parse_cap_string(cap, &t->major, &t->minor))
+			return xcc_fail(err, XCC_EFAIL, "gpus.json sbsa_jetson_threshold: bad cap %s", cap);
+		db->n_thresholds++;
+	}
+	return 0;
+}
+
+static int load_target(struct gpudb *db, const char *name, struct xcc_error *err)
+{
+	char file[64], where[96];
+	cJSON *root;
+	const cJSON *tags, *it;
+	struct target_profile *t = &db->targets[db->n_targets];
+
+	snprintf(file, sizeof file, "targets/%s.json", name);
+	snprintf(where, sizeof where, "targets/%s.json", name);
+	if (!(root = parse_embedded(db, file, err)))
+		return -1;
+	memset(t, 0, sizeof *t);
+	if (want_string(root, "name", where, &t->name, 0, err) ||
+	    want_string(root, "summary", where, &t->summary, 0, err) ||
+	    want_string(root, "machine", where, &t->machine, 0, err) ||
+	    want_string(root, "triple", where, &t->triple, 0, err) ||
+	    want_bool(root, "jetson_only", where, &t->jetson_only, err))
+		return -1;
+	if (!(tags = want_array(root, "tags", where, err)))
+		return -1;
+	t->tags = xmalloc((size_t)cJSON_GetArraySize(tags) * sizeof *t->tags);
+	cJSON_ArrayForEach(it, tags) {
+		struct target_tag *tt = &t->tags[t->n_tags];
+		const cJSON *ranges = cJSON_GetObjectItemCaseSensitive(it, "cuda_ranges"), *r;
+
+		memset(tt, 0, sizeof *tt);
+		if (want_string(it, "tag", where, &tt->tag, 0, err) ||
+		    want_string(it, "target_dir", where, &tt->target_dir, 0, err))
+			return -1;
+		if (cJSON_IsArray(ranges)) {
+			tt->ranges = xmalloc((size_t)cJSON_GetArraySize(ranges) * sizeof *tt->ranges);
+			cJSON_ArrayForEach(r, ranges) {
+				const cJSON *lo = cJSON_GetArrayItem(r, 0), *hi = cJSON_GetArrayItem(r, 1);
+
+				if (!cJSON_IsString(lo) || !cJSON_IsString(hi) ||
+				    cuda_version_parse(lo->valuestring, &tt->ranges[tt->n_ranges][0]) ||
+				    cuda_version_parse(hi->valuestring, &tt->ranges[tt->n_ranges][1]))
+					return xcc_fail(err, XCC_EFAIL, "%s: bad cuda_ranges", where);
+				tt->n_ranges++;
+			}
+		}
+		t->n_tags++;
+	}
+	db->n_targets++;
+	return 0;
+}
+
+static const char *const target_files[] = { "jetson", "sbsa", "x86_64" };
+
+int gpudb_load(struct gpudb *db, struct xcc_error *err)
+{
+	size_t n = sizeof target_files / sizeof target_files[0];
+
+	memset(db, 0, sizeof *db);
+	if (load_gpus(db, err))
+		goto fail;
+	db->targets = xmalloc(n * sizeof *db->targets);
+	for (size_t i = 0; i < n; i++)
+		if (load_target(db, target_files[i], err))
+			goto fail;
+	return 0;
+fail:
+	gpudb_free(db);
+	return -1;
+}
+
+void gpudb_free(struct gpudb *db)
+{
+	for (size_t i = 0; i < db->n_caps; i++)
+		free(db->caps[i].sbsa_components);
+	free(db->caps);
+	free(db->hostcc);
+	free(db->never_released);
+	free(db->thresholds);
+	for (size_t i = 0; i < db->n_targets; i++) {
+		for (size_t j = 0; j < db->targets[i].n_tags; j++)
+			free(db->targets[i].tags[j].ranges);
+		free(db->targets[i].tags);
+	}
+	free(db->targets);
+	for (size_t i = 0; i < db->n_json_roots; i++)
+		cJSON_Delete(db->json_roots[i]);
+	memset(db, 0, sizeof *db);
+}
+
+/* --- queries ----------------------------------------------------------- */
+
+const struct target_profile *gpudb_target(const struct gpudb *db, const char *name)
+{
+	for (size_t i = 0; i < db->n_targets; i++)
+		if (strcmp(db->targets[i].name, name) == 0)
+			return &db->targets[i];
+	return NULL;
+}
+
+const struct target_tag *target_find_tag(const struct target_profile *t, const char *tag)
+{
+	for (size_t i = 0; i < t->n_tags; i++)
+		if (strcmp(t->tags[i].tag, tag) == 0)
+			return &t->tags[i];
+	return NULL;
+}
+
+int target_tag_available(const struct target_tag *tt, struct cuda_version v)
+{
+	if (!tt->n_ranges)
+		return 1;
+	for (size_t i = 0; i < tt->n_ranges; i++)
+		if (cuda_version_cmp(v, tt->ranges[i][0]) >= 0 &&
+		    cuda_version_cmp(v, tt->ranges[i][1]) <= 0)
+			return 1;
+	return 0;
+}
+
+char *gpudb_target_names(const struct gpudb *db)
+{
+	struct strvec names = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < db->n_targets; i++)
+		strvec_push(&names, db->targets[i].name);
+	s = strvec_join(&names, ", ");
+	strvec_free(&names);
+	return s;
+}
+
+const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int minor, char variant)
+{
+	for (size_t i = 0; i < db->n_caps; i++) {
+		const struct gpu_cap *c = &db->caps[i];
+
+		if (c->major == major && c->minor == minor && c->variant == variant)
+			return c;
+	}
+	return NULL;
+}
+
+const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v)
+{
+	for (size_t i = 0; i < db->n_hostcc; i++) {
+		const struct host_compiler_limit *h = &db->hostcc[i];
+
+		if (cuda_version_cmp(v, h->min_cuda) >= 0 &&
+		    (!h->has_max || cuda_version_cmp(v, h->max_cuda) <= 0))
+			return h;
+	}
+	return NULL;
+}
+
+int gpudb_never_released(const struct gpudb *db, struct cuda_version v)
+{
+	for (size_t i = 0; i < db->n_never_released; i++)
+		if (cuda_version_cmp(v, db->never_released[i]) == 0)
+			return 1;
+	return 0;
+}
+
+void gpudb_sbsa_threshold(const struct gpudb *db, struct cuda_version v, int *major, int *minor)
+{
+	/* The data lists the thresholds newest first; the first that applies wins. */
+	for (size_t i = 0; i < db->n_thresholds; i++) {
+		if (cuda_version_cmp(v, db->thresholds[i].min_cuda) >= 0) {
+			*major = db->thresholds[i].major;
+			*minor = db->thresholds[i].minor;
+			return;
+		}
+	}
+	*major = 99;
+	*minor = 0;
+}

@@ -1,0 +1,116 @@
+/* The GPU capability database: capabilities, host compiler limits and
+ * target profiles, parsed from the JSON files under sysroots/ that the build
+ * embeds into the binary. */
+#ifndef XCC_GPUS_H
+#define XCC_GPUS_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* A CUDA toolkit version; patch is -1 when not given. Only major.minor
+ * matter for every rule in the database. */
+struct cuda_version {
+	int major, minor, patch;
+};
+
+int cuda_version_parse(const char *s, struct cuda_version *v);
+/* Compare on major.minor only. */
+int cuda_version_cmp(struct cuda_version a, struct cuda_version b);
+/* "12.6" (or "12.6.3" when the patch level is known); static buffer-free:
+ * writes into buf. */
+const char *cuda_version_str(struct cuda_version v, char *buf, size_t len);
+
+/* A capability such as 8.7, 9.0a or 10.0f. */
+struct gpu_cap {
+	int major, minor;
+	char variant; /* '\0', 'a' (arch-specific) or 'f' (family-specific) */
+	const char *arch;
+	const char *boards; /* Jetson boards, or NULL */
+	int jetson;
+	struct cuda_version min_cuda;
+	int has_max;
+	struct cuda_version max_cuda;
+	int is_default;
+	int has_default_until;
+	struct cuda_version default_until;
+	/* A Jetson capability served by linux-sbsa only from this version on
+	 * (Orin: 13.2), with these extra components. */
+	int has_sbsa_from;
+	struct cuda_version sbsa_from;
+	const char **sbsa_components;
+	size_t n_sbsa_components;
+};
+
+/* "8.7", "9.0a": writes the dotted name. */
+const char *gpu_cap_name(const struct gpu_cap *c, char *buf, size_t len);
+/* "87", "90a", "100f": the dotless name used by nvcc and CMake. */
+const char *gpu_cap_token(const struct gpu_cap *c, char *buf, size_t len);
+/* Numeric major, numeric minor, then "" < "a" < "f". */
+int gpu_cap_cmp(const struct gpu_cap *a, const struct gpu_cap *b);
+int gpu_cap_supported_by(const struct gpu_cap *c, struct cuda_version v);
+int gpu_cap_default_for(const struct gpu_cap *c, struct cuda_version v);
+
+struct host_compiler_limit {
+	struct cuda_version min_cuda;
+	int has_max;
+	struct cuda_version max_cuda;
+	int gcc_max, clang_max;
+};
+
+struct target_tag {
+	const char *tag;        /* linux-aarch64 */
+	const char *target_dir; /* aarch64-linux */
+	/* Inclusive version ranges in which NVIDIA publishes this tag for the
+	 * target; none means every version. */
+	struct cuda_version (*ranges)[2];
+	size_t n_ranges;
+};
+
+struct target_profile {
+	const char *name;
+	const char *summary;
+	const char *machine; /* aarch64, x86_64 */
+	const char *triple;  /* aarch64-linux-gnu */
+	int jetson_only;
+	struct target_tag *tags;
+	size_t n_tags;
+};
+
+struct sbsa_threshold {
+	struct cuda_version min_cuda;
+	int major, minor;
+};
+
+struct gpudb {
+	struct gpu_cap *caps; /* sorted */
+	size_t n_caps;
+	struct host_compiler_limit *hostcc;
+	size_t n_hostcc;
+	int gcc_min;
+	struct cuda_version *never_released;
+	size_t n_never_released;
+	struct sbsa_threshold *thresholds; /* highest min_cuda first */
+	size_t n_thresholds;
+	struct target_profile *targets;
+	size_t n_targets;
+	void *json_roots[8]; /* owned cJSON trees the strings point into */
+	size_t n_json_roots;
+};
+
+int gpudb_load(struct gpudb *db, struct xcc_error *err);
+void gpudb_free(struct gpudb *db);
+
+const struct target_profile *gpudb_target(const struct gpudb *db, const char *name);
+const struct target_tag *target_find_tag(const struct target_profile *t, const char *tag);
+int target_tag_available(const struct target_tag *tt, struct cuda_version v);
+/* "jetson, sbsa, x86_64" */
+char *gpudb_target_names(const struct gpudb *db);
+
+const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int minor, char variant);
+const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v);
+int gpudb_never_released(const struct gpudb *db, struct cuda_version v);
+/* T(V): Jetson capabilities below it are served by linux-aarch64. */
+void gpudb_sbsa_threshold(const struct gpudb *db, struct cuda_version v, int *major, int *minor);
+
+#endif

@@ -1,0 +1,128 @@
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+extern char **environ;
+
+int proc_capture(char *const argv[], char **out, struct xcc_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status, rc;
+	pid_t pid;
+	size_t len = 0, cap = 4096;
+	char *buf;
+
+	*out = NULL;
+	if (pipe(pipefd))
+		return xcc_fail(err, XCC_EFAIL, "pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (rc) {
+		close(pipefd[0]);
+		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));
+	}
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			if (cap >= (1u << 24))
+				break; /* enough: nobody needs more of a tool's answer */
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(pipefd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			free(buf);
+			return xcc_fail(err, XCC_EFAIL, "waitpid: %s", strerror(errno));
+		}
+	*out = buf;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *proc_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+
+	if (strchr(name, '/'))
+		return is_executable_file(name) ? xstrdup(name) : NULL;
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = xasprintf("%s/%s", *dir ? dir : ".", name);
+
+		if (is_executable_file(cand))
+			found = cand;
+		else
+			free(cand);
+	}
+	free(copy);
+	return found;
+}
+
+void proc_list_prefixed(const char *prefix, struct strvec *names, struct strvec *paths)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	size_t plen = strlen(prefix);
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		DIR *d = opendir(*dir ? dir : ".");
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			char *full;
+
+			if (strncmp(de->d_name, prefix, plen) != 0 || strvec_contains(names, de->d_name))
+				continue;
+			full = xasprintf("%s/%s", *dir ? dir : ".", de->d_name);
+			if (is_executable_file(full)) {
+				strvec_push(names, de->d_name);
+				strvec_push(paths, full);
+			}
+			free(full);
+		}
+		closedir(d);
+	}
+	free(copy);
+}

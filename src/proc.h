@@ -1,0 +1,20 @@
+/* Running other programs: capturing a tool's output, finding it on PATH. */
+#ifndef XCC_PROC_H
+#define XCC_PROC_H
+
+#include "error.h"
+#include "strvec.h"
+
+/* Run argv (argv[0] looked up on PATH), capture stdout (up to a limit) into
+ * *out (caller frees), stderr discarded. Returns the exit status, or -1 with
+ * err set when it could not be started. */
+int proc_capture(char *const argv[], char **out, struct xcc_error *err);
+
+/* The full path of an executable found on PATH, or NULL. Caller frees. */
+char *proc_which(const char *name);
+
+/* Every executable on PATH whose name starts with prefix, first PATH
+ * directory winning for duplicate names. */
+void proc_list_prefixed(const char *prefix, struct strvec *names, struct strvec *paths);
+
+#endif

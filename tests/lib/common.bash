@@ -1,0 +1,42 @@
+# Shared by every .bats file. The binary under test comes from $CUDA_XCC
+# (make check sets it; make check-static points it at the static build).
+: "${XCC_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${CUDA_XCC:=$XCC_SRCDIR/src/cuda-xcc}"
+export XCC_SRCDIR CUDA_XCC
+
+xcc() { "$CUDA_XCC" "$@"; }
+
+# Skip (with the reason) when a tool this test needs is missing; CI installs
+# them all, so nothing is skipped there.
+need() {
+	local tool=$1 why=${2:-}
+	command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed${why:+ ($why)}"
+}
+
+# Per-test scratch directory, removed by bats.
+scratch() {
+	mkdir -p "$BATS_TEST_TMPDIR/s"
+	echo "$BATS_TEST_TMPDIR/s"
+}
+
+assert_status() {
+	if [ "$status" -ne "$1" ]; then
+		echo "expected exit status $1, got $status; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+assert_output_contains() {
+	case "$output" in
+	*"$1"*) ;;
+	*) echo "output does not contain '$1':" >&2; echo "$output" >&2; return 1 ;;
+	esac
+}
+
+assert_output_equals() {
+	if [ "$output" != "$1" ]; then
+		printf 'expected: %s\ngot:      %s\n' "$1" "$output" >&2
+		return 1
+	fi
+}

@@ -1,0 +1,48 @@
+/* A minimal TAP producer for the C unit tests: automake's TAP driver counts
+ * every assertion. */
+#ifndef XCC_TAP_H
+#define XCC_TAP_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), unused));
+
+#include <stdarg.h>
+static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", pass ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!pass) {
+		printf("#   failed at %s:%d\n", file, line);
+		tap_failed++;
+	}
+}
+
+#define is_str(got, want, ...)                                                       \
+	do {                                                                           \
+		const char *g_ = (got), *w_ = (want);                                  \
+		int p_ = g_ && w_ ? strcmp(g_, w_) == 0 : g_ == w_;                    \
+		ok(p_, __VA_ARGS__);                                                   \
+		if (!p_)                                                               \
+			printf("#   got:      '%s'\n#   expected: '%s'\n", g_ ? g_ : "(null)", \
+			       w_ ? w_ : "(null)");                                    \
+	} while (0)
+
+static int __attribute__((unused)) done_testing(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,89 @@
+/* The embedded capability database and its queries. */
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "gpus.h"
+#include "tap.h"
+
+static struct cuda_version V(const char *s)
+{
+	struct cuda_version v = { -1, -1, -1 };
+
+	cuda_version_parse(s, &v);
+	return v;
+}
+
+int main(void)
+{
+	struct gpudb db;
+	struct xcc_error err = { 0 };
+	struct cuda_version v;
+	const struct gpu_cap *c;
+	char buf[32];
+	int maj, min;
+
+	ok(gpudb_load(&db, &err) == 0, "the embedded database loads (%s)", err.msg);
+	ok(db.n_caps >= 35, "every capability of the table is there (%zu)", db.n_caps);
+	for (size_t i = 1; i < db.n_caps; i++)
+		if (gpu_cap_cmp(&db.caps[i - 1], &db.caps[i]) >= 0)
+			ok(0, "capabilities are sorted at %zu", i);
+	ok(gpu_cap_cmp(gpudb_find_cap(&db, 10, 0, 0), gpudb_find_cap(&db, 10, 0, 'a')) < 0 &&
+	   gpu_cap_cmp(gpudb_find_cap(&db, 10, 0, 'a'), gpudb_find_cap(&db, 10, 0, 'f')) < 0,
+	   "sort order: \"\" < a < f");
+	ok(gpu_cap_cmp(gpudb_find_cap(&db, 9, 0, 'a'), gpudb_find_cap(&db, 10, 0, 0)) < 0,
+	   "sort order is numeric: 9.0a < 10.0");
+
+	ok(cuda_version_parse("12.6.3", &v) == 0 && v.major == 12 && v.minor == 6 && v.patch == 3,
+	   "12.6.3 parses");
+	ok(cuda_version_parse("13.0", &v) == 0 && v.patch == -1, "13.0 parses without a patch level");
+	ok(cuda_version_parse("13", &v) != 0, "13 alone is refused");
+	ok(cuda_version_parse("12.6x", &v) != 0, "trailing junk is refused");
+	ok(cuda_version_parse("", &v) != 0, "empty is refused");
+	ok(cuda_version_cmp(V("12.3.2"), V("12.3")) == 0, "patch levels do not matter in comparisons");
+
+	c = gpudb_find_cap(&db, 8, 7, 0);
+	ok(c && c->jetson && c->has_sbsa_from && c->n_sbsa_components == 1, "8.7 is Orin, sbsa from 13.2");
+	is_str(gpu_cap_token(c, buf, sizeof buf), "87", "token of 8.7");
+	c = gpudb_find_cap(&db, 10, 0, 'f');
+	is_str(gpu_cap_token(c, buf, sizeof buf), "100f", "token of 10.0f");
+	is_str(gpu_cap_name(c, buf, sizeof buf), "10.0f", "name of 10.0f");
+
+	c = gpudb_find_cap(&db, 7, 2, 0);
+	ok(gpu_cap_supported_by(c, V("12.9")) && !gpu_cap_supported_by(c, V("13.0")),
+	   "7.2 ends with 12.9");
+	c = gpudb_find_cap(&db, 6, 0, 0);
+	ok(gpu_cap_default_for(c, V("12.3")) && !gpu_cap_default_for(c, V("12.4")),
+	   "6.0 is default until 12.3");
+	ok(!gpu_cap_default_for(gpudb_find_cap(&db, 8, 7, 0), V("12.6")), "Jetson is never default");
+	ok(!gpu_cap_default_for(gpudb_find_cap(&db, 9, 0, 'a'), V("12.6")), "9.0a is never default");
+	ok(gpu_cap_default_for(gpudb_find_cap(&db, 10, 3, 0), V("13.0")), "10.3 is default in 13.0");
+
+	ok(gpudb_host_limit(&db, V("11.8"))->gcc_max == 11, "CUDA 11.8 takes gcc <= 11");
+	ok(gpudb_host_limit(&db, V("12.6"))->gcc_max == 13, "CUDA 12.6 takes gcc <= 13");
+	ok(gpudb_host_limit(&db, V("12.9"))->clang_max == 19, "CUDA 12.9 takes clang <= 19");
+	ok(gpudb_host_limit(&db, V("13.2"))->gcc_max == 15, "CUDA 13.2 takes gcc <= 15");
+	ok(gpudb_host_limit(&db, V("11.2")) == NULL, "no limits known for 11.2");
+	ok(gpudb_never_released(&db, V("12.7")), "12.7 was never released");
+
+	gpudb_sbsa_threshold(&db, V("12.6"), &maj, &min);
+	ok(maj == 10 && min == 1, "T(12.6) = 10.1");
+	gpudb_sbsa_threshold(&db, V("13.0"), &maj, &min);
+	ok(maj == 8 && min == 7, "T(13.0) = 8.7");
+
+	ok(gpudb_target(&db, "jetson") && gpudb_target(&db, "sbsa") && gpudb_target(&db, "x86_64"),
+	   "the three target profiles load");
+	ok(gpudb_target(&db, "ppc") == NULL, "unknown targets are not found");
+	{
+		const struct target_tag *tt = target_find_tag(gpudb_target(&db, "jetson"), "linux-aarch64");
+
+		ok(tt && target_tag_available(tt, V("12.2")) && !target_tag_available(tt, V("12.3")) &&
+		   target_tag_available(tt, V("12.4")) && !target_tag_available(tt, V("11.7")) &&
+		   !target_tag_available(tt, V("13.0")),
+		   "linux-aarch64 exists for 11.8-12.2 and 12.4-12.9");
+		is_str(tt->target_dir, "aarch64-linux", "linux-aarch64 goes to targets/aarch64-linux");
+	}
+	is_str(gpudb_target(&db, "sbsa")->triple, "aarch64-linux-gnu", "sbsa triple");
+	gpudb_free(&db);
+	return done_testing();
+}
