@@ -1,0 +1,46 @@
+/* Getting files: URLs through libcurl into a content-addressed cache, local
+ * paths as they are, and every file checked against an expected sha256 and
+ * size before anyone reads it. */
+#ifndef XCC_FETCH_H
+#define XCC_FETCH_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+typedef void fetch_progress_fn(void *arg, uint64_t done, uint64_t total);
+
+struct fetch_opts {
+	const char *cache_dir; /* NULL: fetch_default_cache_dir() */
+	int retries;           /* extra attempts after a failed transfer (default 3) */
+	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
+	void *progress_arg;
+};
+
+/* $XDG_CACHE_HOME/cuda-xcc (or ~/.cache/cuda-xcc). Caller frees. */
+char *fetch_default_cache_dir(void);
+
+/* True for http://, https:// and file:// URLs. */
+int fetch_is_url(const char *s);
+
+/*
+ * Make `src` (URL or local path) available as a verified local file.
+ * sha256_hex (64 lowercase hex digits) and size are what the manifest
+ * promises; size < 0 or sha256_hex NULL skip that check.  URLs land in the
+ * cache under their sha256 (downloads resume from a partial file and are
+ * retried); a mismatch removes the bad file and fails with a message that
+ * names the file, the expected and the actual values.  *local_path is
+ * malloc'ed.
+ */
+int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+	       int64_t size, char **local_path, struct xcc_error *err);
+
+/* Read a small text (a manifest) from a URL or path; *text malloc'ed and
+ * NUL-terminated. */
+int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
+	       struct xcc_error *err);
+
+/* sha256 of a file as 64 hex digits, and its size. */
+int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err);
+
+#endif
