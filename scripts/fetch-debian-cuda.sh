@@ -1,0 +1,110 @@
+#!/bin/bash
+# Download the Debian 12 (bookworm, non-free) packages that make an sbsa CUDA 11.8 sysroot:
+# the amd64 toolkit (host nvcc) and the arm64 development files and runtime (target side).
+#
+#   scripts/fetch-debian-cuda.sh [--cache DIR]
+#
+# Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
+# a second run downloads nothing. apt is driven through a private configuration under
+# DIR/apt (its own sources.list and lists directory): /etc/apt is only read, to learn which
+# Debian mirror this machine uses, and nothing is installed.
+set -euo pipefail
+
+cache=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cache) [ $# -ge 2 ] || { echo "$0: --cache needs a directory" >&2; exit 2; }
+		cache=$2; shift 2 ;;
+	--cache=*) cache=${1#--cache=}; shift ;;
+	-h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "$0: unknown argument '$1' (usage: $0 [--cache DIR])" >&2; exit 2 ;;
+	esac
+done
+
+# Pinned versions, all from source nvidia-cuda-toolkit 11.8.0-5~deb12u1: the host and target
+# halves must come from the same CUDA build.
+suite=bookworm
+# libnvtoolsext1 (32 kB) is a small aarch64 library that NEEDs libstdc++ and libgcc_s, which
+# no CUDA package provides: it shows what the sysroot's ELF autopatch has to resolve.
+packages=(
+	nvidia-cuda-toolkit:amd64=11.8.89~11.8.0-5~deb12u1
+	nvidia-cuda-dev:arm64=11.8.89~11.8.0-5~deb12u1
+	libcudart11.0:arm64=11.8.89~11.8.0-5~deb12u1
+	libnvtoolsext1:arm64=11.8.86~11.8.0-5~deb12u1
+)
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+for tool in apt-get dpkg-deb; do
+	command -v "$tool" >/dev/null || { echo "$0: $tool not found: this script needs a Debian-like system with apt" >&2; exit 1; }
+done
+
+# apt-get download names a file pkg_version_arch.deb (an epoch's ':' would be %3a; none here).
+deb_name() {
+	local pkg=${1%%:*} rest=${1#*:}
+	printf '%s_%s_%s.deb\n' "$pkg" "${rest#*=}" "${rest%%=*}"
+}
+
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+missing=()
+for p in "${packages[@]}"; do
+	f=$cache/$(deb_name "$p")
+	# A cached copy counts only when dpkg can read it: an interrupted download is retried.
+	if [ -s "$f" ] && dpkg-deb --info "$f" >/dev/null 2>&1; then
+		continue
+	fi
+	missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	# The machine's own Debian mirror, whatever the sources format (one-line or deb822).
+	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+		awk -v s="$suite" '$2 == s { print $1; exit }')
+	if [ -z "$uri" ]; then
+		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+			awk '$1 ~ /debian\/?$/ { print $1; exit }')
+	fi
+	if [ -z "$uri" ]; then
+		echo "$0: no Debian mirror in this machine's apt sources (apt-get indextargets found none);" \
+			"add one, e.g. http://deb.debian.org/debian, to /etc/apt/sources.list.d" >&2
+		exit 1
+	fi
+	[ -r "$keyring" ] || { echo "$0: $keyring missing: install debian-archive-keyring" >&2; exit 1; }
+
+	aptdir=$cache/apt
+	mkdir -p "$aptdir/lists/partial"
+	printf 'deb [arch=amd64,arm64 signed-by=%s] %s %s main contrib non-free\n' \
+		"$keyring" "${uri%/}" "$suite" > "$aptdir/sources.list"
+	apt_opts=(
+		-o "Dir::Etc::SourceList=$aptdir/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$aptdir/lists"
+		-o "Dir::Cache=$aptdir/cache"
+		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
+		-o Debug::NoLocking=1
+	)
+	# apt drops to _apt to download; root-owned caches would then be unwritable for it.
+	[ "$(id -u)" = 0 ] && apt_opts+=(-o APT::Sandbox::User=root)
+
+	echo "fetch-debian-cuda: updating a private package index from $uri ($suite non-free)" >&2
+	apt-get -q "${apt_opts[@]}" update >&2
+
+	tmp=$(mktemp -d "$cache/.download.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	echo "fetch-debian-cuda: downloading ${missing[*]}" >&2
+	(cd "$tmp" && apt-get -q "${apt_opts[@]}" download "${missing[@]}" >&2)
+	for p in "${missing[@]}"; do
+		f=$(deb_name "$p")
+		if [ ! -s "$tmp/$f" ] || ! dpkg-deb --info "$tmp/$f" >/dev/null 2>&1; then
+			echo "$0: apt-get download did not produce a readable $f" >&2
+			exit 1
+		fi
+		# Same file system: the rename is atomic, so a reader never sees half a package.
+		mv -f "$tmp/$f" "$cache/$f"
+	done
+fi
+
+for p in "${packages[@]}"; do
+	echo "$cache/$(deb_name "$p")"
+done
