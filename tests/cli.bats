@@ -1,7 +1,41 @@
 #!/usr/bin/env bats
 load lib/common
 
-@test "cli: placeholder" {
+@test "cli: --version names the package" {
 	run xcc --version
 	assert_status 0
+	[[ "$output" =~ ^cuda-xcc\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "cli: --help lists the commands and the exit codes" {
+	run xcc --help
+	assert_status 0
+	assert_output_contains "gpus"
+	assert_output_contains "flags"
+	assert_output_contains "2 usage or validation error"
+}
+
+@test "cli: no arguments is a usage error" {
+	run xcc
+	assert_status 2
+	assert_output_contains "Usage: cuda-xcc"
+}
+
+@test "cli: per-command help, both spellings" {
+	run xcc flags --help
+	assert_status 0
+	assert_output_contains "Usage: cuda-xcc flags"
+	run xcc help gpus
+	assert_status 0
+	assert_output_contains "Usage: cuda-xcc gpus"
+	run xcc help nosuch
+	assert_status 2
+}
+
+@test "cli: the man page renders without warnings" {
+	need man "apt-get install man-db"
+	run env MANWIDTH=80 man --warnings -l "$XCC_SRCDIR/doc/cuda-xcc.1"
+	assert_status 0
+	assert_output_contains "cuda-xcc"
+	[[ "$output" != *warning* ]]
 }

@@ -1,7 +1,178 @@
 #!/usr/bin/env bats
+# Driver mode: cuda-xcc [--sysroot DIR] [--cuda V] --target T [-arch LIST] [nvcc args...]
 load lib/common
 
-@test "driver: placeholder" {
-	run xcc --version
+setup() {
+	export XDG_DATA_HOME="$BATS_TEST_TMPDIR/data"
+	unset CUDA_XCC_SYSROOT
+}
+
+# A sysroot-shaped directory whose bin/nvcc records its arguments and exits
+# with $FAKE_NVCC_STATUS.
+fake_sysroot() {
+	local dir=$1 target=$2 cuda=$3 tag=$4 tdir=$5 hostcc=null
+	[ -z "${6:-}" ] || hostcc="\"$6\""
+	mkdir -p "$dir/bin"
+	cat > "$dir/bin/nvcc" <<-'EOS'
+	#!/bin/sh
+	for a in "$@"; do printf '%s\n' "$a"; done > "$(dirname "$0")/../nvcc.args"
+	exit "${FAKE_NVCC_STATUS:-0}"
+	EOS
+	chmod +x "$dir/bin/nvcc"
+	cat > "$dir/sysroot.json" <<-EOS
+	{"format": 1, "cuda": "$cuda", "target": "$target", "tag": "$tag",
+	 "target_dir": "$tdir", "host_compiler": $hostcc,
+	 "capabilities": [], "components": []}
+	EOS
+}
+
+@test "driver: jetson 11.8 sm_87 dry run uses g++-11, aarch64-linux and one gencode" {
+	need aarch64-linux-gnu-g++-11 "apt-get install g++-11-aarch64-linux-gnu"
+	run xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu
 	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-11 "
+	assert_output_contains "-target-dir aarch64-linux "
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 foo.cu"
+	[[ "$output" != *compute_87,code=compute_87* ]]
+	assert_output_contains "/cuda-xcc/sysroots/jetson-11.8/bin/nvcc "
+}
+
+@test "driver: the highest g++ the CUDA version accepts is chosen" {
+	need aarch64-linux-gnu-g++-12 "apt-get install g++-12-aarch64-linux-gnu"
+	run xcc --target sbsa --cuda 12.6 -arch sm_90 --dry-run x.cu
+	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 "
+	assert_output_contains "-target-dir sbsa-linux "
+	assert_output_contains "-arbin=aarch64-linux-gnu-ar "
+}
+
+@test "driver: nvcc arguments pass through unchanged and in order" {
+	need aarch64-linux-gnu-g++-11
+	run xcc --target jetson --cuda 11.8 -arch 87 --dry-run -O2 -Xcompiler -Wall -o 'my out' a.cu -lfoo --target x -DX='a b'
+	assert_status 2   # the second --target belongs to cuda-xcc... and is refused: jetson vs x
+	run xcc --target jetson --cuda 11.8 -arch 87 --dry-run -O2 -Xcompiler --target -o 'my out' a.cu -lfoo -DX='a b'
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -O2 -Xcompiler --target -o 'my out' a.cu -lfoo '-DX=a b'"
+}
+
+@test "driver: the user's -gencode is validated and kept instead of cuda-xcc's" {
+	need aarch64-linux-gnu-g++-11
+	run xcc --target jetson --cuda 11.8 --dry-run -gencode arch=compute_72,code=sm_72 a.cu
+	assert_status 0
+	assert_output_contains "-gencode arch=compute_72,code=sm_72 a.cu"
+	[[ "$output" != *"-gencode=arch"* ]]
+	run xcc --target sbsa --cuda 13.0 --dry-run -gencode=arch=compute_72,code=[sm_72,compute_72] a.cu
+	assert_status 2
+	assert_output_contains "removed in CUDA 13.0"
+	run xcc --target sbsa --cuda 13.0 --dry-run -arch=compute_90a -code=compute_90a a.cu
+	assert_status 2
+	assert_output_contains "PTX asked for"
+	run xcc --target jetson --cuda 12.6 --dry-run --generate-code arch=compute_86,code=sm_86 a.cu
+	assert_status 2
+	assert_output_contains "not a Jetson GPU"
+}
+
+@test "driver: a user -ccbin wins and is checked with -dumpmachine" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 a.cu"
+	[[ "$output" != *"-ccbin aarch64-linux-gnu-g++-12 -target-dir"* ]]
+	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin gcc a.cu
+	assert_status 2
+	assert_output_contains "-ccbin gcc builds for 'x86_64-linux-gnu', not for --target sbsa"
+	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin /nonexistent/g++ a.cu
+	assert_status 1
+	assert_output_contains "cannot run /nonexistent/g++"
+}
+
+@test "driver: no supported cross g++ names the package and -allow-unsupported-compiler" {
+	need aarch64-linux-gnu-g++-12
+	bin="$BATS_TEST_TMPDIR/bin"
+	mkdir -p "$bin"
+	ln -s "$(command -v aarch64-linux-gnu-g++-12)" "$bin/aarch64-linux-gnu-g++-12"
+	PATH="$bin" run "$CUDA_XCC" --target sbsa --cuda 11.8 -arch 90 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "apt-get install g++-11-aarch64-linux-gnu"
+	assert_output_contains "-allow-unsupported-compiler"
+	assert_output_contains "found: aarch64-linux-gnu-g++-12 (gcc 12)"
+	PATH="$bin" run "$CUDA_XCC" --target sbsa --cuda 11.8 -arch 90 --dry-run -allow-unsupported-compiler a.cu
+	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12"
+}
+
+@test "driver: execs the sysroot's nvcc and returns its exit status" {
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	need aarch64-linux-gnu-g++-12
+	FAKE_NVCC_STATUS=7 run xcc --sysroot "$s" -arch sm_90 -c a.cu
+	assert_status 7
+	run cat "$s/nvcc.args"
+	assert_output_equals "$(printf '%s\n' -ccbin aarch64-linux-gnu-g++-12 -target-dir sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
+}
+
+@test "driver: sysroot lookup: --sysroot, then CUDA_XCC_SYSROOT, then the store" {
+	need aarch64-linux-gnu-g++-12
+	fake_sysroot "$BATS_TEST_TMPDIR/env" sbsa 12.6 linux-sbsa sbsa-linux
+	fake_sysroot "$XDG_DATA_HOME/cuda-xcc/sysroots/sbsa-12.6" sbsa 12.6 linux-sbsa sbsa-linux
+	CUDA_XCC_SYSROOT="$BATS_TEST_TMPDIR/env" run xcc -arch 90 --dry-run a.cu
+	assert_status 0
+	assert_output_contains "$BATS_TEST_TMPDIR/env/bin/nvcc "
+	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run a.cu
+	assert_output_contains "$XDG_DATA_HOME/cuda-xcc/sysroots/sbsa-12.6/bin/nvcc "
+	run xcc --sysroot "$BATS_TEST_TMPDIR/nope" -arch 90 a.cu
+	assert_status 2
+	assert_output_contains "sysroot $BATS_TEST_TMPDIR/nope does not exist"
+}
+
+@test "driver: the sysroot decides target and CUDA, and refuses what it cannot serve" {
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" jetson 12.8.1 linux-aarch64 aarch64-linux
+	run xcc --sysroot "$s" -arch sm_87 --dry-run a.cu
+	assert_status 0
+	assert_output_contains "-target-dir aarch64-linux"
+	run xcc --sysroot "$s" -arch sm_101 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "holds linux-aarch64 libraries, but these GPUs need linux-sbsa"
+	run xcc --sysroot "$s" --target sbsa -arch sm_90 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "was made for --target jetson, not sbsa"
+	run xcc --sysroot "$s" --cuda 12.6 -arch sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "holds CUDA 12.8.1, not 12.6"
+	echo '{broken' > "$s/sysroot.json"
+	run xcc --sysroot "$s" -arch sm_87 --dry-run a.cu
+	assert_status 1
+	assert_output_contains "is not valid JSON"
+}
+
+@test "driver: without a sysroot only --dry-run works" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target sbsa --cuda 12.6 -arch 90 a.cu
+	assert_status 2
+	assert_output_contains "cuda-xcc sysroot create --target sbsa --cuda 12.6"
+	run xcc --target sbsa -arch 90 a.cu
+	assert_status 2
+	assert_output_contains "no sysroot found for --target sbsa"
+	run xcc -arch 90 a.cu
+	assert_status 2
+	assert_output_contains "no target: pass --target (one of jetson, sbsa, x86_64)"
+}
+
+@test "driver: validation errors exit 2 before anything runs" {
+	run xcc --target jetson --cuda 13.0 -arch sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "Use --cuda 12.9 or older, or --cuda 13.2 or newer"
+	run xcc --target jetson --cuda 12.6 -arch native --dry-run a.cu
+	assert_status 2
+	assert_output_contains "-arch native"
+	run xcc --target jetson --cuda 12.6 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "the board decides"
+	run xcc --target jetson --cuda 12.6 --ptx maybe a.cu
+	assert_status 2
+	run xcc --target jetson --cuda
+	assert_status 2
+	assert_output_contains "--cuda needs a value"
 }

@@ -1,7 +1,225 @@
 #!/usr/bin/env bats
+# cuda-xcc flags: every rule has a passing and a refused case.
 load lib/common
 
-@test "flags: placeholder" {
-	run xcc --version
+@test "flags: jetson 12.6 sm_87 prints exactly one SASS gencode" {
+	run xcc flags --target jetson --cuda 12.6 -arch sm_87
 	assert_status 0
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+}
+
+@test "flags: sbsa 12.6 7.5,8.6 gives SASS 75 and 86 plus PTX 86" {
+	run xcc flags --target sbsa --cuda 12.6 -arch 7.5,8.6
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_86,code=compute_86"
+	run xcc flags --target sbsa --cuda 12.6 -arch 7.5,8.6 --format cmake
+	assert_status 0
+	assert_output_equals "75-real;86"
+}
+
+@test "flags: jetson 11.8 6.2,7.2 gives sm_62 and sm_72 (TX2 and Xavier)" {
+	run xcc flags --target jetson --cuda 11.8 -arch 6.2,7.2
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_62,code=sm_62 -gencode=arch=compute_72,code=sm_72"
+}
+
+@test "flags: 7.2 with 7.5 is refused: Jetson mixed with a non-Jetson GPU" {
+	run xcc flags --target jetson --cuda 11.8 -arch 7.2,7.5
+	assert_status 2
+	assert_output_contains "sm_75 (Turing) is not a Jetson GPU"
+	assert_output_contains "--target sbsa"
+	run xcc flags --target sbsa --cuda 11.8 -arch 7.2,7.5
+	assert_status 2
+	assert_output_contains "sm_72 (Jetson Xavier AGX/NX) cannot be mixed with sm_75"
+}
+
+@test "flags: --print-tag follows the linux-aarch64 / linux-sbsa rule" {
+	run xcc flags --target jetson --cuda 12.6 -arch 8.7 --print-tag
+	assert_output_equals linux-aarch64
+	run xcc flags --target jetson --cuda 13.0 -arch 11.0 --print-tag
+	assert_output_equals linux-sbsa
+	run xcc flags --target sbsa --cuda 12.6 -arch 8.0,8.9 --print-tag
+	assert_output_equals linux-sbsa
+	run xcc flags --target x86_64 --cuda 12.6 -arch 8.9 --print-tag
+	assert_output_equals linux-x86_64
+}
+
+@test "flags: Orin on 13.2 is served by linux-sbsa and needs cuda_compat_orin" {
+	run xcc flags --target jetson --cuda 13.2 -arch 8.7 --print-tag
+	assert_status 0
+	assert_output_equals linux-sbsa
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --format json
+	assert_status 0
+	assert_output_contains '"cuda_compat_orin"'
+	assert_output_contains '"tag":	"linux-sbsa"'
+}
+
+@test "flags: Orin on 13.0 and 13.1 is refused with the versions that work" {
+	for v in 13.0 13.1; do
+		run xcc flags --target jetson --cuda $v -arch sm_87
+		assert_status 2
+		assert_output_contains "Use --cuda 12.9 or older, or --cuda 13.2 or newer"
+	done
+}
+
+@test "flags: Thor is accepted by jetson and sbsa, on 12.8 as sm_101 and from 13.0 as sm_110" {
+	run xcc flags --target jetson --cuda 12.8 -arch sm_101
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_101,code=sm_101"
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_110,sm_90 --print-tag
+	assert_status 0
+	assert_output_equals linux-sbsa
+	run xcc flags --target jetson --cuda 13.0 -arch sm_101
+	assert_status 2
+	assert_output_contains "removed in CUDA 13.0, last supported by 12.9"
+}
+
+@test "flags: spellings 87, 8.7, sm_87, compute_87, SM_87 are the same capability" {
+	for a in 87 8.7 sm_87 SM_87; do
+		run xcc flags --target jetson --cuda 12.6 -arch $a
+		assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+	done
+	run xcc flags --target jetson --cuda 12.6 -arch compute_87
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87 -gencode=arch=compute_87,code=compute_87"
+}
+
+@test "flags: repeated -arch and comma lists are merged, sorted and deduplicated" {
+	run xcc flags --target x86_64 --cuda 12.6 -arch 9.0 -arch 7.5,8.6 -arch sm_90 --ptx none
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_90,code=sm_90"
+}
+
+@test "flags: a and f capabilities" {
+	run xcc flags --target sbsa --cuda 12.9 -arch sm_90a,100f,9.0
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_100f,code=sm_100f"
+	run xcc flags --target sbsa --cuda 12.9 -arch sm_90a,100f,9.0 --format cmake
+	assert_output_equals "90;90a-real;100f-real"
+}
+
+@test "flags: an f capability with its own baseline is refused" {
+	run xcc flags --target sbsa --cuda 13.0 -arch 11.0f,11.0
+	assert_status 2
+	assert_output_contains "sm_110f together with its own baseline sm_110"
+}
+
+@test "flags: PTX for an a or f capability is refused" {
+	run xcc flags --target sbsa --cuda 13.0 -arch compute_90a
+	assert_status 2
+	assert_output_contains "PTX asked for an arch- or family-specific capability"
+	assert_output_contains "compute_90a"
+}
+
+@test "flags: unknown capabilities are named, with what CUDA knows" {
+	run xcc flags --target sbsa --cuda 12.6 -arch sm_99,8.6,banana
+	assert_status 2
+	assert_output_contains "'sm_99' is not a known GPU capability"
+	assert_output_contains "'banana' is not a known GPU capability"
+	assert_output_contains "CUDA 12.6 knows: 50 52 53"
+}
+
+@test "flags: too old and too new for the CUDA version" {
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_72
+	assert_status 2
+	assert_output_contains "sm_72 (Volta) was removed in CUDA 13.0, last supported by 12.9"
+	run xcc flags --target x86_64 --cuda 12.6 -arch sm_100
+	assert_status 2
+	assert_output_contains "sm_100 (Blackwell) needs CUDA 12.8 or newer"
+	run xcc flags --target x86_64 --cuda 12.0 -arch sm_35
+	assert_status 2
+	assert_output_contains "removed in CUDA 12.0, last supported by 11.8"
+}
+
+@test "flags: Jetson capabilities need an aarch64 target" {
+	run xcc flags --target x86_64 --cuda 12.6 -arch sm_87
+	assert_status 2
+	assert_output_contains "sm_87 is a Jetson GPU"
+	assert_output_contains "use --target jetson"
+}
+
+@test "flags: a pre-SBSA Jetson is refused by --target sbsa" {
+	run xcc flags --target sbsa --cuda 12.6 -arch sm_87
+	assert_status 2
+	assert_output_contains "linux-aarch64"
+	assert_output_contains "Use --target jetson"
+}
+
+@test "flags: --target jetson with CUDA 12.3.x or before 11.8 has no linux-aarch64 redist" {
+	run xcc flags --target jetson --cuda 12.3.2 -arch sm_87
+	assert_status 2
+	assert_output_contains "NVIDIA publishes no linux-aarch64 libraries for CUDA 12.3"
+	assert_output_contains "11.8-12.2, 12.4-12.9"
+	run xcc flags --target jetson --cuda 11.7 -arch sm_87
+	assert_status 2
+	assert_output_contains "no linux-aarch64 libraries for CUDA 11.7"
+	run xcc flags --target jetson --cuda 12.4 -arch sm_87
+	assert_status 0
+}
+
+@test "flags: default is the default set for servers and an error for Jetson" {
+	run xcc flags --target sbsa --cuda 12.6 --format cmake
+	assert_status 0
+	assert_output_equals "75-real;80-real;86-real;89-real;90"
+	run xcc flags --target x86_64 --cuda 13.0 -arch default --format cmake --ptx none
+	assert_output_equals "75-real;80-real;86-real;89-real;90-real;100-real;103-real;120-real;121-real"
+	run xcc flags --target jetson --cuda 12.6 -arch default
+	assert_status 2
+	assert_output_contains "the board decides"
+	assert_output_contains "Jetson AGX Orin, Orin NX, Orin Nano"
+	assert_output_contains "8.7 (-arch sm_87)"
+}
+
+@test "flags: all and all-major" {
+	run xcc flags --target x86_64 --cuda 12.6 -arch all-major --format cmake
+	assert_output_equals "50-real;60-real;70-real;80-real;90"
+	run xcc flags --target jetson --cuda 11.8 -arch all --format cmake
+	assert_output_equals "53-real;62-real;72-real;87-real"
+	run xcc flags --target jetson --cuda 12.6 -arch all-major
+	assert_status 2
+}
+
+@test "flags: --ptx none, highest and all" {
+	run xcc flags --target sbsa --cuda 12.6 -arch 8.0,8.6 --ptx none --format cmake
+	assert_output_equals "80-real;86-real"
+	run xcc flags --target sbsa --cuda 12.6 -arch 8.0,8.6 --ptx all --format cmake
+	assert_output_equals "80;86"
+	run xcc flags --target jetson --cuda 12.6 -arch 8.7 --ptx highest --format cmake
+	assert_output_equals "87"
+	run xcc flags --target sbsa --cuda 12.6 -arch 8.0 --ptx some
+	assert_status 2
+	assert_output_contains "--ptx takes none, highest or all"
+}
+
+@test "flags: --format json carries the tag, target dir and triple" {
+	run xcc flags --target jetson --cuda 12.6 -arch 8.7 --format json
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tag"] == "linux-aarch64", d
+assert d["target_dir"] == "aarch64-linux", d
+assert d["triple"] == "aarch64-linux-gnu", d
+assert d["gencode"] == ["-gencode=arch=compute_87,code=sm_87"], d
+assert d["cmake"] == "87-real", d
+'
+}
+
+@test "flags: usage errors exit 2" {
+	run xcc flags --cuda 12.6 -arch 8.6
+	assert_status 2
+	assert_output_contains "--target and --cuda are required"
+	run xcc flags --target mars --cuda 12.6
+	assert_status 2
+	assert_output_contains "unknown target 'mars'; known targets: jetson, sbsa, x86_64"
+	run xcc flags --target sbsa --cuda twelve
+	assert_status 2
+	assert_output_contains "'twelve' is not a CUDA version"
+	run xcc flags --target sbsa --cuda 12.7 -arch 8.6
+	assert_status 2
+	assert_output_contains "CUDA 12.7 was never released"
+	run xcc flags --target sbsa --cuda 12.6 --format yaml
+	assert_status 2
+	run xcc flags --target sbsa --cuda 12.6 --bogus
+	assert_status 2
+	assert_output_contains "unknown or incomplete option '--bogus'"
 }
