@@ -39,3 +39,13 @@ load lib/common
 	assert_output_contains "cuda-xcc"
 	[[ "$output" != *warning* ]]
 }
+
+@test "cli: configure names the Debian package of a missing library" {
+	need pkg-config
+	[ -x "$XCC_SRCDIR/configure" ] || skip "no configure script (run autoreconf -fi)"
+	d=$(scratch)
+	cd "$d"
+	PKG_CONFIG_LIBDIR="$d/empty" run "$XCC_SRCDIR/configure" -q
+	assert_status 1
+	assert_output_contains "libelf >= 0.170 was not found by pkg-config. On Debian or Ubuntu: apt-get install libelf-dev"
+}
