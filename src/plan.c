@@ -1,0 +1,468 @@
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "plan.h"
+
+const char *plan_side_name(enum plan_side s)
+{
+	return s == PLAN_HOST ? "host" : s == PLAN_TARGET ? "target" : "host+target";
+}
+
+void plan_init(struct plan *p, const struct plan_request *rq, const char *cuda_label)
+{
+	memset(p, 0, sizeof *p);
+	p->target = xstrdup(rq->target);
+	p->cuda = xstrdup(cuda_label);
+	p->tag = xstrdup(rq->tag);
+	p->target_dir = xstrdup(rq->target_dir);
+	if (rq->capabilities)
+		strvec_extend(&p->capabilities, rq->capabilities);
+}
+
+/* Whether the components.json entry applies to CUDA v. */
+static int entry_applies(const cJSON *e, struct cuda_version v)
+{
+	const cJSON *min = cJSON_GetObjectItemCaseSensitive(e, "min_cuda");
+	const cJSON *max = cJSON_GetObjectItemCaseSensitive(e, "max_cuda");
+	struct cuda_version b;
+
+	if (cJSON_IsString(min) && cuda_version_parse(min->valuestring, &b) == 0 &&
+	    cuda_version_cmp(v, b) < 0)
+		return 0;
+	if (cJSON_IsString(max) && cuda_version_parse(max->valuestring, &b) == 0 &&
+	    cuda_version_cmp(v, b) > 0)
+		return 0;
+	return 1;
+}
+
+int plan_components(struct cuda_version v, struct strvec *host, struct strvec *target,
+		    struct strvec *target_optional, struct strvec *headers_only,
+		    struct xcc_error *err)
+{
+	const char *text = embedded_file_text("components.json");
+	cJSON *root = text ? cJSON_Parse(text) : NULL;
+	const cJSON *e;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return xcc_fail(err, XCC_EFAIL, "the embedded components.json is missing or broken; "
+				"this build of cuda-xcc is damaged");
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "host")) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+
+		if (cJSON_IsString(name) && entry_applies(e, v))
+			strvec_push(host, name->valuestring);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "target")) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+
+		if (!cJSON_IsString(name) || !entry_applies(e, v))
+			continue;
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "optional")))
+			strvec_push(target_optional, name->valuestring);
+		else
+			strvec_push(target, name->valuestring);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "headers_only")))
+			strvec_push(headers_only, name->valuestring);
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+static char *describe_dest(const struct plan *p, unsigned parts, const char *component)
+{
+	struct strvec d = STRVEC_INIT;
+	char *s;
+
+	if (parts & PART_TOOLS)
+		strvec_push(&d, "bin, nvvm");
+	if ((parts & PART_HEADERS) && (parts & PART_LIBS))
+		strvec_pushf(&d, "targets/%s/{include,lib}", p->target_dir);
+	else if (parts & PART_HEADERS)
+		strvec_pushf(&d, "targets/%s/include", p->target_dir);
+	else if (parts & PART_LIBS)
+		strvec_pushf(&d, "targets/%s/lib", p->target_dir);
+	if (parts & PART_LICENSE)
+		strvec_pushf(&d, "licenses/%s", component);
+	s = strvec_join(&d, ", ");
+	strvec_free(&d);
+	return s;
+}
+
+static void plan_archive_free(struct plan_archive *a)
+{
+	free(a->component);
+	free(a->version);
+	free(a->tag);
+	free(a->source);
+	free(a->sha256);
+	free(a->dest);
+}
+
+static struct plan_archive *plan_push(struct plan *p)
+{
+	struct plan_archive *a;
+
+	p->archives = xrealloc(p->archives, (p->n_archives + 1) * sizeof *p->archives);
+	a = &p->archives[p->n_archives++];
+	memset(a, 0, sizeof *a);
+	a->size = -1;
+	return a;
+}
+
+static char *join_url(const char *base, const char *rel)
+{
+	size_t n = strlen(base);
+
+	if (n == 0)
+		return xstrdup(rel);
+	return xasprintf("%s%s%s", base, base[n - 1] == '/' ? "" : "/", rel);
+}
+
+/* Add one manifest archive, merging with an identical one already planned
+ * (target x86_64: cuda_nvcc serves both sides). */
+static void add_manifest_archive(struct plan *p, const struct manifest_package *pkg,
+				 const struct manifest_archive *ma, const char *base,
+				 enum plan_side side, unsigned parts)
+{
+	struct plan_archive *a;
+
+	for (size_t i = 0; i < p->n_archives; i++) {
+		a = &p->archives[i];
+		if (a->sha256 && strcmp(a->sha256, ma->sha256) == 0) {
+			a->parts |= parts;
+			if (a->side != side)
+				a->side = PLAN_BOTH;
+			free(a->dest);
+			a->dest = describe_dest(p, a->parts, a->component);
+			return;
+		}
+	}
+	a = plan_push(p);
+	a->component = xstrdup(pkg->key);
+	a->version = pkg->version ? xstrdup(pkg->version) : NULL;
+	a->tag = xstrdup(ma->tag);
+	a->source = join_url(base, ma->relative_path);
+	a->sha256 = xstrdup(ma->sha256);
+	a->size = ma->size;
+	a->side = side;
+	a->parts = parts;
+	a->format = PLAN_FMT_REDIST;
+	a->dest = describe_dest(p, parts, a->component);
+}
+
+/* Find component `name` for tag among the manifests. */
+static const struct manifest_archive *
+find_archive(const struct manifest *const *ms, size_t n, const char *name, const char *tag,
+	     struct cuda_version v, const struct manifest_package **pkg, size_t *which)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct manifest_package *p = manifest_find(ms[i], name);
+		const struct manifest_archive *a = p ? manifest_archive_for(p, tag, v) : NULL;
+
+		if (a) {
+			*pkg = p;
+			*which = i;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+/* Why component `name` cannot be had for tag: which tags do have it. */
+static int explain_missing(const struct manifest *const *ms, size_t n, const char *name,
+			   const char *tag, struct cuda_version v, const char *why,
+			   struct xcc_error *err)
+{
+	struct strvec sources = STRVEC_INIT;
+	char *src;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct manifest_package *p = manifest_find(ms[i], name);
+		char *tags;
+		int rc;
+
+		if (!p)
+			continue;
+		tags = manifest_package_tags(p, v);
+		rc = xcc_fail(err, XCC_EUSAGE, "%s has no %s archive of %s%s%s; it has %s for: %s",
+			      ms[i]->source, tag, name, why ? " " : "", why ? why : "",
+			      name, *tags ? tags : "no tag at all");
+		free(tags);
+		strvec_free(&sources);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		strvec_push(&sources, ms[i]->source);
+	src = strvec_join(&sources, ", ");
+	xcc_fail(err, XCC_EUSAGE, "no component %s in %s; check the name against the manifest's "
+		 "keys (e.g. libcublas, libcufft, cuda_nvrtc)", name, src);
+	free(src);
+	strvec_free(&sources);
+	return -1;
+}
+
+/* Whether any package of m has an archive for tag. */
+static int manifest_has_tag(const struct manifest *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_packages; i++)
+		for (size_t j = 0; j < m->packages[i].n_archives; j++)
+			if (strcmp(m->packages[i].archives[j].tag, tag) == 0)
+				return 1;
+	return 0;
+}
+
+static char *manifest_tags(const struct manifest *m)
+{
+	struct strvec tags = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < m->n_packages; i++)
+		for (size_t j = 0; j < m->packages[i].n_archives; j++)
+			if (!strvec_contains(&tags, m->packages[i].archives[j].tag))
+				strvec_push(&tags, m->packages[i].archives[j].tag);
+	s = tags.n ? strvec_join(&tags, ", ") : xstrdup("none");
+	strvec_free(&tags);
+	return s;
+}
+
+/* The CUDA release a toolkit manifest describes: release_label, else the
+ * cudart version (manifests before 12.2 have no label). */
+static int manifest_cuda_release(const struct manifest *m, struct cuda_version *v)
+{
+	const struct manifest_package *rt;
+
+	if (m->release_product && strcmp(m->release_product, "cuda") != 0)
+		return -1;
+	if (m->release_label && cuda_version_parse(m->release_label, v) == 0)
+		return 0;
+	rt = manifest_find(m, "cuda_cudart");
+	if (rt && rt->version && cuda_version_parse(rt->version, v) == 0)
+		return 0;
+	return -1;
+}
+
+int plan_add_redist(struct plan *p, const struct plan_request *rq,
+		    const struct manifest *const *ms, const char *const *base_urls, size_t n,
+		    struct xcc_error *err)
+{
+	struct strvec host = STRVEC_INIT, target = STRVEC_INIT, optional = STRVEC_INIT,
+		headers_only = STRVEC_INIT;
+	const struct manifest_package *pkg;
+	const struct manifest_archive *ma;
+	const char *host_tag = "linux-x86_64";
+	struct cuda_version mv;
+	int target_has_nvcc = 0, rc = -1;
+	size_t which;
+	char b[32];
+
+	if (n == 0)
+		return xcc_fail(err, XCC_EUSAGE, "no manifest to plan from");
+	if (manifest_cuda_release(ms[0], &mv) == 0 && cuda_version_cmp(mv, rq->cuda) != 0)
+		return xcc_fail(err, XCC_EUSAGE, "%s describes CUDA %d.%d, not %s; pass the "
+				"redistrib_%s*.json manifest or --cuda %d.%d", ms[0]->source,
+				mv.major, mv.minor, cuda_version_str(rq->cuda, b, sizeof b), b,
+				mv.major, mv.minor);
+	if (ms[0]->release_label) {
+		free(p->cuda);
+		p->cuda = xstrdup(ms[0]->release_label);
+	}
+	for (const char *tag = rq->tag;; tag = host_tag) {
+		int found = 0;
+
+		for (size_t i = 0; i < n && !found; i++)
+			found = manifest_has_tag(ms[i], tag);
+		if (!found) {
+			char *tags = manifest_tags(ms[0]);
+
+			xcc_fail(err, XCC_EUSAGE, "%s has no %s archives at all (CUDA %s is not "
+				 "published for %s; tags it has: %s)", ms[0]->source, tag,
+				 cuda_version_str(rq->cuda, b, sizeof b), tag, tags);
+			free(tags);
+			return -1;
+		}
+		if (tag == host_tag)
+			break;
+	}
+	if (plan_components(rq->cuda, &host, &target, &optional, &headers_only, err))
+		goto out;
+	if (rq->components)
+		for (size_t i = 0; i < rq->components->n; i++)
+			if (!strvec_contains(&target, rq->components->v[i]))
+				strvec_push(&target, rq->components->v[i]);
+
+	/* cuda_nvcc's headers are needed by every compile; the target tag's copy
+	 * when it has one, else the host's. */
+	for (size_t i = 0; i < optional.n; i++) {
+		ma = find_archive(ms, n, optional.v[i], rq->tag, rq->cuda, &pkg, &which);
+		if (!ma)
+			continue;
+		if (strcmp(optional.v[i], "cuda_nvcc") == 0)
+			target_has_nvcc = 1;
+		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_TARGET,
+				     (strvec_contains(&headers_only, optional.v[i]) ? PART_HEADERS :
+				      PART_HEADERS | PART_LIBS) | PART_LICENSE);
+	}
+	for (size_t i = 0; i < host.n; i++) {
+		unsigned parts = PART_TOOLS | PART_LICENSE;
+
+		if (strcmp(host.v[i], "cuda_nvcc") == 0 && !target_has_nvcc)
+			parts |= PART_HEADERS;
+		ma = find_archive(ms, n, host.v[i], host_tag, rq->cuda, &pkg, &which);
+		if (!ma) {
+			explain_missing(ms, n, host.v[i], host_tag, rq->cuda,
+					"(the host side: nvcc runs on x86_64)", err);
+			goto out;
+		}
+		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_HOST, parts);
+	}
+	for (size_t i = 0; i < target.n; i++) {
+		unsigned parts = PART_HEADERS | PART_LICENSE;
+
+		if (!strvec_contains(&headers_only, target.v[i]))
+			parts |= PART_LIBS;
+		ma = find_archive(ms, n, target.v[i], rq->tag, rq->cuda, &pkg, &which);
+		if (!ma) {
+			explain_missing(ms, n, target.v[i], rq->tag, rq->cuda,
+					"(the tag these GPUs need)", err);
+			goto out;
+		}
+		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_TARGET, parts);
+	}
+	rc = 0;
+out:
+	strvec_free(&host);
+	strvec_free(&target);
+	strvec_free(&optional);
+	strvec_free(&headers_only);
+	return rc;
+}
+
+int plan_add_single(struct plan *p, const char *source, const char *name, const char *version,
+		    const char *machine, const char *target_machine, enum plan_format format,
+		    struct xcc_error *err)
+{
+	struct plan_archive *a;
+	enum plan_side side;
+	unsigned parts = PART_LICENSE;
+
+	if (!machine || strcmp(machine, "all") == 0) {
+		side = PLAN_TARGET;
+		parts |= PART_HEADERS | PART_LIBS;
+	} else if (strcmp(machine, target_machine) == 0 && strcmp(machine, "x86_64") == 0) {
+		side = PLAN_BOTH;
+		parts |= PART_TOOLS | PART_HEADERS | PART_LIBS;
+	} else if (strcmp(machine, target_machine) == 0) {
+		side = PLAN_TARGET;
+		parts |= PART_HEADERS | PART_LIBS;
+	} else if (strcmp(machine, "x86_64") == 0) {
+		/* nvcc's own headers come with the host package when no target
+		 * package brings them; a later target copy overwrites nothing of
+		 * value (they are the same files). */
+		side = PLAN_HOST;
+		parts |= PART_TOOLS | PART_HEADERS;
+	} else {
+		return xcc_fail(err, XCC_EUSAGE, "%s holds %s code: neither the build machine "
+				"(x86_64) nor the target (%s) can use it", source, machine,
+				target_machine);
+	}
+	a = plan_push(p);
+	a->component = xstrdup(name);
+	a->version = version ? xstrdup(version) : NULL;
+	a->source = xstrdup(source);
+	a->side = side;
+	a->parts = parts;
+	a->format = format;
+	a->dest = describe_dest(p, parts, name);
+	return 0;
+}
+
+static const char *format_name(enum plan_format f)
+{
+	return f == PLAN_FMT_DEB ? "deb" : f == PLAN_FMT_WHEEL ? "wheel" : "redist";
+}
+
+char *plan_describe(const struct plan *p)
+{
+	struct strvec lines = STRVEC_INIT;
+	char *caps = p->capabilities.n ? strvec_join(&p->capabilities, " ") : xstrdup("-");
+	char *s;
+
+	strvec_pushf(&lines, "target %s, CUDA %s, tag %s, targets/%s, capabilities %s",
+		     p->target, p->cuda, p->tag, p->target_dir, caps);
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const struct plan_archive *a = &p->archives[i];
+		char size[32];
+
+		if (a->size >= 0)
+			snprintf(size, sizeof size, "%lld", (long long)a->size);
+		else
+			snprintf(size, sizeof size, "?");
+		strvec_pushf(&lines, "%-6s %-20s %-12s %-14s %10s bytes  %s -> %s%s%s",
+			     plan_side_name(a->side), a->component, a->version ? a->version : "-",
+			     a->tag ? a->tag : format_name(a->format), size, a->source, a->dest,
+			     a->sha256 ? "  sha256 " : "", a->sha256 ? a->sha256 : "");
+	}
+	strvec_push(&lines, "");
+	s = strvec_join(&lines, "\n");
+	free(caps);
+	strvec_free(&lines);
+	return s;
+}
+
+char *plan_fingerprint(const struct plan *p, const char *extra)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	struct strvec fields = STRVEC_INIT;
+	char *text, *hex;
+
+	/* Everything that decides the tree, and nothing that does not (where
+	 * the bytes came from). The layout version makes a new cuda-xcc redo
+	 * sysroots whose shape it changed. */
+	strvec_pushf(&fields, "layout 1\ntarget %s\ncuda %s\ntag %s\ndir %s\nextra %s",
+		     p->target, p->cuda, p->tag, p->target_dir, extra ? extra : "");
+	for (size_t i = 0; i < p->capabilities.n; i++)
+		strvec_pushf(&fields, "cap %s", p->capabilities.v[i]);
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const struct plan_archive *a = &p->archives[i];
+
+		strvec_pushf(&fields, "archive %s %s %d %u %d %s", a->component,
+			     a->sha256 ? a->sha256 : "-", (int)a->side, a->parts, (int)a->format,
+			     a->version ? a->version : "-");
+	}
+	text = strvec_join(&fields, "\n");
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
+	    EVP_DigestUpdate(ctx, text, strlen(text)) != 1 ||
+	    EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
+		mdlen = 0;
+	EVP_MD_CTX_free(ctx);
+	hex = xmalloc(2 * mdlen + 1);
+	for (unsigned int i = 0; i < mdlen; i++)
+		sprintf(hex + 2 * i, "%02x", md[i]);
+	hex[2 * mdlen] = '\0';
+	free(text);
+	strvec_free(&fields);
+	return hex;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->target);
+	free(p->cuda);
+	free(p->tag);
+	free(p->target_dir);
+	strvec_free(&p->capabilities);
+	for (size_t i = 0; i < p->n_archives; i++)
+		plan_archive_free(&p->archives[i]);
+	free(p->archives);
+	memset(p, 0, sizeof *p);
+}
