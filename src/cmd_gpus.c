@@ -79,7 +79,7 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cuda) {
 		if (cuda_version_parse(cuda, &v))
 			return cmd_usage_error("gpus", "'%s' is not a CUDA version (e.g. 12.6)", cuda);
-		if (flags_check_cuda(db, NULL, v, &err))
+		if (flags_check_cuda(db, v, &err))
 			return cmd_report(&err);
 		vp = &v;
 	}

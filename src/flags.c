@@ -118,12 +118,10 @@ char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
 	return s;
 }
 
-int flags_check_cuda(const struct gpudb *db, const struct target_profile *t,
-		     struct cuda_version v, struct xcc_error *err)
+int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_error *err)
 {
 	char b[16];
 
-	(void)t;
 	if (gpudb_never_released(db, v))
 		return xcc_fail(err, XCC_EUSAGE,
 				"CUDA %s was never released; pick another version (e.g. %d.%d or %d.%d)",
@@ -505,7 +503,7 @@ int flags_resolve(const struct gpudb *db, const struct target_profile *t,
 	memset(out, 0, sizeof *out);
 	out->target = t;
 	out->cuda = v;
-	if (flags_check_cuda(db, t, v, err) || collect(db, t, v, specs, out, err))
+	if (flags_check_cuda(db, v, err) || collect(db, t, v, specs, out, err))
 		goto fail;
 	if (!out->n) {
 		char b[16];

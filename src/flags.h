@@ -34,9 +34,8 @@ struct arch_choice {
 	struct strvec extra_components; /* e.g. cuda_compat_orin */
 };
 
-/* Checks that depend only on the target and the CUDA version. */
-int flags_check_cuda(const struct gpudb *db, const struct target_profile *t,
-		     struct cuda_version v, struct xcc_error *err);
+/* Checks that depend only on the CUDA version. */
+int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_error *err);
 
 /*
  * Validate specs (each a comma-separated list: sm_87, 87, 8.7, compute_87,
