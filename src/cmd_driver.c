@@ -8,6 +8,34 @@
 
 #include "cmd.h"
 #include "driver.h"
+#include "glibc.h"
+
+/* After a --target-fs link: will the program start on the device? A
+ * failed check only warns; the build itself succeeded. */
+static void warn_glibc(const struct driver_plan *plan)
+{
+	struct xcc_error err = { 0 };
+	struct glibc_report r;
+
+	if (glibc_check(plan->linked_output, plan->target_libc, &r, &err)) {
+		fprintf(stderr, "cuda-xcc: warning: cannot check %s against the device's glibc: %s\n",
+			plan->linked_output, err.msg);
+		return;
+	}
+	if (r.missing.n) {
+		char *list = strvec_join(&r.missing, " ");
+
+		fprintf(stderr,
+			"cuda-xcc: warning: %s needs %s, but the --target-fs C library %s provides only "
+			"up to %s (missing: %s): it will not start on that device.\n"
+			"cuda-xcc: warning: the newer versions come from the cross toolchain's own glibc "
+			"(start files, libraries or headers the --target-fs lacks, e.g. its libc6-dev) "
+			"or from functions newer than the device's glibc.\n",
+			plan->linked_output, r.needed_max, plan->target_libc, r.provided_max, list);
+		free(list);
+	}
+	glibc_report_free(&r);
+}
 
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -38,6 +66,12 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 				"'cuda-xcc sysroot create --target %s --cuda %s'\n",
 				plan.sysroot, plan.arch.target->name, opts.cuda);
 		rc = 0;
+	} else if (plan.linked_output) {
+		rc = driver_run_child(&plan, &err);
+		if (rc < 0)
+			rc = cmd_report(&err);
+		else if (rc == 0)
+			warn_glibc(&plan);
 	} else {
 		fflush(stdout);
 		execv(plan.argv.v[0], plan.argv.v);

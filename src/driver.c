@@ -1,13 +1,16 @@
 #include <config.h>
 
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "driver.h"
+#include "glibc.h"
 #include "hostcc.h"
 #include "proc.h"
 #include "sysroot_meta.h"
@@ -190,12 +193,122 @@ static char *locate_sysroot(const struct driver_opts *o)
 	return NULL;
 }
 
+/* nvcc options that stop before the host link: with one of them nvcc writes
+ * no program. */
+static const char *const nvcc_no_link[] = {
+	"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w", "-E", "--preprocess",
+	"-M", "--generate-dependencies", "-MM", "--generate-nonsystem-dependencies",
+	"-ptx", "-cubin", "--cubin", "-fatbin", "--fatbin", "-cuda", "-lib", "--lib",
+	"-dlink", "--device-link", "-optix-ir", "--optix-ir", "-lto-ir", "-ltoir",
+	"-run", "--run", "-V", "--version", "-h", "--help", NULL,
+};
+static const char *const nvcc_output[] = { "-o", "--output-file", NULL };
+static const char *const nvcc_cudart[] = { "-cudart", "--cudart", NULL };
+
+struct link_info {
+	int links;           /* nvcc ends with the host link */
+	const char *output;  /* -o value, or NULL for a.out */
+	int cudart_shared;
+};
+
+static void scan_link(const struct strvec *args, struct link_info *li)
+{
+	int argc = (int)args->n;
+	char **argv = args->v;
+
+	memset(li, 0, sizeof *li);
+	li->links = 1;
+	for (int i = 0; i < argc; i++) {
+		const char *val;
+		int used = 1;
+
+		if (match_opt(argc, argv, i, nvcc_output, &val, &used) > 0) {
+			li->output = val;
+		} else if (match_opt(argc, argv, i, nvcc_cudart, &val, &used) > 0) {
+			li->cudart_shared = strcmp(val, "shared") == 0;
+		} else if (takes_value(argv[i])) {
+			used = 2;
+		} else {
+			for (size_t k = 0; nvcc_no_link[k]; k++)
+				if (strcmp(argv[i], nvcc_no_link[k]) == 0)
+					li->links = 0;
+		}
+		i += used - 1;
+	}
+}
+
+/*
+ * Build against the device's root filesystem. Debian's cross g++ searches its
+ * own /usr/<triple>/{include,lib} before anything under --sysroot, so
+ * --sysroot alone would still link the cross toolchain's (newer) glibc:
+ * -B puts the rootfs's multiarch dirs first for start files and libraries,
+ * and -rpath-link lets ld follow the NEEDED chains of the device's libraries.
+ * nvcc splits -Xcompiler/-Xlinker values at commas, hence the check.
+ */
+static int target_fs_args(const char *rootfs, const struct target_profile *t,
+			  struct strvec *argv, char **libc, struct xcc_error *err)
+{
+	const char *const libdirs[] = { "lib/%s", "usr/lib/%s", "lib", "usr/lib", NULL };
+	char *abs;
+
+	if (!is_dir(rootfs))
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
+				"device's root filesystem (a copy or a mount of it)", rootfs);
+	if (strchr(rootfs, ','))
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: nvcc splits its -Xcompiler and "
+				"-Xlinker values at commas; use a path without ','", rootfs);
+	if (!(abs = realpath(rootfs, NULL)))
+		return xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s", rootfs, strerror(errno));
+	*libc = glibc_find_libc(abs, t->triple);
+	if (!*libc) {
+		xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, usr/lib/%s, "
+			 "lib or usr/lib: is it the device's root filesystem?", rootfs, t->triple,
+			 t->triple);
+		free(abs);
+		return -1;
+	}
+	strvec_pushf(argv, "-Xcompiler=--sysroot=%s", abs);
+	for (size_t i = 0; libdirs[i]; i++) {
+		char *rel = xasprintf(libdirs[i], t->triple);
+		char *dir = xasprintf("%s/%s", abs, rel);
+
+		if (is_dir(dir)) {
+			if (strchr(libdirs[i], '%'))
+				strvec_pushf(argv, "-Xcompiler=-B%s/", dir);
+			strvec_pushf(argv, "-Xlinker=-rpath-link=%s", dir);
+		}
+		free(dir);
+		free(rel);
+	}
+	free(abs);
+	return 0;
+}
+
+int driver_run_child(const struct driver_plan *plan, struct xcc_error *err)
+{
+	extern char **environ;
+	pid_t pid;
+	int status, rc;
+
+	fflush(NULL);
+	rc = posix_spawnp(&pid, plan->argv.v[0], NULL, NULL, plan->argv.v, environ);
+	if (rc)
+		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", plan->argv.v[0], strerror(rc));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return xcc_fail(err, XCC_EFAIL, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
 		struct xcc_error *err)
 {
 	struct sysroot_meta meta;
 	struct user_flags u;
 	struct host_compiler hc = { 0 };
+	struct link_info li;
 	const char *target_name = o->target, *cuda_str = o->cuda;
 	const struct target_profile *t;
 	struct cuda_version v;
@@ -304,8 +417,24 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		strvec_pushl(&plan->argv, "-target-dir", plan->arch.target_dir, NULL);
 	if (!u.has_arbin)
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
+	scan_link(&o->nvcc_args, &li);
 	if (o->target_fs) {
-		strvec_pushf(&plan->argv, "-Xcompiler=--sysroot=%s", o->target_fs);
+		if (target_fs_args(o->target_fs, t, &plan->argv, &plan->target_libc, err))
+			goto out;
+		if (li.links)
+			plan->linked_output = xstrdup(li.output ? li.output : "a.out");
+	} else if (li.links && li.cudart_shared && plan->sysroot_exists) {
+		/* The sysroot is the only place this machine has the target's
+		 * libcudart: record it so the program runs under qemu without
+		 * LD_LIBRARY_PATH. On the device the path does not exist and the
+		 * loader goes on to its usual directories. With --target-fs the
+		 * program is meant for that device, so nothing is added. */
+		char *abs = realpath(plan->sysroot, NULL);
+
+		if (abs)
+			strvec_pushf(&plan->argv, "-Xlinker=-rpath=%s/targets/%s/lib", abs,
+				     plan->arch.target_dir);
+		free(abs);
 	}
 	if (!u.has_gencode)
 		arch_choice_gencode(&plan->arch, &plan->argv);
@@ -323,6 +452,8 @@ void driver_plan_free(struct driver_plan *plan)
 {
 	strvec_free(&plan->argv);
 	free(plan->sysroot);
+	free(plan->linked_output);
+	free(plan->target_libc);
 	arch_choice_free(&plan->arch);
 	memset(plan, 0, sizeof *plan);
 }

@@ -28,12 +28,20 @@ struct driver_plan {
 	char *sysroot;        /* the sysroot used, or NULL */
 	int sysroot_exists;
 	struct arch_choice arch;
+	/* With --target-fs, when nvcc links a program: the file it writes and
+	 * the device's libc.so.6 to check it against afterwards. */
+	char *linked_output;
+	char *target_libc;
 };
 
 /* Locate the sysroot, validate everything, choose the host compiler and
  * build the nvcc command line. Runs nothing but probes (-dumpmachine). */
 int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
 		struct xcc_error *err);
+
+/* Run the planned nvcc as a child and wait for it. Returns its exit status
+ * (128 + signal when killed), or -1 with err set when it cannot start. */
+int driver_run_child(const struct driver_plan *plan, struct xcc_error *err);
 
 void driver_plan_free(struct driver_plan *plan);
 void driver_opts_free(struct driver_opts *o);

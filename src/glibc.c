@@ -1,0 +1,336 @@
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "glibc.h"
+
+#define GLIBC_PREFIX "GLIBC_"
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int elf_file_open(const char *path, struct elf_file *f, struct xcc_error *err)
+{
+	f->elf = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return xcc_fail(err, XCC_EFAIL, "libelf: %s", elf_errmsg(-1));
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return xcc_fail(err, XCC_EFAIL, "cannot open %s: %s", path, strerror(errno));
+	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		if (f->elf)
+			elf_end(f->elf);
+		close(f->fd);
+		f->elf = NULL;
+		return xcc_fail(err, XCC_EUSAGE, "%s is not an ELF file", path);
+	}
+	return 0;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	close(f->fd);
+}
+
+/* The first section of the given type, its header and data. */
+static Elf_Scn *find_section(Elf *elf, GElf_Word type, GElf_Shdr *sh, Elf_Data **data)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type) {
+			*data = elf_getdata(scn, NULL);
+			return *data ? scn : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void needs_push(struct elf_version_needs *needs, const char *file, const char *version)
+{
+	needs->v = xrealloc(needs->v, (needs->n + 1) * sizeof *needs->v);
+	needs->v[needs->n].file = xstrdup(file);
+	needs->v[needs->n].version = xstrdup(version);
+	needs->n++;
+}
+
+int elf_version_needs_read(const char *path, struct elf_version_needs *out, struct xcc_error *err)
+{
+	struct elf_file f;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t off = 0;
+
+	memset(out, 0, sizeof *out);
+	if (elf_file_open(path, &f, err))
+		return -1;
+	if (!find_section(f.elf, SHT_GNU_verneed, &sh, &data)) {
+		elf_file_close(&f);
+		return 0;
+	}
+	/* sh_info counts the entries; the vn_next chain is checked against it so
+	 * that a corrupt file cannot make the walk loop forever. */
+	for (GElf_Word i = 0; i < sh.sh_info; i++) {
+		GElf_Verneed vn;
+		size_t aux_off;
+		const char *file;
+
+		if (!gelf_getverneed(data, (int)off, &vn))
+			goto bad;
+		file = elf_strptr(f.elf, sh.sh_link, vn.vn_file);
+		aux_off = off + vn.vn_aux;
+		for (GElf_Half k = 0; k < vn.vn_cnt; k++) {
+			GElf_Vernaux va;
+			const char *name;
+
+			if (!gelf_getvernaux(data, (int)aux_off, &va))
+				goto bad;
+			name = elf_strptr(f.elf, sh.sh_link, va.vna_name);
+			if (!file || !name)
+				goto bad;
+			needs_push(out, file, name);
+			if (!va.vna_next)
+				break;
+			aux_off += va.vna_next;
+		}
+		if (!vn.vn_next)
+			break;
+		off += vn.vn_next;
+	}
+	elf_file_close(&f);
+	return 0;
+bad:
+	elf_file_close(&f);
+	elf_version_needs_free(out);
+	return xcc_fail(err, XCC_EUSAGE, "%s: damaged version needs section (%s)", path,
+			elf_errmsg(-1));
+}
+
+void elf_version_needs_free(struct elf_version_needs *needs)
+{
+	for (size_t i = 0; i < needs->n; i++) {
+		free(needs->v[i].file);
+		free(needs->v[i].version);
+	}
+	free(needs->v);
+	memset(needs, 0, sizeof *needs);
+}
+
+int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err)
+{
+	struct elf_file f;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t off = 0;
+
+	if (elf_file_open(path, &f, err))
+		return -1;
+	if (!find_section(f.elf, SHT_GNU_verdef, &sh, &data)) {
+		elf_file_close(&f);
+		return 0;
+	}
+	for (GElf_Word i = 0; i < sh.sh_info; i++) {
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+		const char *name;
+
+		if (!gelf_getverdef(data, (int)off, &vd) ||
+		    !gelf_getverdaux(data, (int)(off + vd.vd_aux), &va) ||
+		    !(name = elf_strptr(f.elf, sh.sh_link, va.vda_name))) {
+			elf_file_close(&f);
+			return xcc_fail(err, XCC_EUSAGE, "%s: damaged version definitions (%s)",
+					path, elf_errmsg(-1));
+		}
+		/* Later auxiliary entries name the parents of the version, and are
+		 * defined by their own entries. */
+		if (!(vd.vd_flags & VER_FLG_BASE))
+			strvec_push(out, name);
+		if (!vd.vd_next)
+			break;
+		off += vd.vd_next;
+	}
+	elf_file_close(&f);
+	return 0;
+}
+
+/* Parse the numbers after the first '_': "GLIBC_2.34.1" -> {2, 34, 1}. */
+static int version_numbers(const char *s, long num[4])
+{
+	const char *p = strchr(s, '_');
+	int n = 0;
+
+	memset(num, 0, 4 * sizeof *num);
+	if (!p || !isdigit((unsigned char)p[1]))
+		return 0;
+	p++;
+	while (n < 4) {
+		char *end;
+
+		num[n++] = strtol(p, &end, 10);
+		if (*end != '.' || !isdigit((unsigned char)end[1]))
+			break;
+		p = end + 1;
+	}
+	return n;
+}
+
+int glibc_version_cmp(const char *a, const char *b)
+{
+	long na[4], nb[4];
+	int ha = version_numbers(a, na) > 0, hb = version_numbers(b, nb) > 0;
+
+	if (!ha || !hb)
+		return ha == hb ? strcmp(a, b) : (ha ? -1 : 1);
+	for (int i = 0; i < 4; i++)
+		if (na[i] != nb[i])
+			return na[i] < nb[i] ? -1 : 1;
+	return 0;
+}
+
+static int is_glibc_version(const char *s)
+{
+	long n[4];
+
+	return strncmp(s, GLIBC_PREFIX, strlen(GLIBC_PREFIX)) == 0 && version_numbers(s, n) > 0;
+}
+
+/* Follow rel (relative to rootfs) through symlinks the way the device would
+ * see them. Returns a host path to an existing regular file, or NULL. */
+static char *rootfs_resolve(const char *rootfs, const char *rel)
+{
+	int rootlen = (int)strlen(rootfs);
+	char *cur;
+
+	while (rootlen > 0 && rootfs[rootlen - 1] == '/')
+		rootlen--;
+	cur = xasprintf("%.*s/%s", rootlen, rootfs, rel);
+
+	for (int hops = 0; hops < 16; hops++) {
+		struct stat st;
+		char target[PATH_MAX], *slash, *next;
+		ssize_t len;
+
+		if (lstat(cur, &st) != 0)
+			break;
+		if (S_ISREG(st.st_mode))
+			return cur;
+		if (!S_ISLNK(st.st_mode))
+			break;
+		len = readlink(cur, target, sizeof target - 1);
+		if (len < 0)
+			break;
+		target[len] = '\0';
+		if (target[0] == '/') {
+			next = xasprintf("%.*s%s", rootlen, rootfs, target);
+		} else {
+			slash = strrchr(cur, '/');
+			next = xasprintf("%.*s/%s", (int)(slash - cur), cur, target);
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return NULL;
+}
+
+char *glibc_find_libc(const char *rootfs, const char *triple)
+{
+	char *dirs[6], *found = NULL;
+	size_t n = 0;
+
+	if (triple) {
+		dirs[n++] = xasprintf("lib/%s", triple);
+		dirs[n++] = xasprintf("usr/lib/%s", triple);
+	}
+	dirs[n++] = xstrdup("lib64");
+	dirs[n++] = xstrdup("lib");
+	dirs[n++] = xstrdup("usr/lib64");
+	dirs[n++] = xstrdup("usr/lib");
+	for (size_t i = 0; i < n; i++) {
+		char *rel = xasprintf("%s/libc.so.6", dirs[i]);
+
+		if (!found)
+			found = rootfs_resolve(rootfs, rel);
+		free(rel);
+		free(dirs[i]);
+	}
+	return found;
+}
+
+/* Keep sv sorted by version, without duplicates. */
+static void sorted_insert_unique(struct strvec *sv, const char *s)
+{
+	size_t i = 0;
+	char *added;
+
+	while (i < sv->n && glibc_version_cmp(sv->v[i], s) < 0)
+		i++;
+	if (i < sv->n && strcmp(sv->v[i], s) == 0)
+		return;
+	strvec_push(sv, s);
+	added = sv->v[sv->n - 1];
+	memmove(sv->v + i + 1, sv->v + i, (sv->n - 1 - i) * sizeof *sv->v);
+	sv->v[i] = added;
+}
+
+int glibc_check(const char *program, const char *libc, struct glibc_report *r,
+		struct xcc_error *err)
+{
+	struct elf_version_needs needs;
+	struct strvec defs = STRVEC_INIT;
+	const char *need_max = NULL, *have_max = NULL;
+
+	memset(r, 0, sizeof *r);
+	if (elf_version_needs_read(program, &needs, err))
+		return -1;
+	if (elf_version_defs_read(libc, &defs, err)) {
+		elf_version_needs_free(&needs);
+		return -1;
+	}
+	for (size_t i = 0; i < defs.n; i++)
+		if (is_glibc_version(defs.v[i]) &&
+		    (!have_max || glibc_version_cmp(defs.v[i], have_max) > 0))
+			have_max = defs.v[i];
+	if (!have_max) {
+		elf_version_needs_free(&needs);
+		strvec_free(&defs);
+		return xcc_fail(err, XCC_EUSAGE,
+				"%s defines no GLIBC_ versions: it is not a GNU C library", libc);
+	}
+	for (size_t i = 0; i < needs.n; i++) {
+		const char *v = needs.v[i].version;
+
+		if (!is_glibc_version(v))
+			continue;
+		if (!need_max || glibc_version_cmp(v, need_max) > 0)
+			need_max = v;
+		if (glibc_version_cmp(v, have_max) > 0)
+			sorted_insert_unique(&r->missing, v);
+	}
+	r->needed_max = need_max ? xstrdup(need_max) : NULL;
+	r->provided_max = xstrdup(have_max);
+	elf_version_needs_free(&needs);
+	strvec_free(&defs);
+	return 0;
+}
+
+void glibc_report_free(struct glibc_report *r)
+{
+	free(r->needed_max);
+	free(r->provided_max);
+	strvec_free(&r->missing);
+	memset(r, 0, sizeof *r);
+}

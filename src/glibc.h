@@ -1,0 +1,51 @@
+/* Will a program start on a device's root filesystem? Compares the symbol
+ * versions it needs (GLIBC_2.34, ...) with those the device's libc defines. */
+#ifndef XCC_GLIBC_H
+#define XCC_GLIBC_H
+
+#include "error.h"
+#include "strvec.h"
+
+/* One entry of an ELF file's version needs: "GLIBC_2.34" from "libc.so.6". */
+struct elf_version_need {
+	char *file;
+	char *version;
+};
+
+struct elf_version_needs {
+	struct elf_version_need *v;
+	size_t n;
+};
+
+/* Every version path needs (SHT_GNU_verneed); none is not an error. */
+int elf_version_needs_read(const char *path, struct elf_version_needs *out, struct xcc_error *err);
+void elf_version_needs_free(struct elf_version_needs *needs);
+
+/* The version names a shared library defines (SHT_GNU_verdef), without the
+ * base entry (its soname). */
+int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err);
+
+/* Order "GLIBC_2.17" < "GLIBC_2.34" < "GLIBC_2.34.1" by their numbers. Names
+ * without a number after the '_' (GLIBC_PRIVATE) sort after all others. */
+int glibc_version_cmp(const char *a, const char *b);
+
+/* rootfs's libc.so.6, looked up in the multiarch and plain lib dirs, with
+ * symlinks followed inside rootfs (an absolute link target is read relative
+ * to rootfs, as on the device). NULL when there is none; caller frees. */
+char *glibc_find_libc(const char *rootfs, const char *triple);
+
+struct glibc_report {
+	char *needed_max;     /* the program's highest GLIBC_ need, or NULL */
+	char *provided_max;   /* libc's highest GLIBC_ definition, or NULL */
+	struct strvec missing; /* needed GLIBC_ versions above provided_max, lowest first */
+};
+
+/* Check program against libc (a libc.so.6). The needs from every glibc
+ * library count (libm's GLIBC_2.29, ...), compared with libc's highest
+ * version: a release's libraries share its version numbers, but libc need
+ * not define a node for every release. */
+int glibc_check(const char *program, const char *libc, struct glibc_report *r,
+		struct xcc_error *err);
+void glibc_report_free(struct glibc_report *r);
+
+#endif

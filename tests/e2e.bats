@@ -1,0 +1,299 @@
+#!/usr/bin/env bats
+# The real thing: a sysroot made from Debian 12's CUDA 11.8 packages, the real nvcc 11.8
+# cross-compiling for aarch64 with aarch64-linux-gnu-g++-11, and the programs run under
+# qemu-aarch64. Without a GPU driver the CUDA runtime reports cudaErrorInsufficientDriver
+# (35); with the stub libcuda it reports cudaErrorStubLibrary (34).
+#
+# The packages come from scripts/fetch-debian-cuda.sh (CI runs it first); the cache is
+# $XCC_DEB_CACHE, default /var/cache/cuda-xcc/debs. Without them these tests are skipped.
+# XCC_E2E_SYSROOT=DIR reuses an existing sysroot instead of creating one.
+load lib/common
+
+deb_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
+
+# The packages of a sysroot, in the order fetch-debian-cuda.sh prints them.
+debs() {
+	local c
+	c=$(deb_cache)
+	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
+		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
+}
+
+setup_file() {
+	local s=$BATS_FILE_TMPDIR/S debs_found
+	export E2E_STATE=$BATS_FILE_TMPDIR/state
+	if [ -n "${XCC_E2E_SYSROOT:-}" ]; then
+		echo "ok $XCC_E2E_SYSROOT" > "$E2E_STATE"
+		return 0
+	fi
+	debs_found=$(debs | wc -l)
+	if [ "$debs_found" -lt 3 ]; then
+		echo "skip the CUDA 11.8 .debs are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh)" > "$E2E_STATE"
+		return 0
+	fi
+	# One sysroot for the whole file: making it means decompressing 667 MB of xz.
+	# shellcheck disable=SC2046
+	if "$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$s" \
+		--from $(debs | tr '\n' ' ') > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
+		echo "ok $s" > "$E2E_STATE"
+	else
+		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
+	fi
+}
+
+# The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
+need_sysroot() {
+	local state word rest
+	state=$(cat "$E2E_STATE")
+	word=${state%% *}
+	rest=${state#* }
+	case "$word" in
+	ok) S=$rest ;;
+	skip) skip "$rest" ;;
+	*) echo "$rest" >&2; return 1 ;;
+	esac
+	need aarch64-linux-gnu-g++-11 "CUDA 11.8's host compiler (g++-11-aarch64-linux-gnu)"
+	need qemu-aarch64 "runs the aarch64 programs"
+	need readelf "inspects the programs"
+	export S
+}
+
+# Run an aarch64 program the way a developer without binfmt_misc would.
+run_qemu() {
+	run qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
+}
+
+vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
+
+@test "e2e: sysroot create from the Debian packages gives a relocatable nvcc 11.8" {
+	need_sysroot
+	[ -f "$S/sysroot.json" ]
+	[ -x "$S/bin/nvcc" ] && [ ! -L "$S/bin/nvcc" ]
+	run "$S/bin/nvcc" --version
+	assert_status 0
+	assert_output_contains "release 11.8"
+	# Debian's bin/nvcc.profile is a link to /etc/nvcc.profile: it must not survive.
+	[ -f "$S/bin/nvcc.profile" ] && [ ! -L "$S/bin/nvcc.profile" ]
+	run find "$S" -lname '/*'
+	assert_status 0
+	[ -z "$output" ] || { echo "absolute symlinks escape the sysroot: $output" >&2; false; }
+}
+
+@test "e2e: vector_add with static cudart runs under qemu and reports no driver (35)" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	# The driver chooses g++-11 by itself: CUDA 11.8 refuses gcc 12.
+	run xcc --sysroot "$S" -arch sm_90 -### vector_add.cu -o va
+	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-11"
+	run xcc --sysroot "$S" -arch sm_90 -cudart static vector_add.cu -o va
+	assert_status 0
+	run readelf -h va
+	assert_output_contains "AArch64"
+	run readelf -d va
+	[[ "$output" != *libcudart* ]]
+	run_qemu ./va
+	assert_status 2
+	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+}
+
+@test "e2e: shared cudart runs without LD_LIBRARY_PATH; the stub libcuda gives 34" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_90 -cudart shared vector_add.cu -o va_shared
+	assert_status 0
+	run readelf -d va_shared
+	assert_output_contains "Shared library: [libcudart.so.11.0]"
+	assert_output_contains "/targets/sbsa-linux/lib]"
+	run_qemu ./va_shared
+	assert_status 2
+	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+
+	# The stub offered as the driver: the runtime loads it and says so.
+	mkdir stub
+	cp "$S/targets/sbsa-linux/lib/stubs/libcuda.so" stub/libcuda.so.1
+	run_qemu -E LD_LIBRARY_PATH="$d/stub" ./va_shared
+	assert_status 2
+	assert_output_contains "err=34 (cudaErrorStubLibrary"
+	run xcc --sysroot "$S" -arch sm_90 vector_add.cu -o va_static
+	assert_status 0
+	run_qemu -E LD_LIBRARY_PATH="$d/stub" ./va_static
+	assert_status 2
+	assert_output_contains "err=34 (cudaErrorStubLibrary"
+}
+
+@test "e2e: -rdc=true separate compilation links and runs" {
+	need_sysroot
+	d=$(scratch)
+	cd "$d"
+	cat > twice.cu <<'EOF'
+__device__ int twice(int x) { return 2 * x; }
+EOF
+	cat > main.cu <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+extern __device__ int twice(int x);
+__global__ void k(int *p) { *p = twice(*p); }
+int main()
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("rdc: err=%d\n", (int)e);
+	if (e == cudaSuccess) {
+		k<<<1, 1>>>(nullptr);
+	}
+	return e == cudaSuccess ? 0 : 2;
+}
+EOF
+	run xcc --sysroot "$S" -arch sm_90 -rdc=true -c twice.cu -o twice.o
+	assert_status 0
+	run xcc --sysroot "$S" -arch sm_90 -rdc=true -c main.cu -o main.o
+	assert_status 0
+	run xcc --sysroot "$S" -arch sm_90 -rdc=true twice.o main.o -o rdc
+	assert_status 0
+	run_qemu ./rdc
+	assert_status 2
+	assert_output_contains "rdc: err=35"
+}
+
+@test "e2e: nvcc --lib makes the archive with the cross ar (-arbin)" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	# A plain 'ar' first on PATH that refuses: only -arbin=aarch64-linux-gnu-ar avoids it.
+	mkdir decoy
+	printf '#!/bin/sh\necho "ar $*" >> %s/ar.log\nexit 1\n' "$d" > decoy/ar
+	chmod +x decoy/ar
+	PATH=$d/decoy:$PATH run xcc --sysroot "$S" -arch sm_90 --lib vector_add.cu -o libva.a
+	assert_status 0
+	[ ! -e ar.log ]
+	run aarch64-linux-gnu-ar t libva.a
+	assert_status 0
+	assert_output_contains "vector_add.o"
+	run readelf -h libva.a
+	assert_output_contains "AArch64"
+}
+
+@test "e2e: CUDA 13.0 and decoy tools first on PATH are never used by the sysroot's nvcc" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	mkdir decoy
+	for t in ptxas fatbinary nvlink cudafe++ cicc nvcc; do
+		printf '#!/bin/sh\necho "%s $*" >> %s/decoy.log\nexit 1\n' "$t" "$d" > "decoy/$t"
+		chmod +x "decoy/$t"
+	done
+	path=$d/decoy
+	[ -d /usr/local/cuda/bin ] && path=$path:/usr/local/cuda/bin
+	PATH=$path:$PATH run xcc --sysroot "$S" -arch sm_90 -rdc=true vector_add.cu -o va
+	assert_status 0
+	[ ! -e decoy.log ] || { cat decoy.log >&2; false; }
+	run_qemu ./va
+	assert_output_contains "err=35"
+}
+
+@test "e2e: only an unsupported cross g++ installed: the error names g++-11-aarch64-linux-gnu" {
+	need aarch64-linux-gnu-g++-12 "the unsupported compiler the test offers"
+	d=$(scratch)
+	mkdir "$d/bin"
+	ln -s "$(command -v aarch64-linux-gnu-g++-12)" "$d/bin/aarch64-linux-gnu-g++-12"
+	PATH=$d/bin run xcc --target sbsa --cuda 11.8 -arch sm_90 -### x.cu -o x
+	assert_status 2
+	assert_output_contains "aarch64-linux-gnu-g++-12 (gcc 12)"
+	assert_output_contains "apt-get install g++-11-aarch64-linux-gnu"
+	assert_output_contains "-allow-unsupported-compiler"
+}
+
+# A small device root filesystem, Debian-style (merged /usr, multiarch), made from the cross
+# toolchain's own aarch64 libraries.
+make_rootfs() {
+	local r=$1 lib=$1/usr/lib/aarch64-linux-gnu
+	mkdir -p "$lib"
+	ln -s usr/lib "$r/lib"
+	cp -a /usr/aarch64-linux-gnu/lib/. "$lib/"
+	ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 "$r/usr/lib/ld-linux-aarch64.so.1"
+	# Debian's linker scripts name the device's own paths.
+	printf 'GROUP ( /lib/aarch64-linux-gnu/libc.so.6 /usr/lib/aarch64-linux-gnu/libc_nonshared.a AS_NEEDED ( /lib/ld-linux-aarch64.so.1 ) )\n' > "$lib/libc.so"
+}
+
+@test "e2e: --target-fs links against the device's libraries and the program runs there" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	make_rootfs "$d/rootfs"
+	# A library only the device has, which needs another one only the device has:
+	# -lfromdevice works only through the rootfs's lib dirs, its NEEDED only with -rpath-link.
+	echo 'int dep_value(void) { return 7; }' > dep.c
+	echo 'int dep_value(void); int device_value(void) { return dep_value() * 6; }' > dev.c
+	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libdevdep.so.1 -o rootfs/usr/lib/aarch64-linux-gnu/libdevdep.so.1 dep.c
+	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libfromdevice.so.1 -o rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so.1 dev.c rootfs/usr/lib/aarch64-linux-gnu/libdevdep.so.1
+	ln -s libfromdevice.so.1 rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so
+	cat > uses.cu <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+extern "C" int device_value(void);
+int main()
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("device_value=%d err=%d\n", device_value(), (int)e);
+	return 2;
+}
+EOF
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" uses.cu -o uses -lfromdevice
+	assert_status 0
+	[[ "$output" != *warning* ]]
+	run readelf -d uses
+	assert_output_contains "Shared library: [libfromdevice.so.1]"
+	# The device's own loader and libraries: qemu's -L is the rootfs.
+	run qemu-aarch64 -L "$d/rootfs" ./uses
+	assert_output_contains "device_value=42 err=35"
+
+	# Without --target-fs the device's library is nowhere to be found.
+	run xcc --sysroot "$S" -arch sm_90 uses.cu -o uses2 -lfromdevice
+	[ "$status" -ne 0 ]
+	assert_output_contains "fromdevice"
+
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/none" uses.cu -o uses
+	assert_status 2
+	assert_output_contains "is not a directory"
+}
+
+@test "e2e: --target-fs warns when the program needs a newer GLIBC_ than the device has" {
+	need_sysroot
+	d=$(scratch)
+	vector_add "$d"
+	cd "$d"
+	# A runtime-only device filesystem (no libc6-dev) whose C library is older than the
+	# cross toolchain's 2.36: a tiny libc.so.6 whose only version is the aarch64 baseline,
+	# GLIBC_2.17. The start files and libc.so then come from the toolchain, whose
+	# __libc_start_main is GLIBC_2.34.
+	mkdir -p old/lib/aarch64-linux-gnu
+	printf 'GLIBC_2.17 { global: puts; local: *; };\n' > old.map
+	echo 'int puts(const char *s) { (void)s; return 0; }' > old.c
+	aarch64-linux-gnu-gcc -shared -nostdlib -fPIC -Wl,-soname,libc.so.6 \
+		-Wl,--version-script=old.map -o old/lib/aarch64-linux-gnu/libc.so.6 old.c
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/old" vector_add.cu -o va
+	assert_status 0
+	assert_output_contains "warning: va needs GLIBC_2.34"
+	assert_output_contains "provides only up to GLIBC_2.17"
+	[ -f va ]
+
+	# The same program against the toolchain's own glibc: nothing to warn about.
+	make_rootfs "$d/new"
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/new" vector_add.cu -o va
+	assert_status 0
+	[[ "$output" != *warning* ]]
+
+	# Compiling only (-c) links nothing, so there is nothing to check.
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/old" -c vector_add.cu -o va.o
+	assert_status 0
+	[[ "$output" != *warning* ]]
+}
