@@ -16,11 +16,13 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "gpus", cmd_gpus, "list GPU capabilities a CUDA version and target accept" },
 	{ "flags", cmd_flags, "validated -gencode flags, CMake architectures, redist tag" },
+	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
 	{ NULL, NULL, NULL },
 };
 
 /* Invoked under another name, cuda-xcc becomes that tool. */
 static const struct verb aliases[] = {
+	{ "cuda-xcc-patchelf", cmd_patchelf, NULL },
 	{ NULL, NULL, NULL },
 };
 

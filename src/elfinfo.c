@@ -1,0 +1,341 @@
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "elfinfo.h"
+
+int elf_is_elf(const void *buf, size_t len)
+{
+	return len >= SELFMAG && memcmp(buf, ELFMAG, SELFMAG) == 0;
+}
+
+/* The file offset of a virtual address, through the PT_LOAD that maps it
+ * from the file; -1 when no segment does. */
+static int vaddr_to_offset(Elf *e, size_t phnum, GElf_Addr vaddr, GElf_Off *off)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = ph.p_offset + (vaddr - ph.p_vaddr);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A NUL-terminated string at off inside a table of size len, or NULL. */
+static const char *table_string(const Elf_Data *d, GElf_Xword off)
+{
+	const char *s;
+
+	if (!d || off >= d->d_size)
+		return NULL;
+	s = (const char *)d->d_buf + off;
+	return memchr(s, '\0', d->d_size - off) ? s : NULL;
+}
+
+static int corrupt(struct xcc_error *err, const char *what, const char *why)
+{
+	return xcc_fail(err, XCC_EFAIL, "%s: %s (the file is truncated or corrupt)", what, why);
+}
+
+static int read_dynamic(Elf *e, size_t phnum, const GElf_Phdr *dynph, const char *what,
+			struct elf_info *info, struct xcc_error *err)
+{
+	Elf_Data *dyn, *strtab;
+	GElf_Addr strtab_addr = 0;
+	GElf_Xword strsz = 0;
+	GElf_Off stroff;
+	size_t entsz = gelf_fsize(e, ELF_T_DYN, 1, EV_CURRENT), n;
+	int have_strtab = 0;
+
+	dyn = elf_getdata_rawchunk(e, (int64_t)dynph->p_offset, dynph->p_filesz, ELF_T_DYN);
+	if (!dyn || !entsz)
+		return corrupt(err, what, "the dynamic segment lies outside the file");
+	n = dyn->d_size / entsz;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Dyn d;
+
+		if (!gelf_getdyn(dyn, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_STRTAB) {
+			strtab_addr = d.d_un.d_ptr;
+			have_strtab = 1;
+		} else if (d.d_tag == DT_STRSZ) {
+			strsz = d.d_un.d_val;
+		}
+	}
+	if (!have_strtab)
+		return 0;
+	if (vaddr_to_offset(e, phnum, strtab_addr, &stroff))
+		return corrupt(err, what, "DT_STRTAB is not inside a loadable segment");
+	strtab = elf_getdata_rawchunk(e, (int64_t)stroff, strsz, ELF_T_BYTE);
+	if (!strtab)
+		return corrupt(err, what, "the dynamic string table lies outside the file");
+	for (size_t i = 0; i < n; i++) {
+		GElf_Dyn d;
+		const char *s;
+
+		if (!gelf_getdyn(dyn, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH &&
+		    d.d_tag != DT_SONAME)
+			continue;
+		s = table_string(strtab, d.d_un.d_val);
+		if (!s)
+			return corrupt(err, what, "a dynamic entry points outside the string table");
+		switch (d.d_tag) {
+		case DT_NEEDED:
+			strvec_push(&info->needed, s);
+			break;
+		case DT_RPATH:
+			free(info->rpath);
+			info->rpath = xstrdup(s);
+			break;
+		case DT_RUNPATH:
+			free(info->runpath);
+			info->runpath = xstrdup(s);
+			break;
+		default:
+			free(info->soname);
+			info->soname = xstrdup(s);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* A separate debug file keeps the section headers of the allocated
+ * sections but none of their bytes. */
+static int looks_like_debug_file(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	int alloc = 0, alloc_with_bits = 0;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
+			continue;
+		alloc++;
+		if (sh.sh_type != SHT_NOBITS)
+			alloc_with_bits++;
+	}
+	return alloc > 0 && alloc_with_bits == 0;
+}
+
+static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_error *err)
+{
+	GElf_Ehdr eh;
+	size_t phnum, size;
+	int has_load = 0;
+
+	memset(info, 0, sizeof *info);
+	if (elf_kind(e) != ELF_K_ELF)
+		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", what);
+	if (!gelf_getehdr(e, &eh))
+		return corrupt(err, what, elf_errmsg(-1));
+	info->machine = eh.e_machine;
+	info->elfclass = eh.e_ident[EI_CLASS];
+	info->data = eh.e_ident[EI_DATA];
+	info->osabi = eh.e_ident[EI_OSABI];
+	info->type = eh.e_type;
+	elf_rawfile(e, &size);
+	if (elf_getphdrnum(e, &phnum))
+		return corrupt(err, what, elf_errmsg(-1));
+	if (phnum && (eh.e_phoff > size || phnum * (size_t)eh.e_phentsize > size - eh.e_phoff))
+		return corrupt(err, what, "the program header table lies outside the file");
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			return corrupt(err, what, elf_errmsg(-1));
+		if (ph.p_type != PT_LOAD && ph.p_type != PT_INTERP && ph.p_type != PT_DYNAMIC)
+			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
+			/* A debug file's segments describe memory its bytes are not in. */
+			if (ph.p_type == PT_LOAD && looks_like_debug_file(e))
+				continue;
+			return corrupt(err, what, "a segment lies outside the file");
+		}
+		if (ph.p_type == PT_LOAD) {
+			has_load = 1;
+		} else if (ph.p_type == PT_INTERP) {
+			Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+							   ELF_T_BYTE);
+			const char *s = d ? table_string(d, 0) : NULL;
+
+			if (!s)
+				return corrupt(err, what, "PT_INTERP does not hold a string");
+			free(info->interp);
+			info->interp = xstrdup(s);
+		} else {
+			info->has_dynamic = 1;
+			if (read_dynamic(e, phnum, &ph, what, info, err)) {
+				elf_info_free(info);
+				return -1;
+			}
+		}
+	}
+	info->is_debug = looks_like_debug_file(e);
+	info->is_static = has_load && !info->has_dynamic && !info->interp &&
+			  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	return 0;
+}
+
+int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
+			 struct xcc_error *err)
+{
+	char *copy;
+	Elf *e;
+	int rc;
+
+	memset(info, 0, sizeof *info);
+	if (!elf_is_elf(buf, len))
+		return xcc_fail(err, XCC_EFAIL, "(memory): not an ELF file");
+	elf_version(EV_CURRENT);
+	/* libelf may convert in place; the caller's bytes stay untouched. */
+	copy = xmalloc(len);
+	memcpy(copy, buf, len);
+	e = elf_memory(copy, len);
+	if (!e) {
+		free(copy);
+		return corrupt(err, "(memory)", elf_errmsg(-1));
+	}
+	rc = read_elf(e, "(memory)", info, err);
+	elf_end(e);
+	free(copy);
+	return rc;
+}
+
+int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err)
+{
+	unsigned char magic[SELFMAG];
+	Elf *e;
+	int fd, rc;
+	ssize_t got;
+
+	memset(info, 0, sizeof *info);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	got = pread(fd, magic, sizeof magic, 0);
+	if (got < 0 || !elf_is_elf(magic, (size_t)got)) {
+		close(fd);
+		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", path);
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		rc = corrupt(err, path, elf_errmsg(-1));
+	} else {
+		rc = read_elf(e, path, info, err);
+		elf_end(e);
+	}
+	close(fd);
+	return rc;
+}
+
+void elf_info_free(struct elf_info *info)
+{
+	free(info->interp);
+	free(info->rpath);
+	free(info->runpath);
+	free(info->soname);
+	strvec_free(&info->needed);
+	memset(info, 0, sizeof *info);
+}
+
+char *elf_machine_name(int machine, int elfclass)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return xstrdup("x86_64");
+	case EM_386:
+		return xstrdup("i386");
+	case EM_AARCH64:
+		return xstrdup("aarch64");
+	case EM_ARM:
+		return xstrdup("arm");
+	case EM_PPC64:
+		return xstrdup("ppc64");
+	case EM_PPC:
+		return xstrdup("ppc");
+	case EM_RISCV:
+		return xstrdup(elfclass == ELFCLASS32 ? "riscv32" : "riscv64");
+	case EM_S390:
+		return xstrdup("s390x");
+	case EM_MIPS:
+		return xstrdup("mips");
+	default:
+		return xasprintf("machine-%d", machine);
+	}
+}
+
+unsigned long elf_default_page_size(int machine)
+{
+	switch (machine) {
+	case EM_AARCH64:
+	case EM_PPC64:
+	case EM_PPC:
+		return 65536;
+	default:
+		return 4096;
+	}
+}
+
+static const struct {
+	int code;
+	const char *name;  /* as printed */
+	const char *words; /* accepted by --set-os-abi, '|'-separated */
+} osabis[] = {
+	{ ELFOSABI_SYSV, "System V", "none|sysv|system v|system-v" },
+	{ ELFOSABI_HPUX, "HP-UX", "hpux|hp-ux" },
+	{ ELFOSABI_NETBSD, "NetBSD", "netbsd" },
+	{ ELFOSABI_LINUX, "Linux", "linux|gnu" },
+	{ 4, "GNU Hurd", "hurd|gnu hurd" },
+	{ ELFOSABI_SOLARIS, "Solaris", "solaris|sun" },
+	{ ELFOSABI_AIX, "AIX", "aix" },
+	{ ELFOSABI_IRIX, "IRIX", "irix" },
+	{ ELFOSABI_FREEBSD, "FreeBSD", "freebsd" },
+	{ ELFOSABI_TRU64, "Tru64", "tru64" },
+	{ ELFOSABI_MODESTO, "Novell Modesto", "modesto" },
+	{ ELFOSABI_OPENBSD, "OpenBSD", "openbsd" },
+	{ ELFOSABI_ARM_AEABI, "ARM EABI", "arm_aeabi|arm-aeabi" },
+	{ ELFOSABI_ARM, "ARM", "arm" },
+	{ ELFOSABI_STANDALONE, "Standalone App", "standalone" },
+};
+
+const char *elf_osabi_name(int osabi)
+{
+	for (size_t i = 0; i < sizeof osabis / sizeof osabis[0]; i++)
+		if (osabis[i].code == osabi)
+			return osabis[i].name;
+	return NULL;
+}
+
+int elf_osabi_parse(const char *word)
+{
+	for (size_t i = 0; i < sizeof osabis / sizeof osabis[0]; i++) {
+		const char *w = osabis[i].words;
+		size_t len = strlen(word);
+
+		while (*w) {
+			size_t wl = strcspn(w, "|");
+
+			if (wl == len && strncasecmp(w, word, len) == 0)
+				return osabis[i].code;
+			w += wl + (w[wl] == '|');
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,49 @@
+/* Reading what the dynamic loader sees in an ELF file: machine, class,
+ * interpreter, DT_NEEDED, search paths, soname. Built on libelf; every
+ * offset is checked, so truncated or corrupt files give an error, not a
+ * crash. */
+#ifndef XCC_ELFINFO_H
+#define XCC_ELFINFO_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "strvec.h"
+
+struct elf_info {
+	int machine;  /* e_machine: EM_X86_64, EM_AARCH64 ... */
+	int elfclass; /* ELFCLASS32 or ELFCLASS64 */
+	int data;     /* ELFDATA2LSB or ELFDATA2MSB */
+	int osabi;    /* e_ident[EI_OSABI] */
+	int type;     /* e_type: ET_EXEC, ET_DYN, ET_REL ... */
+	char *interp;  /* PT_INTERP, NULL if none */
+	struct strvec needed;
+	char *rpath;   /* DT_RPATH, NULL if none */
+	char *runpath; /* DT_RUNPATH, NULL if none */
+	char *soname;  /* DT_SONAME, NULL if none */
+	int has_dynamic; /* has a PT_DYNAMIC */
+	int is_static;   /* an executable with no PT_DYNAMIC and no PT_INTERP */
+	int is_debug;    /* a separate debug file: loadable segments hold no file data */
+};
+
+/* 1 when the first bytes are the ELF magic. */
+int elf_is_elf(const void *buf, size_t len);
+
+/* Read the file at path. Not an ELF file, truncated or corrupt: -1 with an
+ * XCC_EFAIL error naming path and the problem. */
+int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err);
+/* The same from bytes in memory (the fuzz target's entry point). */
+int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
+			 struct xcc_error *err);
+void elf_info_free(struct elf_info *info);
+
+/* "x86_64", "aarch64", "ppc64", "i386" ... or "machine-N". Caller frees. */
+char *elf_machine_name(int machine, int elfclass);
+/* The default page size for new loadable segments on this machine. */
+unsigned long elf_default_page_size(int machine);
+/* patchelf's names for the OS ABI ("System V", "Linux") and the codes
+ * for --set-os-abi's words; -1 when unknown. */
+const char *elf_osabi_name(int osabi);
+int elf_osabi_parse(const char *word);
+
+#endif

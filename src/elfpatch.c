@@ -1,0 +1,1121 @@
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfinfo.h"
+#include "elfpatch.h"
+
+/* One change to bytes of the file. */
+struct region {
+	uint64_t off;
+	size_t len;
+	unsigned char *bytes;
+	unsigned char *saved; /* the original bytes, for undo */
+};
+
+/* What the loader sees, in memory, while the ops are applied. */
+struct model {
+	const char *path;
+	int fd;
+	uint64_t size;
+	Elf *e;
+	GElf_Ehdr eh;
+	GElf_Phdr *ph;
+	size_t phnum;
+	GElf_Shdr *sh;
+	size_t shnum;
+	int sh_changed_dynstr, sh_changed_dynamic, sh_changed_interp;
+	size_t sh_dynstr, sh_dynamic, sh_interp; /* 0: no such section */
+	int dyn_ph, interp_ph; /* -1: none */
+	GElf_Dyn *dyn;      /* without the terminating DT_NULL */
+	size_t ndyn, dyn_cap, dyn_alloc;
+	char *str;          /* .dynstr, followed by strings added */
+	size_t strsz, strsz_orig, str_alloc;
+	GElf_Off str_off;
+	GElf_Addr str_addr;
+	uint64_t str_dirty_lo, str_dirty_hi; /* bytes rewritten in place */
+	char *interp;       /* wanted interpreter, NULL: unchanged */
+	int ehdr_changed, dyn_changed;
+	struct region *writes;
+	size_t nwrites;
+	uint64_t append_off; /* where the new segment goes; 0: no growth */
+	unsigned char *append;
+	size_t append_len;
+	struct strvec *log;
+};
+
+static void logf_(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct model *m, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	if (!m->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	strvec_push(m->log, buf);
+}
+
+static int corrupt(struct model *m, struct xcc_error *err, const char *why)
+{
+	return xcc_fail(err, XCC_EFAIL, "%s: %s (the file is truncated or corrupt)", m->path, why);
+}
+
+static int vaddr_to_off(const struct model *m, GElf_Addr a, GElf_Off *off)
+{
+	for (size_t i = 0; i < m->phnum; i++) {
+		const GElf_Phdr *p = &m->ph[i];
+
+		if (p->p_type == PT_LOAD && a >= p->p_vaddr && a - p->p_vaddr < p->p_filesz) {
+			*off = p->p_offset + (a - p->p_vaddr);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void model_free(struct model *m)
+{
+	free(m->ph);
+	free(m->sh);
+	free(m->dyn);
+	free(m->str);
+	free(m->interp);
+	for (size_t i = 0; i < m->nwrites; i++) {
+		free(m->writes[i].bytes);
+		free(m->writes[i].saved);
+	}
+	free(m->writes);
+	free(m->append);
+	if (m->e)
+		elf_end(m->e);
+}
+
+static int model_load(struct model *m, struct xcc_error *err)
+{
+	unsigned char magic[SELFMAG];
+	struct stat st;
+	size_t entsz;
+	Elf_Data *d;
+
+	if (fstat(m->fd, &st))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", m->path, strerror(errno));
+	m->size = (uint64_t)st.st_size;
+	if (pread(m->fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic ||
+	    !elf_is_elf(magic, sizeof magic))
+		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", m->path);
+	elf_version(EV_CURRENT);
+	m->e = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!m->e || elf_kind(m->e) != ELF_K_ELF || !gelf_getehdr(m->e, &m->eh))
+		return corrupt(m, err, elf_errmsg(-1));
+	if (m->eh.e_type != ET_EXEC && m->eh.e_type != ET_DYN)
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: not an executable or shared library (ELF type %d)", m->path,
+				m->eh.e_type);
+	if (elf_getphdrnum(m->e, &m->phnum))
+		return corrupt(m, err, elf_errmsg(-1));
+	if (m->eh.e_phoff > m->size ||
+	    m->phnum * (uint64_t)m->eh.e_phentsize > m->size - m->eh.e_phoff)
+		return corrupt(m, err, "the program header table lies outside the file");
+	m->ph = xmalloc((m->phnum + 1) * sizeof *m->ph);
+	m->dyn_ph = m->interp_ph = -1;
+	for (size_t i = 0; i < m->phnum; i++) {
+		GElf_Phdr *p = &m->ph[i];
+
+		if (!gelf_getphdr(m->e, (int)i, p))
+			return corrupt(m, err, elf_errmsg(-1));
+		if ((p->p_type == PT_LOAD || p->p_type == PT_DYNAMIC || p->p_type == PT_INTERP) &&
+		    (p->p_offset > m->size || p->p_filesz > m->size - p->p_offset))
+			return corrupt(m, err, "a segment lies outside the file");
+		if (p->p_type == PT_DYNAMIC && m->dyn_ph < 0)
+			m->dyn_ph = (int)i;
+		if (p->p_type == PT_INTERP && m->interp_ph < 0)
+			m->interp_ph = (int)i;
+	}
+	if (elf_getshdrnum(m->e, &m->shnum))
+		return corrupt(m, err, elf_errmsg(-1));
+	m->sh = xmalloc((m->shnum + 1) * sizeof *m->sh);
+	for (size_t i = 0; i < m->shnum; i++) {
+		Elf_Scn *scn = elf_getscn(m->e, i);
+
+		if (!scn || !gelf_getshdr(scn, &m->sh[i]))
+			return corrupt(m, err, "bad section header");
+	}
+	if (m->dyn_ph < 0)
+		return 0;
+
+	entsz = gelf_fsize(m->e, ELF_T_DYN, 1, EV_CURRENT);
+	d = elf_getdata_rawchunk(m->e, (int64_t)m->ph[m->dyn_ph].p_offset,
+				 m->ph[m->dyn_ph].p_filesz, ELF_T_DYN);
+	if (!d || !entsz)
+		return corrupt(m, err, "the dynamic segment lies outside the file");
+	m->dyn_cap = d->d_size / entsz;
+	m->dyn_alloc = m->dyn_cap + 8;
+	m->dyn = xmalloc(m->dyn_alloc * sizeof *m->dyn);
+	for (size_t i = 0; i < m->dyn_cap; i++) {
+		GElf_Dyn dy;
+
+		if (!gelf_getdyn(d, (int)i, &dy) || dy.d_tag == DT_NULL)
+			break;
+		m->dyn[m->ndyn++] = dy;
+	}
+	for (size_t i = 0; i < m->ndyn; i++) {
+		if (m->dyn[i].d_tag == DT_STRTAB)
+			m->str_addr = m->dyn[i].d_un.d_ptr;
+		else if (m->dyn[i].d_tag == DT_STRSZ)
+			m->strsz_orig = m->dyn[i].d_un.d_val;
+	}
+	if (!m->str_addr)
+		return corrupt(m, err, "the dynamic section has no DT_STRTAB");
+	if (vaddr_to_off(m, m->str_addr, &m->str_off))
+		return corrupt(m, err, "DT_STRTAB is not inside a loadable segment");
+	d = elf_getdata_rawchunk(m->e, (int64_t)m->str_off, m->strsz_orig, ELF_T_BYTE);
+	if (!d)
+		return corrupt(m, err, "the dynamic string table lies outside the file");
+	m->strsz = m->strsz_orig;
+	m->str_alloc = m->strsz + 4096;
+	m->str = xmalloc(m->str_alloc);
+	memcpy(m->str, d->d_buf, m->strsz);
+	m->str_dirty_lo = UINT64_MAX;
+
+	for (size_t i = 1; i < m->shnum; i++) {
+		if (m->sh[i].sh_type == SHT_STRTAB && m->sh[i].sh_offset == m->str_off &&
+		    (m->sh[i].sh_flags & SHF_ALLOC))
+			m->sh_dynstr = i;
+		else if (m->sh[i].sh_type == SHT_DYNAMIC)
+			m->sh_dynamic = i;
+		else if (m->interp_ph >= 0 && m->sh[i].sh_type == SHT_PROGBITS &&
+			 m->sh[i].sh_offset == m->ph[m->interp_ph].p_offset)
+			m->sh_interp = i;
+	}
+	return 0;
+}
+
+/* The string at off in the dynamic string table, or NULL. */
+static const char *str_at(const struct model *m, GElf_Xword off)
+{
+	if (off >= m->strsz || !memchr(m->str + off, '\0', m->strsz - off))
+		return NULL;
+	return m->str + off;
+}
+
+/* The offset of s in the string table, added at the end if not there. */
+static GElf_Xword str_add(struct model *m, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	const char *p = m->str, *end = m->str + m->strsz;
+
+	/* An existing string, or the tail of one, serves as well. */
+	while (p < end && (p = memmem(p, (size_t)(end - p), s, len))) {
+		if (len > 1 || p == m->str || p[-1] == '\0')
+			return (GElf_Xword)(p - m->str);
+		p++;
+	}
+	if (m->strsz + len > m->str_alloc) {
+		m->str_alloc = (m->strsz + len) * 2;
+		m->str = xrealloc(m->str, m->str_alloc);
+	}
+	memcpy(m->str + m->strsz, s, len);
+	m->strsz += len;
+	return m->strsz - len;
+}
+
+static int dyn_find(const struct model *m, GElf_Sxword tag)
+{
+	for (size_t i = 0; i < m->ndyn; i++)
+		if (m->dyn[i].d_tag == tag)
+			return (int)i;
+	return -1;
+}
+
+static void dyn_insert(struct model *m, size_t at, GElf_Sxword tag, GElf_Xword val)
+{
+	if (m->ndyn + 1 > m->dyn_alloc) {
+		m->dyn_alloc = m->dyn_alloc * 2 + 8;
+		m->dyn = xrealloc(m->dyn, m->dyn_alloc * sizeof *m->dyn);
+	}
+	memmove(&m->dyn[at + 1], &m->dyn[at], (m->ndyn - at) * sizeof *m->dyn);
+	m->dyn[at].d_tag = tag;
+	m->dyn[at].d_un.d_val = val;
+	m->ndyn++;
+	m->dyn_changed = 1;
+}
+
+static void dyn_remove(struct model *m, size_t at)
+{
+	memmove(&m->dyn[at], &m->dyn[at + 1], (m->ndyn - at - 1) * sizeof *m->dyn);
+	m->ndyn--;
+	m->dyn_changed = 1;
+}
+
+static int need_dynamic(struct model *m, struct xcc_error *err)
+{
+	if (m->dyn_ph < 0)
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: no dynamic section: the file is statically linked", m->path);
+	return 0;
+}
+
+/* Set a string-valued entry: in place when the new string fits where the
+ * old one was and nothing else points there, else a new string. */
+static void set_string_entry(struct model *m, int idx, const char *s)
+{
+	GElf_Xword old = m->dyn[idx].d_un.d_val;
+	const char *cur = str_at(m, old);
+	int shared = 0;
+
+	if (cur && strcmp(cur, s) == 0)
+		return;
+	for (size_t i = 0; i < m->ndyn; i++)
+		if ((int)i != idx && m->dyn[i].d_un.d_val == old &&
+		    (m->dyn[i].d_tag == DT_NEEDED || m->dyn[i].d_tag == DT_SONAME ||
+		     m->dyn[i].d_tag == DT_RPATH || m->dyn[i].d_tag == DT_RUNPATH))
+			shared = 1;
+	if (cur && !shared && old < m->strsz_orig && strlen(s) <= strlen(cur) &&
+	    (m->dyn[idx].d_tag == DT_RPATH || m->dyn[idx].d_tag == DT_RUNPATH)) {
+		size_t oldlen = strlen(cur);
+
+		memset(m->str + old, 0, oldlen + 1);
+		memcpy(m->str + old, s, strlen(s));
+		if (old < m->str_dirty_lo)
+			m->str_dirty_lo = old;
+		if (old + oldlen + 1 > m->str_dirty_hi)
+			m->str_dirty_hi = old + oldlen + 1;
+		logf_(m, "%s: string rewritten in place", m->path);
+		return;
+	}
+	m->dyn[idx].d_un.d_val = str_add(m, s);
+	m->dyn_changed = 1;
+}
+
+static int op_set_soname(struct model *m, const char *soname, struct xcc_error *err)
+{
+	int i;
+
+	if (need_dynamic(m, err))
+		return -1;
+	i = dyn_find(m, DT_SONAME);
+	if (i < 0) {
+		logf_(m, "%s: adding DT_SONAME %s", m->path, soname);
+		dyn_insert(m, m->ndyn, DT_SONAME, str_add(m, soname));
+		return 0;
+	}
+	logf_(m, "%s: setting DT_SONAME to %s", m->path, soname);
+	set_string_entry(m, i, soname);
+	return 0;
+}
+
+static int op_set_interp(struct model *m, const char *interp, struct xcc_error *err)
+{
+	const GElf_Phdr *p;
+	Elf_Data *d;
+
+	if (m->interp_ph < 0)
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: cannot find section '.interp'. The input file is most likely "
+				"statically linked", m->path);
+	p = &m->ph[m->interp_ph];
+	d = elf_getdata_rawchunk(m->e, (int64_t)p->p_offset, p->p_filesz, ELF_T_BYTE);
+	if (d && d->d_size && memchr(d->d_buf, '\0', d->d_size) &&
+	    strcmp(d->d_buf, interp) == 0)
+		return 0;
+	free(m->interp);
+	m->interp = xstrdup(interp);
+	logf_(m, "%s: setting the interpreter to %s", m->path, interp);
+	return 0;
+}
+
+/* Whether dir holds an ELF file called name for this file's machine. */
+static int dir_has_library(const struct model *m, const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	unsigned char buf[64];
+	ssize_t got;
+	int fd, match = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return 0;
+	got = pread(fd, buf, sizeof buf, 0);
+	close(fd);
+	if (got >= 20 && elf_is_elf(buf, (size_t)got)) {
+		unsigned machine = buf[EI_DATA] == ELFDATA2MSB ? (unsigned)buf[18] << 8 | buf[19]
+							       : (unsigned)buf[19] << 8 | buf[18];
+
+		match = machine == m->eh.e_machine;
+	}
+	return match;
+}
+
+static int has_allowed_prefix(const char *dir, const char *prefixes)
+{
+	struct strvec pv = STRVEC_INIT;
+	int ok = 0;
+	char *list = xstrdup(prefixes);
+
+	for (char *tok = strtok(list, ":"); tok; tok = strtok(NULL, ":"))
+		strvec_push(&pv, tok);
+	for (size_t i = 0; i < pv.n && !ok; i++)
+		ok = strncmp(dir, pv.v[i], strlen(pv.v[i])) == 0;
+	strvec_free(&pv);
+	free(list);
+	return ok;
+}
+
+/* Keep only the directories that provide some DT_NEEDED library. */
+static char *shrink_rpath(struct model *m, const char *rpath, const char *prefixes)
+{
+	struct strvec keep = STRVEC_INIT, needed = STRVEC_INIT;
+	char *list = xstrdup(rpath), *save = NULL, *out;
+	int *found;
+
+	for (size_t i = 0; i < m->ndyn; i++)
+		if (m->dyn[i].d_tag == DT_NEEDED && str_at(m, m->dyn[i].d_un.d_val))
+			strvec_push(&needed, str_at(m, m->dyn[i].d_un.d_val));
+	found = calloc(needed.n + 1, sizeof *found);
+	for (char *dir = strtok_r(list, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		int useful = 0;
+
+		/* $ORIGIN and other relative entries cannot be checked here. */
+		if (dir[0] != '/') {
+			strvec_push(&keep, dir);
+			continue;
+		}
+		if (prefixes && !has_allowed_prefix(dir, prefixes)) {
+			logf_(m, "%s: removing %s from the rpath (not an allowed prefix)", m->path,
+			      dir);
+			continue;
+		}
+		for (size_t j = 0; j < needed.n; j++)
+			if (!found[j] && dir_has_library(m, dir, needed.v[j]))
+				found[j] = useful = 1;
+		if (useful)
+			strvec_push(&keep, dir);
+		else
+			logf_(m, "%s: removing %s from the rpath", m->path, dir);
+	}
+	out = strvec_join(&keep, ":");
+	free(found);
+	free(list);
+	strvec_free(&keep);
+	strvec_free(&needed);
+	return out;
+}
+
+static int op_rpath(struct model *m, const struct elfpatch_ops *ops, struct xcc_error *err)
+{
+	int rp, run, idx;
+	const char *cur = NULL;
+	char *want;
+	GElf_Sxword tag = ops->force_rpath ? DT_RPATH : DT_RUNPATH;
+
+	if (ops->rpath_op == ELFPATCH_RPATH_KEEP)
+		return 0;
+	if (need_dynamic(m, err))
+		return -1;
+	rp = dyn_find(m, DT_RPATH);
+	run = dyn_find(m, DT_RUNPATH);
+	if (run >= 0)
+		cur = str_at(m, m->dyn[run].d_un.d_val);
+	else if (rp >= 0)
+		cur = str_at(m, m->dyn[rp].d_un.d_val);
+
+	switch (ops->rpath_op) {
+	case ELFPATCH_RPATH_REMOVE:
+		for (int i = (int)m->ndyn - 1; i >= 0; i--)
+			if (m->dyn[i].d_tag == DT_RPATH || m->dyn[i].d_tag == DT_RUNPATH)
+				dyn_remove(m, (size_t)i);
+		logf_(m, "%s: removing the rpath", m->path);
+		return 0;
+	case ELFPATCH_RPATH_SHRINK:
+		if (!cur)
+			return 0;
+		want = shrink_rpath(m, cur, ops->allowed_rpath_prefixes);
+		/* Shrinking keeps the kind of entry the file has. */
+		tag = run >= 0 ? DT_RUNPATH : DT_RPATH;
+		break;
+	case ELFPATCH_RPATH_ADD:
+		want = cur && *cur ? xasprintf("%s:%s", cur, ops->rpath) : xstrdup(ops->rpath);
+		break;
+	default:
+		want = xstrdup(ops->rpath);
+		break;
+	}
+	logf_(m, "%s: new rpath is '%s'", m->path, want);
+
+	/* One entry of the kind asked for: convert the other kind, drop doubles. */
+	idx = tag == DT_RUNPATH ? run : rp;
+	if (idx < 0) {
+		idx = tag == DT_RUNPATH ? rp : run;
+		if (idx >= 0) {
+			m->dyn[idx].d_tag = tag;
+			m->dyn_changed = 1;
+		}
+	}
+	for (int i = (int)m->ndyn - 1; i >= 0; i--)
+		if (i != idx && (m->dyn[i].d_tag == DT_RPATH || m->dyn[i].d_tag == DT_RUNPATH)) {
+			dyn_remove(m, (size_t)i);
+			if (i < idx)
+				idx--;
+		}
+	if (idx < 0)
+		dyn_insert(m, m->ndyn, tag, str_add(m, want));
+	else
+		set_string_entry(m, idx, want);
+	free(want);
+	return 0;
+}
+
+/* Point .gnu.version_r's file names at a new string (vn_file is a Word). */
+static int verneed_rename(struct model *m, GElf_Xword from, GElf_Xword to, struct xcc_error *err)
+{
+	int i = dyn_find(m, DT_VERNEED), j = dyn_find(m, DT_VERNEEDNUM);
+	GElf_Off base, pos = 0;
+	GElf_Xword count;
+	Elf_Data *d;
+
+	if (i < 0 || j < 0)
+		return 0;
+	count = m->dyn[j].d_un.d_val;
+	if (vaddr_to_off(m, m->dyn[i].d_un.d_ptr, &base))
+		return corrupt(m, err, "DT_VERNEED is not inside a loadable segment");
+	for (GElf_Xword k = 0; k < count; k++) {
+		GElf_Verneed vn;
+		struct region *r;
+
+		d = elf_getdata_rawchunk(m->e, (int64_t)(base + pos), sizeof(Elf32_Verneed),
+					 ELF_T_VNEED);
+		if (!d || !gelf_getverneed(d, 0, &vn))
+			return corrupt(m, err, "bad version dependency table");
+		if (vn.vn_file == from) {
+			Elf_Data src = { 0 }, dst = { 0 };
+			Elf32_Word w = (Elf32_Word)to;
+
+			m->writes = xrealloc(m->writes, (m->nwrites + 1) * sizeof *m->writes);
+			r = &m->writes[m->nwrites++];
+			r->off = base + pos + offsetof(Elf32_Verneed, vn_file);
+			r->len = sizeof w;
+			r->bytes = xmalloc(sizeof w);
+			r->saved = NULL;
+			src.d_buf = &w;
+			src.d_size = sizeof w;
+			src.d_type = ELF_T_WORD;
+			src.d_version = EV_CURRENT;
+			dst.d_buf = r->bytes;
+			dst.d_size = sizeof w;
+			gelf_xlatetof(m->e, &dst, &src, m->eh.e_ident[EI_DATA]);
+		}
+		if (!vn.vn_next)
+			break;
+		pos += vn.vn_next;
+	}
+	return 0;
+}
+
+static int op_needed(struct model *m, const struct elfpatch_ops *ops, struct xcc_error *err)
+{
+	if (!ops->remove_needed.n && !ops->replace_needed.n && !ops->add_needed.n)
+		return 0;
+	if (need_dynamic(m, err))
+		return -1;
+	for (int i = (int)m->ndyn - 1; i >= 0; i--) {
+		const char *s = m->dyn[i].d_tag == DT_NEEDED ? str_at(m, m->dyn[i].d_un.d_val)
+							     : NULL;
+
+		if (s && strvec_contains(&ops->remove_needed, s)) {
+			logf_(m, "%s: removing DT_NEEDED %s", m->path, s);
+			dyn_remove(m, (size_t)i);
+		}
+	}
+	for (size_t k = 0; k + 1 < ops->replace_needed.n; k += 2) {
+		const char *from = ops->replace_needed.v[k], *to = ops->replace_needed.v[k + 1];
+
+		for (size_t i = 0; i < m->ndyn; i++) {
+			const char *s = m->dyn[i].d_tag == DT_NEEDED
+						? str_at(m, m->dyn[i].d_un.d_val) : NULL;
+			GElf_Xword old, nw;
+
+			if (!s || strcmp(s, from) || strcmp(from, to) == 0)
+				continue;
+			logf_(m, "%s: replacing DT_NEEDED %s with %s", m->path, from, to);
+			old = m->dyn[i].d_un.d_val;
+			nw = str_add(m, to);
+			m->dyn[i].d_un.d_val = nw;
+			m->dyn_changed = 1;
+			if (verneed_rename(m, old, nw, err))
+				return -1;
+		}
+	}
+	for (size_t k = 0, at = 0; k < ops->add_needed.n; k++) {
+		int present = 0;
+
+		for (size_t i = 0; i < m->ndyn; i++)
+			if (m->dyn[i].d_tag == DT_NEEDED && str_at(m, m->dyn[i].d_un.d_val) &&
+			    strcmp(str_at(m, m->dyn[i].d_un.d_val), ops->add_needed.v[k]) == 0)
+				present = 1;
+		if (present)
+			continue;
+		logf_(m, "%s: adding DT_NEEDED %s", m->path, ops->add_needed.v[k]);
+		dyn_insert(m, at++, DT_NEEDED, str_add(m, ops->add_needed.v[k]));
+	}
+	return 0;
+}
+
+static int op_no_default_lib(struct model *m, struct xcc_error *err)
+{
+	int i;
+
+	if (need_dynamic(m, err))
+		return -1;
+	i = dyn_find(m, DT_FLAGS_1);
+	if (i < 0) {
+		dyn_insert(m, m->ndyn, DT_FLAGS_1, DF_1_NODEFLIB);
+	} else if (!(m->dyn[i].d_un.d_val & DF_1_NODEFLIB)) {
+		m->dyn[i].d_un.d_val |= DF_1_NODEFLIB;
+		m->dyn_changed = 1;
+	}
+	return 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The file representation of n items of type t given as GElf structs. */
+static unsigned char *encode(struct model *m, Elf_Type t, const void *items, size_t n,
+			     size_t *len)
+{
+	int is64 = m->eh.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t fsz = gelf_fsize(m->e, t, n, EV_CURRENT);
+	unsigned char *out = xmalloc(fsz ? fsz : 1), *mem;
+	Elf_Data src = { 0 }, dst = { 0 };
+
+	if (is64) {
+		mem = (unsigned char *)items;
+	} else {
+		mem = xmalloc(fsz ? fsz : 1);
+		for (size_t i = 0; i < n; i++) {
+			if (t == ELF_T_PHDR) {
+				const GElf_Phdr *g = (const GElf_Phdr *)items + i;
+				Elf32_Phdr p = { (Elf32_Word)g->p_type, (Elf32_Off)g->p_offset,
+						 (Elf32_Addr)g->p_vaddr, (Elf32_Addr)g->p_paddr,
+						 (Elf32_Word)g->p_filesz, (Elf32_Word)g->p_memsz,
+						 (Elf32_Word)g->p_flags, (Elf32_Word)g->p_align };
+
+				memcpy(mem + i * sizeof p, &p, sizeof p);
+			} else if (t == ELF_T_DYN) {
+				const GElf_Dyn *g = (const GElf_Dyn *)items + i;
+				Elf32_Dyn dy = { (Elf32_Sword)g->d_tag,
+						 { (Elf32_Word)g->d_un.d_val } };
+
+				memcpy(mem + i * sizeof dy, &dy, sizeof dy);
+			} else if (t == ELF_T_SHDR) {
+				const GElf_Shdr *g = (const GElf_Shdr *)items + i;
+				Elf32_Shdr s = { g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
+						 (Elf32_Addr)g->sh_addr, (Elf32_Off)g->sh_offset,
+						 (Elf32_Word)g->sh_size, g->sh_link, g->sh_info,
+						 (Elf32_Word)g->sh_addralign,
+						 (Elf32_Word)g->sh_entsize };
+
+				memcpy(mem + i * sizeof s, &s, sizeof s);
+			} else if (t == ELF_T_SYM) {
+				const GElf_Sym *g = (const GElf_Sym *)items + i;
+				Elf32_Sym sy = { g->st_name, (Elf32_Addr)g->st_value,
+						 (Elf32_Word)g->st_size, g->st_info, g->st_other,
+						 g->st_shndx };
+
+				memcpy(mem + i * sizeof sy, &sy, sizeof sy);
+			} else { /* ELF_T_EHDR */
+				const GElf_Ehdr *g = items;
+				Elf32_Ehdr h;
+
+				memcpy(h.e_ident, g->e_ident, EI_NIDENT);
+				h.e_type = g->e_type;
+				h.e_machine = g->e_machine;
+				h.e_version = g->e_version;
+				h.e_entry = (Elf32_Addr)g->e_entry;
+				h.e_phoff = (Elf32_Off)g->e_phoff;
+				h.e_shoff = (Elf32_Off)g->e_shoff;
+				h.e_flags = g->e_flags;
+				h.e_ehsize = g->e_ehsize;
+				h.e_phentsize = g->e_phentsize;
+				h.e_phnum = g->e_phnum;
+				h.e_shentsize = g->e_shentsize;
+				h.e_shnum = g->e_shnum;
+				h.e_shstrndx = g->e_shstrndx;
+				memcpy(mem, &h, sizeof h);
+			}
+		}
+	}
+	src.d_buf = mem;
+	src.d_size = fsz;
+	src.d_type = t;
+	src.d_version = EV_CURRENT;
+	dst.d_buf = out;
+	dst.d_size = fsz;
+	dst.d_version = EV_CURRENT;
+	gelf_xlatetof(m->e, &dst, &src, m->eh.e_ident[EI_DATA]);
+	if (mem != items)
+		free(mem);
+	*len = fsz;
+	return out;
+}
+
+static void add_write(struct model *m, uint64_t off, unsigned char *bytes, size_t len)
+{
+	struct region *r;
+
+	m->writes = xrealloc(m->writes, (m->nwrites + 1) * sizeof *m->writes);
+	r = &m->writes[m->nwrites++];
+	r->off = off;
+	r->len = len;
+	r->bytes = bytes;
+	r->saved = NULL;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a ? (v + a - 1) / a * a : v;
+}
+
+/* Symbols defined in a section that moved (its section symbol, _DYNAMIC)
+ * move with it: checkers insist their values stay inside the section. */
+static void move_symbols(struct model *m, size_t shndx, GElf_Addr old, GElf_Addr nw)
+{
+	size_t entsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
+
+	if (!shndx || !entsz || old == nw)
+		return;
+	for (size_t i = 1; i < m->shnum; i++) {
+		Elf_Scn *scn;
+		Elf_Data *d;
+		size_t n;
+
+		if (m->sh[i].sh_type != SHT_SYMTAB && m->sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		scn = elf_getscn(m->e, i);
+		d = scn ? elf_getdata(scn, NULL) : NULL;
+		if (!d)
+			continue;
+		n = d->d_size / entsz;
+		for (size_t k = 0; k < n; k++) {
+			GElf_Sym s;
+			unsigned char *b;
+			size_t len;
+
+			if (!gelf_getsym(d, (int)k, &s) || s.st_shndx != shndx)
+				continue;
+			s.st_value = s.st_value - old + nw;
+			b = encode(m, ELF_T_SYM, &s, 1, &len);
+			add_write(m, m->sh[i].sh_offset + k * entsz, b, len);
+		}
+	}
+}
+
+/* Plan the bytes to write: in place where things fit, else a new segment. */
+static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_error *err)
+{
+	int grow_str = m->strsz > m->strsz_orig;
+	int grow_dyn = m->dyn_ph >= 0 && m->ndyn + 1 > m->dyn_cap;
+	int grow_interp = m->interp &&
+			  strlen(m->interp) + 1 > m->ph[m->interp_ph].p_filesz;
+	int grow = grow_str || grow_dyn || grow_interp;
+	size_t len, phsz = m->eh.e_phentsize;
+	unsigned char *b;
+
+	if (grow) {
+		unsigned long page = ops->page_size ? ops->page_size
+						    : elf_default_page_size(m->eh.e_machine);
+		int exec_like = (m->eh.e_type == ET_EXEC || m->interp_ph >= 0);
+		uint64_t maxend = 0, delta0 = 0, o, v, pos, str_pos = 0, dyn_pos = 0, int_pos = 0;
+		size_t last_load = 0, nph;
+		int have_load = 0, phdr_ph = -1;
+		size_t dyn_len = 0;
+		GElf_Phdr nl;
+
+		for (size_t i = 0; i < m->phnum; i++) {
+			if (m->ph[i].p_type == PT_PHDR)
+				phdr_ph = (int)i;
+			if (m->ph[i].p_type != PT_LOAD)
+				continue;
+			if (!have_load)
+				delta0 = m->ph[i].p_vaddr - m->ph[i].p_offset;
+			have_load = 1;
+			last_load = i;
+			if (m->ph[i].p_vaddr + m->ph[i].p_memsz > maxend)
+				maxend = m->ph[i].p_vaddr + m->ph[i].p_memsz;
+		}
+		if (!have_load)
+			return corrupt(m, err, "no loadable segment");
+		/* A static PIE is started by the kernel too. */
+		if (dyn_find(m, DT_FLAGS_1) >= 0 &&
+		    (m->dyn[dyn_find(m, DT_FLAGS_1)].d_un.d_val & DF_1_PIE))
+			exec_like = 1;
+		if (m->phnum + 1 >= PN_XNUM)
+			return corrupt(m, err, "too many program headers");
+		if (phsz != gelf_fsize(m->e, ELF_T_PHDR, 1, EV_CURRENT))
+			return corrupt(m, err, "unexpected program header size");
+
+		/* Executables: the kernel (and qemu) may compute AT_PHDR as
+		 * first segment's bias + e_phoff, so keep the new segment's
+		 * address - offset equal to the first one's. Libraries need
+		 * only congruence modulo the page. */
+		o = align_up(m->size, 8);
+		if (exec_like && delta0 % page == 0) {
+			v = align_up(maxend, page);
+			if (v - delta0 > o)
+				o = v - delta0;
+			v = o + delta0;
+		} else {
+			v = align_up(maxend, page) + o % page;
+		}
+		nph = m->phnum + 1;
+		pos = nph * phsz;
+		if (grow_interp) {
+			int_pos = pos;
+			pos += strlen(m->interp) + 1;
+		}
+		if (grow_str) {
+			str_pos = pos;
+			pos += m->strsz;
+		}
+		if (grow_dyn) {
+			pos = align_up(pos, 8);
+			dyn_pos = pos;
+			/* Room for a few more entries, so later patches fit in place. */
+			dyn_len = gelf_fsize(m->e, ELF_T_DYN, m->ndyn + 1 + 4, EV_CURRENT);
+			pos += dyn_len;
+		}
+		m->append_off = o;
+		m->append_len = pos;
+		m->append = calloc(1, pos);
+
+		memset(&nl, 0, sizeof nl);
+		nl.p_type = PT_LOAD;
+		nl.p_offset = o;
+		nl.p_vaddr = nl.p_paddr = v;
+		nl.p_filesz = nl.p_memsz = pos;
+		nl.p_flags = PF_R | (grow_dyn ? PF_W : 0);
+		nl.p_align = page;
+		memmove(&m->ph[last_load + 2], &m->ph[last_load + 1],
+			(m->phnum - last_load - 1) * sizeof *m->ph);
+		m->ph[last_load + 1] = nl;
+		m->phnum = nph;
+		if (m->dyn_ph > (int)last_load)
+			m->dyn_ph++;
+		if (m->interp_ph > (int)last_load)
+			m->interp_ph++;
+		if (phdr_ph >= 0) {
+			if (phdr_ph > (int)last_load)
+				phdr_ph++;
+			m->ph[phdr_ph].p_offset = o;
+			m->ph[phdr_ph].p_vaddr = m->ph[phdr_ph].p_paddr = v;
+			m->ph[phdr_ph].p_filesz = m->ph[phdr_ph].p_memsz = nph * phsz;
+		}
+		m->eh.e_phoff = o;
+		m->eh.e_phnum = (GElf_Half)nph;
+		m->ehdr_changed = 1;
+		logf_(m, "%s: new segment at offset %#llx, address %#llx, %zu bytes", m->path,
+		      (unsigned long long)o, (unsigned long long)v, (size_t)pos);
+
+		if (grow_interp) {
+			GElf_Phdr *ip = &m->ph[m->interp_ph];
+			GElf_Addr old_addr = ip->p_vaddr;
+
+			memcpy(m->append + int_pos, m->interp, strlen(m->interp) + 1);
+			ip->p_offset = o + int_pos;
+			ip->p_vaddr = ip->p_paddr = v + int_pos;
+			ip->p_filesz = ip->p_memsz = strlen(m->interp) + 1;
+			ip->p_align = 1;
+			if (m->sh_interp) {
+				m->sh[m->sh_interp].sh_offset = ip->p_offset;
+				m->sh[m->sh_interp].sh_addr = ip->p_vaddr;
+				m->sh[m->sh_interp].sh_size = ip->p_filesz;
+				m->sh[m->sh_interp].sh_addralign = 1;
+				m->sh_changed_interp = 1;
+				move_symbols(m, m->sh_interp, old_addr, ip->p_vaddr);
+			}
+			free(m->interp);
+			m->interp = NULL;
+		}
+		if (grow_str) {
+			memcpy(m->append + str_pos, m->str, m->strsz);
+			for (size_t i = 0; i < m->ndyn; i++) {
+				if (m->dyn[i].d_tag == DT_STRTAB)
+					m->dyn[i].d_un.d_ptr = v + str_pos;
+				else if (m->dyn[i].d_tag == DT_STRSZ)
+					m->dyn[i].d_un.d_val = m->strsz;
+			}
+			m->dyn_changed = 1;
+			if (m->sh_dynstr) {
+				move_symbols(m, m->sh_dynstr, m->str_addr, v + str_pos);
+				m->sh[m->sh_dynstr].sh_offset = o + str_pos;
+				m->sh[m->sh_dynstr].sh_addr = v + str_pos;
+				m->sh[m->sh_dynstr].sh_size = m->strsz;
+				m->sh_changed_dynstr = 1;
+			}
+			m->str_dirty_lo = UINT64_MAX;
+		}
+		if (grow_dyn) {
+			GElf_Phdr *dp = &m->ph[m->dyn_ph];
+			GElf_Addr old_addr = dp->p_vaddr;
+
+			dp->p_offset = o + dyn_pos;
+			dp->p_vaddr = dp->p_paddr = v + dyn_pos;
+			dp->p_filesz = dp->p_memsz = dyn_len;
+			m->dyn_cap = m->ndyn + 1 + 4;
+			if (m->sh_dynamic) {
+				m->sh[m->sh_dynamic].sh_offset = dp->p_offset;
+				m->sh[m->sh_dynamic].sh_addr = dp->p_vaddr;
+				m->sh[m->sh_dynamic].sh_size = dyn_len;
+				m->sh_changed_dynamic = 1;
+			}
+			move_symbols(m, m->sh_dynamic, old_addr, dp->p_vaddr);
+		}
+		b = encode(m, ELF_T_PHDR, m->ph, m->phnum, &len);
+		memcpy(m->append, b, len);
+		free(b);
+	}
+
+	if (m->interp) { /* fits in place: pad with NULs to the old size */
+		const GElf_Phdr *ip = &m->ph[m->interp_ph];
+
+		b = calloc(1, ip->p_filesz);
+		memcpy(b, m->interp, strlen(m->interp));
+		add_write(m, ip->p_offset, b, ip->p_filesz);
+	}
+	if (m->dyn_changed) {
+		GElf_Dyn *all = calloc(m->dyn_cap, sizeof *all);
+
+		memcpy(all, m->dyn, m->ndyn * sizeof *all);
+		b = encode(m, ELF_T_DYN, all, m->dyn_cap, &len);
+		free(all);
+		if (grow_dyn) {
+			memcpy(m->append + (m->ph[m->dyn_ph].p_offset - m->append_off), b, len);
+			free(b);
+		} else {
+			add_write(m, m->ph[m->dyn_ph].p_offset, b, len);
+		}
+	}
+	if (m->str_dirty_lo < m->str_dirty_hi) {
+		size_t n = (size_t)(m->str_dirty_hi - m->str_dirty_lo);
+
+		b = xmalloc(n);
+		memcpy(b, m->str + m->str_dirty_lo, n);
+		add_write(m, m->str_off + m->str_dirty_lo, b, n);
+	}
+	if (m->ehdr_changed) {
+		b = encode(m, ELF_T_EHDR, &m->eh, 1, &len);
+		add_write(m, 0, b, len);
+	}
+	{
+		size_t shidx[3] = { m->sh_changed_dynstr ? m->sh_dynstr : 0,
+				    m->sh_changed_dynamic ? m->sh_dynamic : 0,
+				    m->sh_changed_interp ? m->sh_interp : 0 };
+
+		for (int k = 0; k < 3; k++) {
+			if (!shidx[k])
+				continue;
+			b = encode(m, ELF_T_SHDR, &m->sh[shidx[k]], 1, &len);
+			add_write(m, m->eh.e_shoff + shidx[k] * m->eh.e_shentsize, b, len);
+		}
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Write the plan into fd: new data past the end first, synced, then the
+ * header bytes; on any failure put back what was there. */
+static int apply(struct model *m, int fd, const char *what, struct xcc_error *err)
+{
+	size_t done = 0;
+	int saved_errno;
+
+	for (size_t i = 0; i < m->nwrites; i++) {
+		struct region *r = &m->writes[i];
+
+		if (r->off > m->size || r->len > m->size - r->off)
+			return corrupt(m, err, "a table lies outside the file");
+		r->saved = xmalloc(r->len);
+		if (pread(fd, r->saved, r->len, (off_t)r->off) != (ssize_t)r->len)
+			return xcc_fail(err, XCC_EFAIL, "%s: reading: %s", what, strerror(errno));
+	}
+	if (m->append_len) {
+		if (pwrite_all(fd, m->append, m->append_len, m->append_off) || fdatasync(fd))
+			goto undo;
+	}
+	for (; done < m->nwrites; done++)
+		if (pwrite_all(fd, m->writes[done].bytes, m->writes[done].len,
+			       m->writes[done].off))
+			goto undo;
+	if (fsync(fd))
+		goto undo;
+	return 0;
+undo:
+	saved_errno = errno;
+	for (size_t i = 0; i <= done && i < m->nwrites; i++)
+		pwrite_all(fd, m->writes[i].saved, m->writes[i].len, m->writes[i].off);
+	if (ftruncate(fd, (off_t)m->size) == 0)
+		fsync(fd);
+	return xcc_fail(err, XCC_EFAIL, "%s: writing: %s (the file was left as it was)", what,
+			strerror(saved_errno));
+}
+
+static int copy_fd(int in, int out)
+{
+	loff_t off_in = 0, off_out = 0;
+	struct stat st;
+
+	if (fstat(in, &st))
+		return -1;
+	while (off_in < st.st_size) {
+		ssize_t n = copy_file_range(in, &off_in, out, &off_out,
+					    (size_t)(st.st_size - off_in), 0);
+
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+			char buf[65536];
+
+			n = pread(in, buf, sizeof buf, off_in);
+			if (n > 0 && pwrite_all(out, buf, (size_t)n, (uint64_t)off_out))
+				return -1;
+			if (n > 0) {
+				off_in += n;
+				off_out += n;
+			}
+		}
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+	}
+	return 0;
+}
+
+/* --output: copy, patch the copy, sync, rename. */
+static int write_output(struct model *m, const char *output, struct xcc_error *err)
+{
+	char *dir = xstrdup(output), *tmp;
+	struct stat st;
+	int fd, rc = -1;
+
+	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), strrchr(output, '/')
+							  ? strrchr(output, '/') + 1 : output);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (copy_fd(m->fd, fd)) {
+		xcc_fail(err, XCC_EFAIL, "%s: copying: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (fstat(m->fd, &st) == 0)
+		fchmod(fd, st.st_mode & 07777);
+	if (apply(m, fd, output, err))
+		goto fail;
+	if (rename(tmp, output)) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
+		goto fail;
+	}
+	rc = 0;
+	close(fd);
+	goto out;
+fail:
+	close(fd);
+	unlink(tmp);
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
+		  struct xcc_error *err)
+{
+	struct model m = { .path = path, .fd = -1, .log = &res->log };
+	int rc = -1, changed;
+
+	res->changed = res->grew = 0;
+	m.fd = open(path, (ops->output ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (m.fd < 0) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (model_load(&m, err))
+		goto out;
+	res->old_size = res->new_size = m.size;
+
+	if (ops->set_os_abi >= 0 && m.eh.e_ident[EI_OSABI] != ops->set_os_abi) {
+		m.eh.e_ident[EI_OSABI] = (unsigned char)ops->set_os_abi;
+		m.ehdr_changed = 1;
+	}
+	if (ops->set_soname && op_set_soname(&m, ops->set_soname, err))
+		goto out;
+	if (ops->set_interp && op_set_interp(&m, ops->set_interp, err))
+		goto out;
+	if (op_rpath(&m, ops, err) || op_needed(&m, ops, err))
+		goto out;
+	if (ops->no_default_lib && op_no_default_lib(&m, err))
+		goto out;
+	if (plan(&m, ops, err))
+		goto out;
+
+	changed = m.nwrites || m.append_len;
+	if (ops->output) {
+		if (write_output(&m, ops->output, err))
+			goto out;
+	} else if (changed && apply(&m, m.fd, path, err)) {
+		goto out;
+	}
+	res->changed = changed;
+	res->grew = m.append_len > 0;
+	if (m.append_len)
+		res->new_size = m.append_off + m.append_len;
+	rc = 0;
+out:
+	model_free(&m);
+	if (m.fd >= 0)
+		close(m.fd);
+	return rc;
+}
+
+void elfpatch_result_free(struct elfpatch_result *res)
+{
+	strvec_free(&res->log);
+}
+
+void elfpatch_ops_free(struct elfpatch_ops *ops)
+{
+	strvec_free(&ops->remove_needed);
+	strvec_free(&ops->replace_needed);
+	strvec_free(&ops->add_needed);
+}

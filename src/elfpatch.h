@@ -1,0 +1,66 @@
+/* Changing what the dynamic loader sees in an ELF file: interpreter,
+ * search paths, DT_NEEDED, soname, flags, OS ABI. The engine behind
+ * `cuda-xcc patchelf` and autopatch.
+ *
+ * Strings that fit are patched where they are. Otherwise one new PT_LOAD
+ * is appended at the end of the file holding the program header table and
+ * whatever had to grow (.dynstr, .dynamic, the interpreter); no other
+ * section moves, so .nv_fatbin and friends keep their addresses, and the
+ * file grows by the new data plus at most one page of padding. */
+#ifndef XCC_ELFPATCH_H
+#define XCC_ELFPATCH_H
+
+#include "error.h"
+#include "strvec.h"
+
+enum elfpatch_rpath_op {
+	ELFPATCH_RPATH_KEEP,
+	ELFPATCH_RPATH_SET,
+	ELFPATCH_RPATH_ADD,
+	ELFPATCH_RPATH_REMOVE,
+	ELFPATCH_RPATH_SHRINK,
+};
+
+struct elfpatch_ops {
+	int set_os_abi;          /* -1: keep */
+	const char *set_soname;  /* NULL: keep */
+	const char *set_interp;  /* NULL: keep */
+	enum elfpatch_rpath_op rpath_op;
+	const char *rpath;       /* for SET and ADD */
+	const char *allowed_rpath_prefixes; /* for SHRINK: ':'-separated, NULL: any */
+	int force_rpath;         /* write DT_RPATH, not DT_RUNPATH */
+	struct strvec remove_needed;
+	struct strvec replace_needed; /* pairs: old, new, old, new ... */
+	struct strvec add_needed;
+	int no_default_lib;      /* set DF_1_NODEFLIB */
+	unsigned long page_size; /* alignment of a new PT_LOAD; 0: by machine */
+	const char *output;      /* write here instead of in place; NULL: in place */
+};
+
+#define ELFPATCH_OPS_INIT { -1, NULL, NULL, ELFPATCH_RPATH_KEEP, NULL, NULL, 0, \
+	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, NULL }
+
+struct elfpatch_result {
+	int changed;            /* something was written */
+	int grew;               /* a new segment was appended */
+	unsigned long long old_size, new_size;
+	struct strvec log;      /* what was done, for --debug */
+};
+
+/*
+ * Apply ops to path. Nothing changes when the file already says what ops
+ * ask for (patching twice changes nothing the second time).
+ *
+ * In place, the new data is written past the old end of the file and
+ * synced before the few header bytes change; any failure restores the
+ * bytes and the size, so a failed patch leaves the file as it was. With
+ * ops->output the result goes to a temporary file next to it, synced and
+ * renamed over it, with path's mode.
+ */
+int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
+		  struct xcc_error *err);
+
+void elfpatch_result_free(struct elfpatch_result *res);
+void elfpatch_ops_free(struct elfpatch_ops *ops);
+
+#endif

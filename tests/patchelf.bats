@@ -1,0 +1,461 @@
+#!/usr/bin/env bats
+# cuda-xcc patchelf: patchelf's interface on fixtures compiled at test time.
+load lib/common
+
+setup_file() {
+	sh "$XCC_SRCDIR/tests/fixtures/elf-fixtures.sh" "$BATS_FILE_TMPDIR/fx"
+}
+
+# Copy fixture REL into the scratch dir (and its lib/ next to it); print the copy's path.
+fixture() {
+	local src=$BATS_FILE_TMPDIR/fx/$1 s
+	[ -e "$src" ] || skip "fixture $1 could not be built here (${2:-compiler missing})"
+	s=$(scratch)
+	mkdir -p "$s/$(dirname "$1")"
+	cp -a "$src" "$s/$1"
+	if [ -d "$(dirname "$src")/lib" ]; then
+		cp -a "$(dirname "$src")/lib" "$s/$(dirname "$1")/"
+	fi
+	echo "$s/$1"
+}
+
+size_of() { stat -c %s "$1"; }
+
+# The program headers' alignment of the last PT_LOAD.
+last_load_align() { readelf -lW "$1" | awk '$1 == "LOAD" { a = $NF } END { print a }'; }
+
+lint_ok() {
+	command -v eu-elflint >/dev/null 2>&1 || return 0
+	run eu-elflint --gnu-ld "$1"
+	if [ "$status" -ne 0 ]; then
+		echo "eu-elflint --gnu-ld $1:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# eu-elflint finds nothing new in PATCHED that it did not find in ORIG.
+lint_same() {
+	command -v eu-elflint >/dev/null 2>&1 || return 0
+	local before after
+	before=$(eu-elflint --gnu-ld "$1" 2>&1 | sed "s|$1|FILE|g")
+	after=$(eu-elflint --gnu-ld "$2" 2>&1 | sed "s|$2|FILE|g")
+	if [ "$before" != "$after" ]; then
+		echo "eu-elflint: $2 differs from $1:" >&2
+		diff <(echo "$before") <(echo "$after") >&2
+		return 1
+	fi
+}
+
+@test "patchelf: print options agree with Debian's patchelf on every fixture" {
+	need patchelf "the reference implementation"
+	local n=0
+	for f in x86/prog x86/prog-rpath x86/hello x86/hello-nopie x86/libfat.so \
+		x86/lib/libgreet.so.1 a64/prog a64/cxx a64/lib/libgreet.so.1 lib32.so libbe.so; do
+		[ -e "$BATS_FILE_TMPDIR/fx/$f" ] || continue
+		for opt in --print-needed --print-rpath --print-soname --print-interpreter; do
+			want=$(patchelf "$opt" "$BATS_FILE_TMPDIR/fx/$f" 2>/dev/null) && wrc=0 || wrc=$?
+			got=$(xcc patchelf "$opt" "$BATS_FILE_TMPDIR/fx/$f" 2>/dev/null) && grc=0 || grc=$?
+			if [ "$want" != "$got" ] || [ "$wrc" -ne "$grc" ]; then
+				echo "$f $opt: patchelf said '$want' ($wrc), we said '$got' ($grc)" >&2
+				return 1
+			fi
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 20 ]
+}
+
+@test "patchelf: several files and several print options in one call" {
+	local fx=$BATS_FILE_TMPDIR/fx
+	[ -e "$fx/x86/prog" ] || skip "no x86_64 fixtures"
+	run xcc patchelf --print-soname --print-needed "$fx/x86/lib/libgreet.so.1" "$fx/x86/prog"
+	assert_status 0
+	assert_output_equals "libgreet.so.1
+libgreet.so.1
+libc.so.6"
+}
+
+@test "patchelf: installed as cuda-xcc-patchelf it is patchelf" {
+	local s
+	s=$(scratch)
+	ln -s "$CUDA_XCC" "$s/cuda-xcc-patchelf"
+	[ -e "$BATS_FILE_TMPDIR/fx/x86/prog" ] || skip "no x86_64 fixtures"
+	run "$s/cuda-xcc-patchelf" --print-needed "$BATS_FILE_TMPDIR/fx/x86/prog"
+	assert_status 0
+	assert_output_contains "libgreet.so.1"
+	run "$s/cuda-xcc-patchelf" --version
+	assert_output_contains "patchelf 0."
+}
+
+@test "patchelf: usage errors exit 2" {
+	run xcc patchelf --print-needed
+	assert_status 2
+	run xcc patchelf --frobnicate x
+	assert_status 2
+	assert_output_contains "unknown option"
+	run xcc patchelf --set-rpath
+	assert_status 2
+	run xcc patchelf --output o a b
+	assert_status 2
+	run xcc patchelf --page-size 1000 x
+	assert_status 2
+	run xcc patchelf --set-os-abi plan9 x
+	assert_status 2
+}
+
+@test "patchelf: set-interpreter, shorter in place, longer by growing; both run" {
+	local f
+	f=$(fixture x86/hello)
+	sz=$(size_of "$f")
+	xcc patchelf --set-interpreter /lib64/ld-linux-x86-64.so.2 "$f"
+	[ "$(size_of "$f")" -eq "$sz" ]
+	xcc patchelf --set-interpreter /lib/x86_64-linux-gnu/../x86_64-linux-gnu/ld-linux-x86-64.so.2 "$f"
+	run xcc patchelf --print-interpreter "$f"
+	assert_output_equals "/lib/x86_64-linux-gnu/../x86_64-linux-gnu/ld-linux-x86-64.so.2"
+	[ "$(size_of "$f")" -gt "$sz" ]
+	run "$f"
+	assert_status 0
+	assert_output_equals "hello"
+	lint_ok "$f"
+}
+
+@test "patchelf: set-interpreter on a non-PIE executable runs" {
+	local f
+	f=$(fixture x86/hello-nopie)
+	xcc patchelf --set-interpreter /lib/x86_64-linux-gnu/../x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+		--set-rpath /nowhere/at/all/but/long/enough "$f"
+	run "$f"
+	assert_output_equals "hello"
+	lint_ok "$f"
+}
+
+@test "patchelf: set-rpath that fits is written in place" {
+	local f
+	f=$(fixture x86/prog-rpath)
+	sz=$(size_of "$f")
+	xcc patchelf --set-rpath '$ORIGIN/lib' "$f"
+	[ "$(size_of "$f")" -eq "$sz" ]
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals '$ORIGIN/lib'
+	run "$f"
+	assert_status 0
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+}
+
+@test "patchelf: set-rpath beyond the string table grows the file by little, and runs" {
+	local f
+	f=$(fixture x86/prog)
+	sz=$(size_of "$f")
+	rp='$ORIGIN/lib:/opt/a/rather/long/directory/that/cannot/fit/in/the/old/table'
+	xcc patchelf --set-rpath "$rp" "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals "$rp"
+	run "$f"
+	assert_status 0
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+	# one page (4 KiB on x86_64) plus the new data
+	[ "$(size_of "$f")" -le $((sz + 4096 + 4096)) ]
+	readelf -dW "$f" | grep -q '(RUNPATH)'
+}
+
+@test "patchelf: a library grows by the new data only, and device-code sections never move" {
+	local f
+	f=$(fixture x86/libfat.so)
+	before=$(readelf -SW "$f" | grep -E '\.nv_fatbin|\.nvFatBinSegment' | awk '{print $2, $4, $5}')
+	[ -n "$before" ]
+	sz=$(size_of "$f")
+	xcc patchelf --set-rpath '$ORIGIN/../a/long/enough/path/to/need/a/new/string/table' \
+		--add-needed libextra.so.7 --set-soname libfat-renamed.so.1 "$f"
+	after=$(readelf -SW "$f" | grep -E '\.nv_fatbin|\.nvFatBinSegment' | awk '{print $2, $4, $5}')
+	[ "$before" = "$after" ]
+	[ "$(size_of "$f")" -le $((sz + 1024)) ]
+	lint_ok "$f"
+	run xcc patchelf --print-soname --print-needed "$f"
+	assert_output_contains "libfat-renamed.so.1"
+	assert_output_contains "libextra.so.7"
+}
+
+@test "patchelf: real CUDA libraries stay valid, loadable, fatbin in place" {
+	local lib=/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.13 s
+	[ -e "$lib" ] || skip "no CUDA 13 at /usr/local/cuda"
+	need python3 "to dlopen the result"
+	s=$(scratch)
+	cp "$lib" "$s/libcudart.so.13"
+	before=$(readelf -SW "$s/libcudart.so.13" | grep -E 'nv_fatbin|nvFatBin' | awk '{print $2, $4, $5}')
+	sz=$(size_of "$s/libcudart.so.13")
+	xcc patchelf --set-rpath '$ORIGIN:/opt/some/where/else' "$s/libcudart.so.13"
+	after=$(readelf -SW "$s/libcudart.so.13" | grep -E 'nv_fatbin|nvFatBin' | awk '{print $2, $4, $5}')
+	[ "$before" = "$after" ]
+	[ "$(size_of "$s/libcudart.so.13")" -le $((sz + 4096 + 65536)) ]
+	lint_same "$lib" "$s/libcudart.so.13"
+	python3 -c "import ctypes; ctypes.CDLL('$s/libcudart.so.13')"
+}
+
+@test "patchelf: add-rpath appends, force-rpath writes DT_RPATH, remove-rpath removes" {
+	local f
+	f=$(fixture x86/prog)
+	xcc patchelf --set-rpath /first "$f"
+	xcc patchelf --add-rpath '$ORIGIN/lib' "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals '/first:$ORIGIN/lib'
+	readelf -dW "$f" | grep -q '(RUNPATH)'
+	xcc patchelf --force-rpath --set-rpath '$ORIGIN/lib' "$f"
+	readelf -dW "$f" | grep -q '(RPATH)'
+	! readelf -dW "$f" | grep -q '(RUNPATH)'
+	run "$f"
+	assert_output_equals "hello greet"
+	xcc patchelf --remove-rpath "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals ""
+	! readelf -dW "$f" | grep -qE '\((RPATH|RUNPATH)\)'
+	lint_ok "$f"
+}
+
+@test "patchelf: shrink-rpath keeps directories that provide a library, and allowed prefixes" {
+	local f d
+	f=$(fixture x86/prog)
+	d=$(dirname "$f")
+	mkdir -p "$d/empty" "$d/other"
+	cp "$d/lib/libgreet.so.1" "$d/other/"
+	xcc patchelf --set-rpath "$d/empty:$d/lib:\$ORIGIN/x:$d/other" "$f"
+	xcc patchelf --shrink-rpath "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals "$d/lib:\$ORIGIN/x"
+	xcc patchelf --set-rpath "$d/empty:$d/lib:$d/other" "$f"
+	xcc patchelf --shrink-rpath --allowed-rpath-prefixes "$d/other" "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals "$d/other"
+	lint_ok "$f"
+}
+
+@test "patchelf: shrink-rpath ignores a library of another machine" {
+	local f d
+	f=$(fixture x86/prog)
+	d=$(dirname "$f")
+	[ -e "$BATS_FILE_TMPDIR/fx/a64/lib/libgreet.so.1" ] || skip "no aarch64 fixtures"
+	mkdir -p "$d/arm"
+	cp "$BATS_FILE_TMPDIR/fx/a64/lib/libgreet.so.1" "$d/arm/"
+	xcc patchelf --set-rpath "$d/arm:$d/lib" "$f"
+	xcc patchelf --shrink-rpath "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals "$d/lib"
+}
+
+@test "patchelf: add-needed, remove-needed, replace-needed (with symbol versions)" {
+	local f d
+	f=$(fixture x86/prog)
+	d=$(dirname "$f")
+	cp "$d/lib/libgreet.so.1" "$d/lib/libgreet-renamed.so"
+	xcc patchelf --set-rpath '$ORIGIN/lib' --replace-needed libgreet.so.1 libgreet-renamed.so \
+		--add-needed libm.so.6 "$f"
+	run xcc patchelf --print-needed "$f"
+	assert_output_equals "libm.so.6
+libgreet-renamed.so
+libc.so.6"
+	run "$f"
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+	# the version requirements name the renamed file too
+	readelf -VW "$f" | grep -q 'File: libc.so.6'
+	xcc patchelf --replace-needed libc.so.6 libc.so.6 --remove-needed libm.so.6 "$f"
+	run xcc patchelf --print-needed "$f"
+	assert_output_equals "libgreet-renamed.so
+libc.so.6"
+	run "$f"
+	assert_output_equals "hello greet"
+}
+
+@test "patchelf: replace-needed renames the version requirement's file" {
+	local f
+	f=$(fixture x86/hello)
+	xcc patchelf --replace-needed libc.so.6 /lib/x86_64-linux-gnu/libc.so.6 "$f"
+	readelf -VW "$f" | grep -q 'File: /lib/x86_64-linux-gnu/libc.so.6'
+	run "$f"
+	assert_output_equals "hello"
+	lint_ok "$f"
+}
+
+@test "patchelf: set-soname and print-soname; no-default-lib sets DF_1_NODEFLIB" {
+	local f
+	f=$(fixture x86/lib/libgreet.so.1)
+	xcc patchelf --set-soname libgreet.so.42 "$f"
+	run xcc patchelf --print-soname "$f"
+	assert_output_equals "libgreet.so.42"
+	xcc patchelf --no-default-lib "$f"
+	readelf -dW "$f" | grep -E 'FLAGS_1' | grep -q NODEFLIB
+	lint_ok "$f"
+}
+
+@test "patchelf: print-os-abi and set-os-abi" {
+	local f
+	f=$(fixture x86/hello)
+	run xcc patchelf --print-os-abi "$f"
+	assert_output_equals "System V"
+	xcc patchelf --set-os-abi FreeBSD "$f"
+	run xcc patchelf --print-os-abi "$f"
+	assert_output_equals "FreeBSD"
+	readelf -h "$f" | grep -q 'FreeBSD'
+	xcc patchelf --set-os-abi linux "$f"
+	run xcc patchelf --print-os-abi "$f"
+	assert_output_equals "Linux"
+}
+
+@test "patchelf: --output writes a new file and leaves the input alone" {
+	local f
+	f=$(fixture x86/prog)
+	sum=$(sha256sum < "$f")
+	chmod 750 "$f"
+	xcc patchelf --set-rpath '$ORIGIN/lib:/and/something/longer/than/before' --output "$f.out" "$f"
+	[ "$(sha256sum < "$f")" = "$sum" ]
+	[ "$(stat -c %a "$f.out")" = 750 ]
+	run "$f.out"
+	assert_output_equals "hello greet"
+	[ -z "$(ls -A "$(dirname "$f")" | grep '^\.prog')" ]
+}
+
+@test "patchelf: several files and several operations in one call" {
+	local a b s
+	a=$(fixture x86/prog)
+	s=$(dirname "$a")
+	b=$s/prog2
+	cp "$a" "$b"
+	xcc patchelf --set-rpath '$ORIGIN/lib:/a/longer/path/than/fits' --add-needed libm.so.6 \
+		--set-interpreter /lib/x86_64-linux-gnu/../x86_64-linux-gnu/ld-linux-x86-64.so.2 "$a" "$b"
+	for f in "$a" "$b"; do
+		run "$f"
+		assert_output_equals "hello greet"
+		run xcc patchelf --print-needed "$f"
+		assert_output_contains "libm.so.6"
+		lint_ok "$f"
+	done
+}
+
+@test "patchelf: patching twice changes nothing the second time" {
+	local f
+	f=$(fixture x86/prog)
+	ops=(--set-rpath '$ORIGIN/lib:/opt/long/enough/to/grow/the/string/table' --add-needed libm.so.6
+		--set-soname prog.so
+		--set-interpreter /lib/x86_64-linux-gnu/../x86_64-linux-gnu/ld-linux-x86-64.so.2)
+	xcc patchelf "${ops[@]}" "$f"
+	cp "$f" "$f.once"
+	xcc patchelf "${ops[@]}" "$f"
+	cmp "$f" "$f.once"
+	run "$f"
+	assert_output_equals "hello greet"
+}
+
+@test "patchelf: aarch64 program runs under qemu with a new interpreter and rpath" {
+	need qemu-aarch64 "to run aarch64 programs"
+	local f
+	f=$(fixture a64/prog)
+	[ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] || skip "no aarch64 C library"
+	xcc patchelf --set-interpreter /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 \
+		--set-rpath '$ORIGIN/lib:/usr/aarch64-linux-gnu/lib' "$f"
+	run qemu-aarch64 "$f"
+	assert_status 0
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+	[ "$(last_load_align "$f")" = 0x10000 ]
+}
+
+@test "patchelf: aarch64 library grows by at most one 64 KiB page plus data; --page-size" {
+	local f sz
+	f=$(fixture a64/lib/libgreet.so.1)
+	sz=$(size_of "$f")
+	cp "$f" "$f.4k"
+	xcc patchelf --set-rpath '$ORIGIN/a/path/long/enough/to/need/a/new/table' "$f"
+	[ "$(size_of "$f")" -le $((sz + 65536 + 1024)) ]
+	[ "$(last_load_align "$f")" = 0x10000 ]
+	lint_ok "$f"
+	xcc patchelf --page-size 4096 --set-rpath '$ORIGIN/a/path/long/enough/to/need/a/new/table' "$f.4k"
+	[ "$(last_load_align "$f.4k")" = 0x1000 ]
+	if command -v qemu-aarch64 >/dev/null; then
+		local d
+		d=$(dirname "$f")
+		cp "$BATS_FILE_TMPDIR/fx/a64/prog" "$d/prog"
+		run qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$d" "$d/prog"
+		assert_output_equals "hello greet"
+	fi
+}
+
+@test "patchelf: 32-bit and big-endian libraries" {
+	local f
+	for name in lib32.so libbe.so; do
+		[ -e "$BATS_FILE_TMPDIR/fx/$name" ] || continue
+		f=$(fixture "$name")
+		xcc patchelf --set-rpath '$ORIGIN/a/long/path/for/a/new/string/table' \
+			--add-needed libextra.so.3 --set-soname "$name.9" "$f"
+		run xcc patchelf --print-rpath --print-soname --print-needed "$f"
+		assert_output_equals "$name.9
+\$ORIGIN/a/long/path/for/a/new/string/table
+libextra.so.3"
+		readelf -dW "$f" | grep -q 'libextra.so.3'
+		if command -v patchelf >/dev/null; then
+			[ "$(patchelf --print-rpath "$f")" = '$ORIGIN/a/long/path/for/a/new/string/table' ]
+		fi
+		[ "$name" = libbe.so ] || lint_ok "$f"
+		done_one=1
+	done
+	[ -n "${done_one:-}" ] || skip "neither gcc -m32 nor clang for powerpc64 works here"
+}
+
+@test "patchelf: not-ELF, truncated and corrupt files: clear error, file untouched" {
+	local s f
+	[ -e "$BATS_FILE_TMPDIR/fx/x86/prog" ] || skip "no x86_64 fixtures"
+	s=$(scratch)
+	echo "not an elf" > "$s/text"
+	run xcc patchelf --set-rpath /x "$s/text"
+	assert_status 1
+	assert_output_contains "not an ELF file"
+	for n in 4 20 63 64 200 1000 3000; do
+		head -c $n "$BATS_FILE_TMPDIR/fx/x86/prog" > "$s/trunc"
+		sum=$(sha256sum < "$s/trunc")
+		for op in --print-needed --print-rpath "--set-rpath /a/b/c/d/e/f/g/h/i/j/k/l/m/n"; do
+			# shellcheck disable=SC2086
+			run xcc patchelf $op "$s/trunc"
+			assert_status 1
+			assert_output_contains "cuda-xcc:"
+		done
+		[ "$(sha256sum < "$s/trunc")" = "$sum" ]
+	done
+	# garbage after a valid header: the program header table points nowhere
+	cp "$BATS_FILE_TMPDIR/fx/x86/prog" "$s/bad"
+	printf '\377\377\377\177' | dd of="$s/bad" bs=1 seek=32 conv=notrunc 2>/dev/null
+	run xcc patchelf --print-needed "$s/bad"
+	assert_status 1
+	assert_output_contains "truncated or corrupt"
+	run xcc patchelf --print-needed "$s/missing-file"
+	assert_status 1
+	assert_output_contains "No such file"
+}
+
+@test "patchelf: a failed patch leaves the file as it was" {
+	local f
+	f=$(fixture x86/lib/libgreet.so.1)
+	sum=$(sha256sum < "$f")
+	run xcc patchelf --set-rpath '/a/long/path/that/would/grow/the/file/for/sure' \
+		--set-interpreter /lib/ld.so "$f"
+	assert_status 1
+	assert_output_contains "cannot find section '.interp'"
+	[ "$(sha256sum < "$f")" = "$sum" ]
+	f=$(fixture x86/hello-static)
+	sum=$(sha256sum < "$f")
+	run xcc patchelf --set-rpath /x "$f"
+	assert_status 1
+	assert_output_contains "statically linked"
+	[ "$(sha256sum < "$f")" = "$sum" ]
+}
+
+@test "patchelf: a read-only file is refused, not half-written" {
+	local f
+	[ "$(id -u)" -ne 0 ] || skip "root can write read-only files"
+	f=$(fixture x86/prog)
+	chmod 444 "$f"
+	sum=$(sha256sum < "$f")
+	run xcc patchelf --set-rpath /x "$f"
+	assert_status 1
+	[ "$(sha256sum < "$f")" = "$sum" ]
+}
