@@ -16,7 +16,10 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "gpus", cmd_gpus, "list GPU capabilities a CUDA version and target accept" },
 	{ "flags", cmd_flags, "validated -gencode flags, CMake architectures, redist tag" },
+	{ "sysroot", cmd_sysroot, "create, describe, list and verify cross-compilation sysroots" },
+	{ "fatbin", cmd_fatbin, "list the SASS and PTX that files carry, per architecture" },
 	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
+	{ "debug", cmd_debug, NULL }, /* internal: fetch/unpack for tests, not in --help */
 	{ NULL, NULL, NULL },
 };
 
@@ -38,7 +41,8 @@ static void print_help(FILE *f)
 	      "\n"
 	      "Commands:\n", f);
 	for (const struct verb *v = verbs; v->name; v++)
-		fprintf(f, "  %-10s %s\n", v->name, v->summary);
+		if (v->summary)
+			fprintf(f, "  %-10s %s\n", v->name, v->summary);
 	fputs("\n"
 	      "Driver options:\n"
 	      "  --target T       jetson, sbsa or x86_64\n"

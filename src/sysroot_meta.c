@@ -57,6 +57,10 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	m->tag = dup_string(root, "tag");
 	m->target_dir = dup_string(root, "target_dir");
 	m->host_compiler = dup_string(root, "host_compiler");
+	m->fingerprint = dup_string(root, "fingerprint");
+	arr = cJSON_GetObjectItemCaseSensitive(root, "serving");
+	if (cJSON_IsArray(arr))
+		m->serving_json = cJSON_PrintUnformatted(arr);
 	if (!m->cuda || !m->target || !m->tag || !m->target_dir) {
 		xcc_fail(err, XCC_EFAIL, "%s lacks one of cuda, target, tag, target_dir; "
 			 "recreate the sysroot", path);
@@ -123,6 +127,14 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 		add_str(o, "source", c->source);
 		cJSON_AddItemToArray(comps, o);
 	}
+	if (m->fingerprint)
+		cJSON_AddStringToObject(root, "fingerprint", m->fingerprint);
+	if (m->serving_json) {
+		cJSON *serving = cJSON_Parse(m->serving_json);
+
+		if (serving)
+			cJSON_AddItemToObject(root, "serving", serving);
+	}
 	cJSON_AddStringToObject(root, "created_by", PACKAGE_STRING);
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -170,6 +182,8 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->tag);
 	free(m->target_dir);
 	free(m->host_compiler);
+	free(m->fingerprint);
+	free(m->serving_json);
 	strvec_free(&m->capabilities);
 	for (size_t i = 0; i < m->n_components; i++) {
 		free(m->components[i].name);

@@ -1,0 +1,221 @@
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "sysroot.h"
+
+static const char sysroot_usage[] =
+	"Usage: cuda-xcc sysroot create --target T --cuda V [-arch LIST] [--from SRC]...\n"
+	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
+	"                               [--jobs N] [--progress auto|always|never]\n"
+	"                               [--allow-unserved] [--dry-run]\n"
+	"       cuda-xcc sysroot info DIR [--json]\n"
+	"       cuda-xcc sysroot list\n"
+	"       cuda-xcc sysroot verify DIR\n"
+	"\n"
+	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
+	"DIR/nvvm, the target's headers and libraries in DIR/targets/<dir>/{include,lib}.\n"
+	"\n"
+	"create options:\n"
+	"  --target T         jetson, sbsa or x86_64\n"
+	"  --cuda V           CUDA release, e.g. 12.6.3 (12.6: the latest the mirror lists)\n"
+	"  -arch LIST         the GPUs (they choose linux-aarch64 or linux-sbsa); repeatable\n"
+	"  --from SRC         a redistrib_<V>.json (path or URL; archives beside it, as on\n"
+	"                     NVIDIA's server), or a single archive: redist *-archive.tar.xz,\n"
+	"                     .deb or .whl; repeatable\n"
+	"  --mirror URL       where redistrib_<V>.json is when no --from is given\n"
+	"                     (default " SYSROOT_DEFAULT_MIRROR ")\n"
+	"  --components LIST  more target components, e.g. libcublas,libcufft\n"
+	"  --dest DIR         where to put it (default: the store, see 'sysroot list')\n"
+	"  --jobs N           archives extracted at once (default: the number of CPUs)\n"
+	"  --progress P       auto (a bar on a terminal), always or never\n"
+	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
+	"  --dry-run          print the plan, change nothing\n";
+
+static int create(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "cuda", required_argument, NULL, 'c' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "mirror", required_argument, NULL, 'm' },
+		{ "components", required_argument, NULL, 'C' },
+		{ "dest", required_argument, NULL, 'd' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "progress", required_argument, NULL, 'p' },
+		{ "allow-unserved", no_argument, NULL, 'U' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sysroot_create_opts o = { .log = stderr };
+	struct sysroot_create_result r;
+	struct xcc_error err = { 0 };
+	const struct gpudb *db;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': o.target = optarg; break;
+		case 'c': o.cuda = optarg; break;
+		case 'a': strvec_push(&o.arch, optarg); break;
+		case 'f': strvec_push(&o.from, optarg); break;
+		case 'm': o.mirror = optarg; break;
+		case 'C': strvec_push(&o.components, optarg); break;
+		case 'd': o.dest = optarg; break;
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 1 || n > 256) {
+				sysroot_create_opts_free(&o);
+				return cmd_usage_error("sysroot create", "--jobs takes a number from "
+						       "1 to 256, not '%s'", optarg);
+			}
+			o.jobs = (int)n;
+			break;
+		}
+		case 'p':
+			if (progress_mode_parse(optarg, &o.progress)) {
+				sysroot_create_opts_free(&o);
+				return cmd_usage_error("sysroot create", "--progress takes auto, "
+						       "always or never, not '%s'", optarg);
+			}
+			break;
+		case 'U': o.allow_unserved = 1; break;
+		case 'n': o.dry_run = 1; break;
+		case 'h':
+			fputs(sysroot_usage, stdout);
+			sysroot_create_opts_free(&o);
+			return 0;
+		default:
+			sysroot_create_opts_free(&o);
+			return cmd_usage_error("sysroot create", "unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		sysroot_create_opts_free(&o);
+		return cmd_usage_error("sysroot create", "unexpected argument '%s'", argv[optind]);
+	}
+	if (!o.target || !o.cuda) {
+		sysroot_create_opts_free(&o);
+		return cmd_usage_error("sysroot create", "--target and --cuda are required");
+	}
+	if (!(db = cmd_gpudb(ctx, &err))) {
+		sysroot_create_opts_free(&o);
+		return cmd_report(&err);
+	}
+	rc = sysroot_create(db, &o, &r, &err);
+	if (o.progress != PROGRESS_NEVER)
+		for (size_t i = 0; i < r.notes.n; i++)
+			fprintf(stderr, "cuda-xcc: note: %s\n", r.notes.v[i]);
+	if (rc) {
+		rc = cmd_report(&err);
+	} else if (r.plan_text) {
+		fputs(r.plan_text, stdout);
+	} else if (r.up_to_date) {
+		printf("%s is up to date: same archives, same GPUs, nothing to do\n", r.dir);
+	} else {
+		printf("sysroot ready: %s\n", r.dir);
+	}
+	sysroot_create_result_free(&r);
+	sysroot_create_opts_free(&o);
+	return rc;
+}
+
+static int info(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct xcc_error err = { 0 };
+	const struct gpudb *db;
+	const char *dir = NULL;
+	char *out = NULL;
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return fputs(sysroot_usage, stdout), 0;
+		else if (argv[i][0] == '-' || dir)
+			return cmd_usage_error("sysroot info", "unexpected argument '%s'", argv[i]);
+		else
+			dir = argv[i];
+	}
+	if (!dir)
+		return cmd_usage_error("sysroot info", "which sysroot? (sysroot info DIR)");
+	if (!(db = cmd_gpudb(ctx, &err)) || sysroot_info(db, dir, json, &out, &err))
+		return cmd_report(&err);
+	fputs(out, stdout);
+	if (json)
+		putchar('\n');
+	free(out);
+	return 0;
+}
+
+static int list(int argc, char **argv)
+{
+	struct xcc_error err = { 0 };
+	char *out = NULL;
+
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return fputs(sysroot_usage, stdout), 0;
+	if (argc > 1)
+		return cmd_usage_error("sysroot list", "unexpected argument '%s'", argv[1]);
+	if (sysroot_list(&out, &err))
+		return cmd_report(&err);
+	fputs(out, stdout);
+	free(out);
+	return 0;
+}
+
+static int verify(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct xcc_error err = { 0 };
+	struct strvec problems = STRVEC_INIT;
+	const struct gpudb *db;
+	int rc;
+
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return fputs(sysroot_usage, stdout), 0;
+	if (argc != 2)
+		return cmd_usage_error("sysroot verify", "which sysroot? (sysroot verify DIR)");
+	if (!(db = cmd_gpudb(ctx, &err)))
+		return cmd_report(&err);
+	rc = sysroot_verify(db, argv[1], &problems, &err);
+	for (size_t i = 0; i < problems.n; i++)
+		printf("%s\n", problems.v[i]);
+	if (rc)
+		rc = cmd_report(&err);
+	else
+		printf("%s: OK\n", argv[1]);
+	strvec_free(&problems);
+	return rc;
+}
+
+int cmd_sysroot(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	if (argc < 2)
+		return cmd_usage_error("sysroot", "which action? create, info, list or verify");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(sysroot_usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "create") == 0)
+		return create(argc - 1, argv + 1, ctx);
+	if (strcmp(argv[1], "info") == 0)
+		return info(argc - 1, argv + 1, ctx);
+	if (strcmp(argv[1], "list") == 0)
+		return list(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verify") == 0)
+		return verify(argc - 1, argv + 1, ctx);
+	return cmd_usage_error("sysroot", "no action '%s'; use create, info, list or verify",
+			       argv[1]);
+}

@@ -1,0 +1,68 @@
+/* Making, describing and checking sysroots: runs the stages (plan, fetch,
+ * unpack, profile, autopatch, serving check, metadata) and puts the result
+ * in place atomically. */
+#ifndef XCC_SYSROOT_H
+#define XCC_SYSROOT_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "gpus.h"
+#include "strvec.h"
+
+enum progress_mode {
+	PROGRESS_AUTO,   /* a bar on a terminal, plain lines otherwise */
+	PROGRESS_ALWAYS, /* the bar even when not on a terminal */
+	PROGRESS_NEVER,
+};
+
+int progress_mode_parse(const char *s, enum progress_mode *out);
+
+struct sysroot_create_opts {
+	const char *target;
+	const char *cuda;
+	struct strvec arch;       /* -arch specs */
+	struct strvec from;       /* --from: manifests (.json) and single archives */
+	const char *mirror;       /* NULL: NVIDIA's */
+	struct strvec components; /* --components */
+	const char *dest;         /* NULL: the store */
+	int jobs;                 /* 0: the number of CPUs */
+	enum progress_mode progress;
+	int allow_unserved;
+	int dry_run;
+	const char *cache_dir;    /* NULL: fetch's default */
+	FILE *log;                /* progress and notes go here (stderr) */
+};
+
+struct sysroot_create_result {
+	char *dir;         /* the sysroot made (or that was already up to date) */
+	int up_to_date;    /* nothing was done */
+	char *plan_text;   /* --dry-run: the plan */
+	struct strvec notes; /* things worth saying that are not errors */
+};
+
+#define SYSROOT_DEFAULT_MIRROR "https://developer.download.nvidia.com/compute/cuda/redist/"
+
+int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
+		   struct sysroot_create_result *r, struct xcc_error *err);
+void sysroot_create_result_free(struct sysroot_create_result *r);
+void sysroot_create_opts_free(struct sysroot_create_opts *o);
+
+/* The relocatable bin/nvcc.profile for a sysroot (with_cccl: CUDA 13's
+ * include/cccl is on the system include path). Caller frees. */
+char *sysroot_nvcc_profile(int with_cccl);
+
+/* `sysroot info`: the description, as text or JSON. Caller frees. */
+int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
+		 struct xcc_error *err);
+/* `sysroot list`: one line per sysroot in the store. Caller frees. */
+int sysroot_list(char **out, struct xcc_error *err);
+/* `sysroot verify`: every problem found goes to problems; returns 0 when
+ * there is none, -1 with err otherwise. */
+int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
+		   struct xcc_error *err);
+
+/* The file that lists every entry of the tree (for verify). */
+#define SYSROOT_FILES_LIST "sysroot.files"
+
+#endif

@@ -1,0 +1,35 @@
+/* The ELF passes sysroot create, verify and info run over a tree: the
+ * autopatch of both halves and the fatbin serving check of the target
+ * libraries. Kept apart from sysroot.c so the orchestration does not
+ * depend on how those passes are built. */
+#ifndef XCC_SYSROOT_CHECKS_H
+#define XCC_SYSROOT_CHECKS_H
+
+#include "error.h"
+#include "gpus.h"
+#include "strvec.h"
+
+/* Whether this build has the passes (a build without them says so). */
+int sysroot_checks_available(void);
+
+/*
+ * Resolve the DT_NEEDED of the host half (bin, nvvm: x86_64, against the
+ * build machine) and the target half (targets/<dir>: against the tree and
+ * the cross toolchain <triple>-gcc), patching RUNPATHs unless dry_run.
+ * Unresolved dependencies are notes, not failures (the device provides
+ * more than a sysroot can know); a patch that fails is an error.
+ */
+int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
+		      int dry_run, struct strvec *notes, struct xcc_error *err);
+
+/*
+ * The serving table of every target library with device code:
+ * JSON array of {"library": "lib/libx.so.1", "serving": {"8.7": "OK", ...}}
+ * (verdicts "OK", "PTX-JIT", "NOT SERVED"). *unserved counts NOT SERVED
+ * cells; *table_json is malloc'ed.
+ */
+int sysroot_serving(const struct gpudb *db, const char *root, const char *target_dir,
+		    const struct strvec *capabilities, char **table_json, size_t *unserved,
+		    struct xcc_error *err);
+
+#endif
