@@ -12,7 +12,8 @@ typedef void fetch_progress_fn(void *arg, uint64_t done, uint64_t total);
 
 struct fetch_opts {
 	const char *cache_dir; /* NULL: fetch_default_cache_dir() */
-	int retries;           /* extra attempts after a failed transfer (default 3) */
+	int retries;           /* extra attempts after a failed transfer: 0 means the
+	                        * default (3), negative none */
 	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
 	void *progress_arg;
 };

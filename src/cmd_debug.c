@@ -1,0 +1,203 @@
+/* `cuda-xcc debug ...`: the fetch and unpack modules on their own, for the
+ * test suite and for looking into a failing download or archive. Internal:
+ * not listed in --help, and its interface may change. */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fetch.h"
+#include "strvec.h"
+#include "unpack.h"
+
+static const char debug_usage[] =
+	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--progress] SRC [SHA256|-] [SIZE|-]\n"
+	"       cuda-xcc debug text [--retries N] SRC\n"
+	"       cuda-xcc debug sha256 FILE\n"
+	"       cuda-xcc debug identify ARCHIVE\n"
+	"       cuda-xcc debug unpack [--strip N] [--skip MEMBER]... [--progress] ARCHIVE DIR\n"
+	"\n"
+	"Internal commands for tests and troubleshooting; their interface may change.\n";
+
+static void print_fetch_progress(void *arg, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	fprintf(stderr, "progress %" PRIu64 "/%" PRIu64 "\n", done, total);
+}
+
+static void print_unpack_progress(void *arg, uint64_t done)
+{
+	(void)arg;
+	fprintf(stderr, "progress %" PRIu64 "\n", done);
+}
+
+static int parse_count(const char *s, long *out)
+{
+	char *end;
+
+	*out = strtol(s, &end, 10);
+	return *s && !*end && *out >= 0 ? 0 : -1;
+}
+
+static int debug_fetch(int argc, char **argv, int text)
+{
+	struct fetch_opts o = { .retries = 0 };
+	struct xcc_error err = { 0 };
+	const char *sha = NULL;
+	int64_t size = -1;
+	char *path = NULL, *body = NULL;
+	size_t len;
+	int i;
+
+	o.retries = 3;
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		long n;
+
+		if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
+			o.cache_dir = argv[++i];
+		} else if (strcmp(argv[i], "--retries") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], &n))
+				return cmd_usage_error("debug", "bad --retries '%s'", argv[i]);
+			o.retries = n ? (int)n : -1;
+		} else if (strcmp(argv[i], "--progress") == 0) {
+			o.progress = print_fetch_progress;
+		} else {
+			return cmd_usage_error("debug", "unknown option '%s'", argv[i]);
+		}
+	}
+	if (text) {
+		if (argc - i != 1)
+			return cmd_usage_error("debug", "debug text takes one SRC");
+		if (fetch_text(&o, argv[i], &body, &len, &err))
+			return cmd_report(&err);
+		fwrite(body, 1, len, stdout);
+		free(body);
+		return 0;
+	}
+	if (argc - i < 1 || argc - i > 3)
+		return cmd_usage_error("debug", "debug fetch takes SRC [SHA256] [SIZE]");
+	if (argc - i >= 2 && strcmp(argv[i + 1], "-") != 0)
+		sha = argv[i + 1];
+	if (argc - i >= 3 && strcmp(argv[i + 2], "-") != 0) {
+		char *end;
+
+		size = strtoll(argv[i + 2], &end, 10);
+		if (!*argv[i + 2] || *end || size < 0)
+			return cmd_usage_error("debug", "bad SIZE '%s'", argv[i + 2]);
+	}
+	if (fetch_file(&o, argv[i], sha, size, &path, &err))
+		return cmd_report(&err);
+	printf("%s\n", path);
+	free(path);
+	return 0;
+}
+
+struct debug_map {
+	long strip;
+	struct strvec skip;
+};
+
+static char *debug_map_member(void *arg, const char *member)
+{
+	struct debug_map *m = arg;
+	const char *p = member;
+
+	if (strvec_contains(&m->skip, member))
+		return NULL;
+	for (long n = 0; n < m->strip; n++) {
+		p = strchr(p, '/');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	return *p ? xstrdup(p) : NULL;
+}
+
+static int debug_unpack(int argc, char **argv)
+{
+	struct debug_map map = { .strip = 0, .skip = STRVEC_INIT };
+	struct unpack_opts o = { .map = debug_map_member, .map_arg = &map };
+	struct unpack_stats st;
+	struct xcc_error err = { 0 };
+	int i, rc;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--strip") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], &map.strip)) {
+				strvec_free(&map.skip);
+				return cmd_usage_error("debug", "bad --strip '%s'", argv[i]);
+			}
+		} else if (strcmp(argv[i], "--skip") == 0 && i + 1 < argc) {
+			strvec_push(&map.skip, argv[++i]);
+		} else if (strcmp(argv[i], "--progress") == 0) {
+			o.progress = print_unpack_progress;
+		} else {
+			strvec_free(&map.skip);
+			return cmd_usage_error("debug", "unknown option '%s'", argv[i]);
+		}
+	}
+	if (argc - i != 2) {
+		strvec_free(&map.skip);
+		return cmd_usage_error("debug", "debug unpack takes ARCHIVE DIR");
+	}
+	rc = unpack_archive(argv[i], argv[i + 1], &o, &st, &err);
+	strvec_free(&map.skip);
+	if (rc)
+		return cmd_report(&err);
+	printf("files %" PRIu64 " bytes %" PRIu64 " skipped %" PRIu64 "\n", st.files, st.bytes,
+	       st.skipped);
+	return 0;
+}
+
+static int debug_identify(int argc, char **argv)
+{
+	static const char *const kinds[] = { "redist", "deb", "wheel" };
+	struct package_info info;
+	struct xcc_error err = { 0 };
+
+	if (argc != 2)
+		return cmd_usage_error("debug", "debug identify takes ARCHIVE");
+	if (package_identify(argv[1], &info, &err))
+		return cmd_report(&err);
+	printf("kind %s\nname %s\nversion %s\nmachine %s\n", kinds[info.kind], info.name,
+	       info.version, info.machine);
+	package_info_free(&info);
+	return 0;
+}
+
+static int debug_sha256(int argc, char **argv)
+{
+	struct xcc_error err = { 0 };
+	char hex[65];
+	uint64_t size;
+
+	if (argc != 2)
+		return cmd_usage_error("debug", "debug sha256 takes FILE");
+	if (fetch_sha256_file(argv[1], hex, &size, &err))
+		return cmd_report(&err);
+	printf("%s %" PRIu64 "\n", hex, size);
+	return 0;
+}
+
+int cmd_debug(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	(void)ctx;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+		fputs(debug_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? XCC_EUSAGE : 0;
+	}
+	if (strcmp(argv[1], "fetch") == 0)
+		return debug_fetch(argc - 1, argv + 1, 0);
+	if (strcmp(argv[1], "text") == 0)
+		return debug_fetch(argc - 1, argv + 1, 1);
+	if (strcmp(argv[1], "sha256") == 0)
+		return debug_sha256(argc - 1, argv + 1);
+	if (strcmp(argv[1], "identify") == 0)
+		return debug_identify(argc - 1, argv + 1);
+	if (strcmp(argv[1], "unpack") == 0)
+		return debug_unpack(argc - 1, argv + 1);
+	return cmd_usage_error("debug", "no debug command '%s'", argv[1]);
+}

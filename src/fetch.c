@@ -1,0 +1,820 @@
+/* Downloads into a content-addressed cache, and verification.
+ *
+ * A download goes to <cache>/<sha256>.part, hashed as it arrives, and is
+ * renamed to <cache>/<sha256> only once its size and hash match: a file
+ * under its final name is always complete. A .part survives a failed run
+ * and the next attempt resumes it with a Range request. */
+#include <config.h>
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fetch.h"
+#include "strvec.h"
+
+#define HASH_BLOCK (256 * 1024)
+#define MAX_TEXT (64u << 20)
+#define DEFAULT_RETRIES 3
+
+/* ---------------------------------------------------------------------------
+ * Small helpers
+ */
+
+char *fetch_default_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	/* The XDG spec says relative values are to be ignored. */
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/cuda-xcc", xdg);
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
+	}
+	return xasprintf("%s/.cache/cuda-xcc", home);
+}
+
+int fetch_is_url(const char *s)
+{
+	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0 ||
+	       strncasecmp(s, "file://", 7) == 0;
+}
+
+static int is_file_url(const char *s)
+{
+	return strncasecmp(s, "file://", 7) == 0;
+}
+
+static void curl_global_setup(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* curl_global_init is not thread-safe in older libcurl, and downloads may
+ * run from several threads. */
+static void curl_setup_once(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, curl_global_setup);
+}
+
+/* The local path a file:// URL names. */
+static int file_url_path(const char *url, char **path, struct xcc_error *err)
+{
+	CURLU *u;
+	char *host = NULL, *p = NULL;
+	int rc = 0;
+
+	curl_setup_once();
+	u = curl_url();
+	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) ||
+	    curl_url_get(u, CURLUPART_PATH, &p, CURLU_URLDECODE)) {
+		rc = xcc_fail(err, XCC_EUSAGE, "%s: not a valid file:// URL", url);
+		goto out;
+	}
+	if (!curl_url_get(u, CURLUPART_HOST, &host, 0) && host && *host &&
+	    strcasecmp(host, "localhost") != 0) {
+		rc = xcc_fail(err, XCC_EUSAGE, "%s: file:// URLs must name this machine (host %s)",
+			      url, host);
+		goto out;
+	}
+	*path = xstrdup(p);
+out:
+	curl_free(host);
+	curl_free(p);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* The file name a URL ends with, for messages. */
+static char *url_file_name(const char *url)
+{
+	const char *end = url + strcspn(url, "?#");
+	const char *start = end;
+
+	while (start > url && start[-1] != '/')
+		start--;
+	return start < end ? strndup(start, (size_t)(end - start)) : xstrdup(url);
+}
+
+static void hex_digest(const unsigned char *md, unsigned len, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < len && i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
+static int finish_hash(EVP_MD_CTX *md, char hex[65])
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+
+	if (!EVP_DigestFinal_ex(md, digest, &len) || len != 32)
+		return -1;
+	hex_digest(digest, len, hex);
+	return 0;
+}
+
+static EVP_MD_CTX *hash_new(void)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(md);
+		md = NULL;
+	}
+	return md;
+}
+
+/* Feed fd's bytes from its current offset to EOF into md. */
+static int hash_fd(int fd, EVP_MD_CTX *md, uint64_t *size)
+{
+	char *buf = xmalloc(HASH_BLOCK);
+	ssize_t n;
+
+	*size = 0;
+	while ((n = read(fd, buf, HASH_BLOCK)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -1;
+		}
+		if (!EVP_DigestUpdate(md, buf, (size_t)n)) {
+			free(buf);
+			errno = EIO;
+			return -1;
+		}
+		*size += (uint64_t)n;
+	}
+	free(buf);
+	return 0;
+}
+
+int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	EVP_MD_CTX *md;
+	uint64_t n;
+	int rc = 0;
+
+	if (fd < 0)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	md = hash_new();
+	if (!md)
+		rc = xcc_fail(err, XCC_EFAIL, "%s: OpenSSL has no SHA-256", path);
+	else if (hash_fd(fd, md, &n))
+		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	else if (finish_hash(md, hex))
+		rc = xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", path);
+	else if (size)
+		*size = n;
+	EVP_MD_CTX_free(md);
+	close(fd);
+	return rc;
+}
+
+/* Lowercase a sha256 given by a manifest, refusing anything else. */
+static int check_sha_arg(const char *sha, char out[65], struct xcc_error *err)
+{
+	size_t i;
+
+	for (i = 0; sha[i] && i < 64; i++) {
+		char c = sha[i];
+
+		if (c >= 'A' && c <= 'F')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			break;
+		out[i] = c;
+	}
+	if (i != 64 || sha[64])
+		return xcc_fail(err, XCC_EUSAGE,
+				"'%s' is not a sha256 (64 hexadecimal digits expected)", sha);
+	out[64] = '\0';
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+static int mkdir_p(const char *dir, struct xcc_error *err)
+{
+	char *buf = xstrdup(dir);
+
+	for (char *p = buf + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			xcc_fail(err, XCC_EFAIL, "cannot create the cache directory %s: %s", buf,
+				 strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (!c)
+			break;
+		*p = c;
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Local files
+ */
+
+static int verify_local(const char *path, const char *shown, const char *sha, int64_t size,
+			struct xcc_error *err)
+{
+	struct stat st;
+	char actual[65];
+
+	if (stat(path, &st))
+		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", shown,
+				strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", shown);
+	/* The size first: it costs nothing and catches most mix-ups. */
+	if (size >= 0 && st.st_size != size)
+		return xcc_fail(err, XCC_EUSAGE,
+				"%s: size mismatch: expected %" PRId64 " bytes, the file has %jd",
+				shown, size, (intmax_t)st.st_size);
+	if (!sha)
+		return 0;
+	if (fetch_sha256_file(path, actual, NULL, err))
+		return -1;
+	if (strcmp(actual, sha) != 0)
+		return xcc_fail(err, XCC_EUSAGE, "%s: sha256 mismatch: expected %s, got %s", shown,
+				sha, actual);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Downloads
+ */
+
+struct transfer {
+	CURL *curl;
+	const struct fetch_opts *o;
+	int fd;             /* the .part file, or -1 for fetch_text */
+	EVP_MD_CTX *md;     /* hash of everything in the .part */
+	uint64_t offset;    /* bytes the .part held when the request went out */
+	uint64_t received;  /* bytes written by this request */
+	int64_t expect;     /* expected total size, or -1 */
+	int started;        /* the first body bytes of this request arrived */
+	int64_t bad_size;   /* the server's total size, when it is not `expect` */
+	int local_errno;    /* a write to disk failed */
+	char *text;         /* fetch_text's buffer */
+	size_t text_len, text_cap;
+};
+
+/* The first bytes of a response: a server that ignored our Range sends the
+ * whole file again, and Content-Length tells a wrong size early. */
+static int transfer_start(struct transfer *t)
+{
+	long code = 0;
+	curl_off_t length = -1;
+
+	t->started = 1;
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (t->offset && code != 206) {
+		if (ftruncate(t->fd, 0) || lseek(t->fd, 0, SEEK_SET) ||
+		    !EVP_DigestInit_ex(t->md, EVP_sha256(), NULL)) {
+			t->local_errno = errno ? errno : EIO;
+			return -1;
+		}
+		t->offset = 0;
+	}
+	curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+	if (t->expect >= 0 && length >= 0 && (int64_t)t->offset + length != t->expect) {
+		t->bad_size = (int64_t)t->offset + length;
+		return -1;
+	}
+	return 0;
+}
+
+static size_t write_part(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * nmemb, done = 0;
+
+	if (!t->started && transfer_start(t))
+		return 0;
+	if (t->expect >= 0 && t->offset + t->received + len > (uint64_t)t->expect) {
+		t->bad_size = (int64_t)(t->offset + t->received + len);
+		return 0;
+	}
+	while (done < len) {
+		ssize_t w = write(t->fd, data + done, len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			t->local_errno = errno;
+			break;
+		}
+		EVP_DigestUpdate(t->md, data + done, (size_t)w);
+		done += (size_t)w;
+		t->received += (uint64_t)w;
+	}
+	return done;
+}
+
+static size_t write_text(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * nmemb;
+
+	if (!t->started) {
+		/* A retried text download starts over. */
+		t->started = 1;
+		t->text_len = 0;
+	}
+	if (t->text_len + len + 1 > MAX_TEXT) {
+		t->bad_size = (int64_t)(t->text_len + len);
+		return 0;
+	}
+	if (t->text_len + len + 1 > t->text_cap) {
+		while (t->text_len + len + 1 > t->text_cap)
+			t->text_cap = t->text_cap ? 2 * t->text_cap : 64 * 1024;
+		t->text = xrealloc(t->text, t->text_cap);
+	}
+	memcpy(t->text + t->text_len, data, len);
+	t->text_len += len;
+	return len;
+}
+
+static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct transfer *t = arg;
+	uint64_t total = t->expect >= 0 ? (uint64_t)t->expect :
+			 dltotal > 0 ? t->offset + (uint64_t)dltotal : 0;
+
+	(void)ultotal;
+	(void)ulnow;
+	if (t->o && t->o->progress)
+		t->o->progress(t->o->progress_arg, t->offset + (uint64_t)dlnow, total);
+	return 0;
+}
+
+static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
+{
+	CURL *c;
+
+	curl_setup_once();
+	c = curl_easy_init();
+	if (!c)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+	/* A stalled connection is a failed attempt, not a hang. */
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+	return c;
+}
+
+enum attempt {
+	ATTEMPT_DONE,
+	ATTEMPT_RETRY, /* a transient failure: try again, resuming */
+	ATTEMPT_FATAL,
+};
+
+/* Classify a finished transfer; err gets the reason either way. */
+static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, const char *errbuf,
+			  struct xcc_error *err)
+{
+	long code = 0;
+
+	if (rc == CURLE_OK)
+		return ATTEMPT_DONE;
+	if (t->local_errno) {
+		xcc_fail(err, XCC_EFAIL, "%s: writing the download failed: %s", url,
+			 strerror(t->local_errno));
+		return ATTEMPT_FATAL;
+	}
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (rc == CURLE_HTTP_RETURNED_ERROR) {
+		xcc_fail(err, XCC_EFAIL, "%s: the server answered HTTP status %ld", url, code);
+		/* Only server trouble and rate limits are worth retrying. */
+		return code >= 500 || code == 408 || code == 429 ? ATTEMPT_RETRY : ATTEMPT_FATAL;
+	}
+	xcc_fail(err, XCC_EFAIL, "%s: %s", url, *errbuf ? errbuf : curl_easy_strerror(rc));
+	switch (rc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_TOO_MANY_REDIRECTS:
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_FILESIZE_EXCEEDED:
+		return ATTEMPT_FATAL;
+	default:
+		return ATTEMPT_RETRY;
+	}
+}
+
+static void backoff(int attempt)
+{
+	long ms = 250L << (attempt < 4 ? attempt : 4);
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int retries_of(const struct fetch_opts *o)
+{
+	return o && o->retries > 0 ? o->retries : o && o->retries < 0 ? 0 : DEFAULT_RETRIES;
+}
+
+/*
+ * Fill the locked .part behind t->fd from url until complete, resuming and
+ * retrying. On return the .part holds the whole body (or the caller learns
+ * why not); t->md is its hash.
+ */
+static int download_part(struct transfer *t, const char *url, const char *shown,
+			 struct xcc_error *err)
+{
+	char errbuf[CURL_ERROR_SIZE];
+	int retries = retries_of(t->o);
+	char range[32];
+
+	for (int attempt = 0;; attempt++) {
+		struct stat st;
+		enum attempt verdict;
+		CURLcode rc;
+
+		if (fstat(t->fd, &st))
+			return xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
+		t->offset = (uint64_t)st.st_size;
+		t->received = 0;
+		t->started = 0;
+		if (t->expect >= 0 && t->offset == (uint64_t)t->expect)
+			return 0; /* a previous run got it all */
+		errbuf[0] = '\0';
+		t->curl = curl_new(t, url, errbuf);
+		if (!t->curl)
+			return xcc_fail(err, XCC_EFAIL, "%s: libcurl failed to start", url);
+		curl_easy_setopt(t->curl, CURLOPT_WRITEFUNCTION, write_part);
+		if (t->offset) {
+			snprintf(range, sizeof range, "%" PRIu64 "-", t->offset);
+			curl_easy_setopt(t->curl, CURLOPT_RANGE, range);
+		}
+		if (lseek(t->fd, (off_t)t->offset, SEEK_SET) < 0) {
+			curl_easy_cleanup(t->curl);
+			return xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
+		}
+		rc = curl_easy_perform(t->curl);
+		if (t->bad_size >= 0) {
+			curl_easy_cleanup(t->curl);
+			return xcc_fail(err, XCC_EUSAGE,
+					"%s: size mismatch: expected %" PRId64 " bytes, the server "
+					"has %" PRId64 " (%s)", shown, t->expect, t->bad_size, url);
+		}
+		verdict = judge(t, rc, url, errbuf, err);
+		if (rc == CURLE_HTTP_RETURNED_ERROR && t->offset) {
+			long code = 0;
+
+			/* 416: our .part is no prefix of what the server has
+			 * now; start over rather than give up. */
+			curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+			if (code == 416 && ftruncate(t->fd, 0) == 0 &&
+			    EVP_DigestInit_ex(t->md, EVP_sha256(), NULL))
+				verdict = ATTEMPT_RETRY;
+		}
+		curl_easy_cleanup(t->curl);
+		t->curl = NULL;
+		if (verdict == ATTEMPT_DONE)
+			return 0;
+		if (verdict == ATTEMPT_FATAL)
+			return -1;
+		if (attempt >= retries)
+			return xcc_error_prefix(err, "download failed after %d attempt%s",
+						attempt + 1, attempt ? "s" : "");
+		backoff(attempt);
+	}
+}
+
+/* Open and lock the .part file; a concurrent download of the same file
+ * waits for the other to finish. The inode check catches a .part that the
+ * other process renamed or removed while we waited. */
+static int open_part_locked(const char *part, struct xcc_error *err)
+{
+	for (;;) {
+		struct stat a, b;
+		int fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		if (flock(fd, LOCK_EX)) {
+			close(fd);
+			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
+					strerror(errno));
+		}
+		if (fstat(fd, &a) == 0 && stat(part, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			return fd;
+		close(fd);
+	}
+}
+
+/* A cached file is good when its size and hash are; a bad one goes. */
+static int cached_ok(const char *path, const char *sha, int64_t size)
+{
+	struct stat st;
+	char actual[65];
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if ((size < 0 || st.st_size == size) && fetch_sha256_file(path, actual, NULL, NULL) == 0 &&
+	    strcmp(actual, sha) == 0)
+		return 1;
+	unlink(path);
+	return 0;
+}
+
+static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
+		     char **local_path, struct xcc_error *err)
+{
+	char *cache = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+	char *shown = url_file_name(url);
+	char *part = NULL, *final = NULL;
+	char actual[65];
+	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1 };
+	uint64_t have;
+	int rc = -1;
+
+	if (mkdir_p(cache, err))
+		goto out;
+	if (sha) {
+		final = xasprintf("%s/%s", cache, sha);
+		if (cached_ok(final, sha, size)) {
+			*local_path = final;
+			final = NULL;
+			rc = 0;
+			goto out;
+		}
+		part = xasprintf("%s/%s.part", cache, sha);
+	} else {
+		/* Without a promised hash, the .part is named after the URL
+		 * so that it can still be resumed. */
+		EVP_MD_CTX *md = hash_new();
+
+		if (!md || !EVP_DigestUpdate(md, url, strlen(url)) || finish_hash(md, actual)) {
+			EVP_MD_CTX_free(md);
+			xcc_fail(err, XCC_EFAIL, "OpenSSL has no SHA-256");
+			goto out;
+		}
+		EVP_MD_CTX_free(md);
+		part = xasprintf("%s/url-%s.part", cache, actual);
+	}
+	t.fd = open_part_locked(part, err);
+	if (t.fd < 0)
+		goto out;
+	if (final && cached_ok(final, sha, size)) {
+		/* Another process finished it while we waited for the lock. */
+		*local_path = final;
+		final = NULL;
+		rc = 0;
+		goto out;
+	}
+	t.md = hash_new();
+	if (!t.md) {
+		xcc_fail(err, XCC_EFAIL, "OpenSSL has no SHA-256");
+		goto out;
+	}
+	/* A .part left by an earlier run is resumed: its bytes go into the
+	 * hash first, unless it is already longer than the file can be. */
+	if (hash_fd(t.fd, t.md, &have)) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		goto out;
+	}
+	if (size >= 0 && have > (uint64_t)size) {
+		if (ftruncate(t.fd, 0) || !EVP_DigestInit_ex(t.md, EVP_sha256(), NULL)) {
+			xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+			goto out;
+		}
+	}
+	if (download_part(&t, url, shown, err)) {
+		if (t.bad_size >= 0 || (err && err->status == XCC_EUSAGE))
+			unlink(part);
+		goto out;
+	}
+	have = t.offset + t.received;
+	if (finish_hash(t.md, actual)) {
+		xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", shown);
+		goto out;
+	}
+	if (size >= 0 && have != (uint64_t)size) {
+		unlink(part);
+		xcc_fail(err, XCC_EUSAGE,
+			 "%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
+			 " (%s); the download was removed", shown, size, have, url);
+		goto out;
+	}
+	if (sha && strcmp(actual, sha) != 0) {
+		unlink(part);
+		xcc_fail(err, XCC_EUSAGE,
+			 "%s: sha256 mismatch: expected %s, got %s (%s); the download was removed",
+			 shown, sha, actual, url);
+		goto out;
+	}
+	if (!final)
+		final = xasprintf("%s/%s", cache, actual);
+	if (fdatasync(t.fd) || rename(part, final) || fsync_dir(cache)) {
+		xcc_fail(err, XCC_EFAIL, "%s: storing it in the cache failed: %s", final,
+			 strerror(errno));
+		goto out;
+	}
+	*local_path = final;
+	final = NULL;
+	rc = 0;
+out:
+	if (t.fd >= 0)
+		close(t.fd);
+	EVP_MD_CTX_free(t.md);
+	free(cache);
+	free(shown);
+	free(part);
+	free(final);
+	return rc;
+}
+
+int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+	       int64_t size, char **local_path, struct xcc_error *err)
+{
+	char sha[65];
+	char *path;
+
+	*local_path = NULL;
+	if (sha256_hex && check_sha_arg(sha256_hex, sha, err))
+		return -1;
+	if (fetch_is_url(src) && !is_file_url(src))
+		return fetch_url(o, src, sha256_hex ? sha : NULL, size, local_path, err);
+	/* Local files are checked where they are, and never removed: they
+	 * are the user's, not the cache's. */
+	if (is_file_url(src)) {
+		if (file_url_path(src, &path, err))
+			return -1;
+	} else {
+		path = xstrdup(src);
+	}
+	if (verify_local(path, path, sha256_hex ? sha : NULL, size, err)) {
+		free(path);
+		return -1;
+	}
+	*local_path = path;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Texts
+ */
+
+static int read_local_text(const char *path, char **text, size_t *len, struct xcc_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 64 * 1024, n = 0;
+	char *buf;
+	ssize_t r;
+
+	if (fd < 0)
+		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", path,
+				strerror(errno));
+	buf = xmalloc(cap);
+	while ((r = read(fd, buf + n, cap - n - 1)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		n += (size_t)r;
+		if (n + 1 == cap) {
+			if (cap >= MAX_TEXT) {
+				xcc_fail(err, XCC_EUSAGE, "%s: larger than %u MiB: not a manifest",
+					 path, MAX_TEXT >> 20);
+				goto fail;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	if (len)
+		*len = n;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return -1;
+}
+
+int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
+	       struct xcc_error *err)
+{
+	struct transfer t = { .o = o, .fd = -1, .expect = -1, .bad_size = -1 };
+	char errbuf[CURL_ERROR_SIZE];
+	int retries = retries_of(o);
+
+	*text = NULL;
+	if (!fetch_is_url(src))
+		return read_local_text(src, text, len, err);
+	if (is_file_url(src)) {
+		char *path;
+		int rc;
+
+		if (file_url_path(src, &path, err))
+			return -1;
+		rc = read_local_text(path, text, len, err);
+		free(path);
+		return rc;
+	}
+	for (int attempt = 0;; attempt++) {
+		enum attempt verdict;
+		CURLcode rc;
+
+		errbuf[0] = '\0';
+		t.started = 0;
+		t.curl = curl_new(&t, src, errbuf);
+		if (!t.curl)
+			return xcc_fail(err, XCC_EFAIL, "%s: libcurl failed to start", src);
+		curl_easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, write_text);
+		rc = curl_easy_perform(t.curl);
+		if (t.bad_size >= 0) {
+			verdict = ATTEMPT_FATAL;
+			xcc_fail(err, XCC_EUSAGE, "%s: larger than %u MiB: not a manifest", src,
+				 MAX_TEXT >> 20);
+		} else {
+			verdict = judge(&t, rc, src, errbuf, err);
+		}
+		curl_easy_cleanup(t.curl);
+		if (verdict == ATTEMPT_DONE)
+			break;
+		if (verdict == ATTEMPT_FATAL || attempt >= retries) {
+			free(t.text);
+			if (verdict == ATTEMPT_RETRY)
+				xcc_error_prefix(err, "download failed after %d attempt%s",
+						 attempt + 1, attempt ? "s" : "");
+			return -1;
+		}
+		backoff(attempt);
+	}
+	if (!t.text)
+		t.text = xmalloc(1);
+	t.text[t.text_len] = '\0';
+	*text = t.text;
+	if (len)
+		*len = t.text_len;
+	return 0;
+}
