@@ -1,0 +1,191 @@
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fatbin.h"
+
+static const char fatbin_usage[] =
+	"Usage: cuda-xcc fatbin [--summary] [--json] [--fatbin-sections-only] FILE...\n"
+	"\n"
+	"List the device code in ELF executables, shared libraries, object files,\n"
+	"static archives (every member) and bare fatbins, read from their fatbin\n"
+	"containers without decompressing anything.\n"
+	"\n"
+	"  --summary     one line per file, the sets of SASS and PTX architectures:\n"
+	"                  FILE: sass sm_75 sm_90a ptx sm_90\n"
+	"                \"-\" stands for an empty set; \" lto-ir SM...\" follows when the\n"
+	"                file carries LTO-IR. Sorted numerically, then \"\" < a < f.\n"
+	"  --json        machine-readable output (with --summary: the sets only)\n"
+	"  --fatbin-sections-only\n"
+	"                read only the .nv_fatbin and __nv_relfatbin sections; by default\n"
+	"                the other data sections are searched too, where libraries that\n"
+	"                load their own kernels keep them (cuFFT: .ldata)\n"
+	"\n"
+	"Without --summary each entry is one line: KIND (sass, ptx, lto-ir), ARCH (sm_90a:\n"
+	"'a' arch-specific, 'f' family-specific), COMPRESSION (none, lz4, zstd), SIZE in\n"
+	"the file, UNCOMPRESSED size, PTX ISA version, SECTION and, for archives, MEMBER.\n"
+	"\n"
+	"Exit status: 0 when every file was read, 1 when one is corrupt or unreadable,\n"
+	"2 on a usage error or a file that is no ELF file, archive or fatbin.\n";
+
+static void print_table(const struct fatbin_file *f)
+{
+	int archive = f->n_objects > 0 && f->objects[0].member;
+
+	printf("%s: %zu entries in %zu containers\n", f->path, f->n_entries, f->n_containers);
+	if (!f->n_entries)
+		return;
+	printf("  %-6s %-8s %-11s %12s %12s %-5s %-*s%s\n", "KIND", "ARCH", "COMPRESSION", "SIZE",
+	       "UNCOMPRESSED", "PTX", archive ? 14 : 0, "SECTION", archive ? " MEMBER" : "");
+	for (size_t i = 0; i < f->n_entries; i++) {
+		const struct fatbin_entry *e = &f->entries[i];
+		char arch[32], ver[16] = "-";
+
+		if (e->kind == FATBIN_KIND_PTX)
+			snprintf(ver, sizeof ver, "%u.%u", e->version_major, e->version_minor);
+		printf("  %-6s %-8s %-11s %12" PRIu64 " %12" PRIu64 " %-5s %-*s%s%s\n",
+		       fatbin_kind_name(e->kind), fatbin_sm_name(e->sm, e->variant, arch, sizeof arch),
+		       fatbin_compression_name(e->compression), e->size, e->uncompressed_size, ver,
+		       archive ? 14 : 0, e->section, archive ? " " : "",
+		       archive ? f->objects[e->object].member : "");
+	}
+}
+
+static void add_set(cJSON *o, const char *key, const struct fatbin_file *f, unsigned kind)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, key);
+	char **names;
+
+	fatbin_sm_set(f, kind, &names);
+	for (char **p = names; *p; p++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(*p));
+	fatbin_names_free(names);
+}
+
+static cJSON *file_json(const struct fatbin_file *f, int summary)
+{
+	cJSON *o = cJSON_CreateObject(), *entries;
+
+	cJSON_AddStringToObject(o, "path", f->path);
+	add_set(o, "sass", f, FATBIN_KIND_SASS);
+	add_set(o, "ptx", f, FATBIN_KIND_PTX);
+	add_set(o, "lto_ir", f, FATBIN_KIND_LTOIR);
+	if (summary)
+		return o;
+	cJSON_AddNumberToObject(o, "containers", (double)f->n_containers);
+	entries = cJSON_AddArrayToObject(o, "entries");
+	for (size_t i = 0; i < f->n_entries; i++) {
+		const struct fatbin_entry *e = &f->entries[i];
+		cJSON *j = cJSON_CreateObject();
+		char buf[32];
+
+		if (e->kind == FATBIN_KIND_PTX || e->kind == FATBIN_KIND_SASS ||
+		    e->kind == FATBIN_KIND_LTOIR)
+			cJSON_AddStringToObject(j, "kind", fatbin_kind_name(e->kind));
+		else
+			cJSON_AddNumberToObject(j, "kind", e->kind);
+		cJSON_AddStringToObject(j, "arch", fatbin_sm_name(e->sm, e->variant, buf, sizeof buf));
+		cJSON_AddNumberToObject(j, "sm", e->sm);
+		if (e->variant) {
+			buf[0] = e->variant;
+			buf[1] = '\0';
+			cJSON_AddStringToObject(j, "variant", buf);
+		} else {
+			cJSON_AddNullToObject(j, "variant");
+		}
+		cJSON_AddStringToObject(j, "compression", fatbin_compression_name(e->compression));
+		cJSON_AddNumberToObject(j, "size", (double)e->size);
+		cJSON_AddNumberToObject(j, "uncompressed_size", (double)e->uncompressed_size);
+		if (e->kind == FATBIN_KIND_PTX) {
+			snprintf(buf, sizeof buf, "%u.%u", e->version_major, e->version_minor);
+			cJSON_AddStringToObject(j, "ptx_version", buf);
+		} else {
+			cJSON_AddNullToObject(j, "ptx_version");
+		}
+		cJSON_AddStringToObject(j, "section", e->section);
+		cJSON_AddNumberToObject(j, "offset", (double)e->offset);
+		if (f->objects[e->object].member)
+			cJSON_AddStringToObject(j, "member", f->objects[e->object].member);
+		else
+			cJSON_AddNullToObject(j, "member");
+		cJSON_AddItemToArray(entries, j);
+	}
+	return o;
+}
+
+int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "summary", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "fatbin-sections-only", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fatbin_options fopt = { 0 };
+	int summary = 0, json = 0, c, rc = 0;
+	cJSON *arr = NULL;
+
+	(void)ctx;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': summary = 1; break;
+		case 'j': json = 1; break;
+		case 'o': fopt.fatbin_sections_only = 1; break;
+		case 'h': fputs(fatbin_usage, stdout); return 0;
+		default:
+			return cmd_usage_error("fatbin", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("fatbin", "no FILE given");
+	if (json)
+		arr = cJSON_CreateArray();
+	for (int i = optind; i < argc; i++) {
+		struct xcc_error err = { 0 };
+		struct fatbin_file f;
+
+		if (fatbin_read_file(argv[i], &fopt, &f, &err)) {
+			int status = cmd_report(&err);
+
+			if (status > rc)
+				rc = status;
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(o, "path", argv[i]);
+				cJSON_AddStringToObject(o, "error", err.msg);
+				cJSON_AddItemToArray(arr, o);
+			}
+			continue;
+		}
+		if (json) {
+			cJSON_AddItemToArray(arr, file_json(&f, summary));
+		} else if (summary) {
+			char *line = fatbin_summary_line(&f);
+
+			printf("%s: %s\n", f.path, line);
+			free(line);
+		} else {
+			print_table(&f);
+		}
+		fatbin_file_free(&f);
+	}
+	if (json) {
+		char *s = cJSON_Print(arr);
+
+		puts(s);
+		free(s);
+		cJSON_Delete(arr);
+	}
+	fflush(stdout);
+	return rc;
+}

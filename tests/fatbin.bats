@@ -1,0 +1,259 @@
+#!/usr/bin/env bats
+# cuda-xcc fatbin on objects, archives, libraries and executables that the
+# real nvcc 13.0 builds here, on the CUDA 13 libraries, and on broken input.
+load lib/common
+
+NVCC=/usr/local/cuda/bin/nvcc
+CUDA_LIB=/usr/local/cuda/targets/x86_64-linux/lib
+
+setup_file() {
+	export FX="$BATS_FILE_TMPDIR/fx"
+	mkdir -p "$FX"
+	[ -x "$NVCC" ] || return 0
+	cat >"$FX/k.cu" <<-'EOF'
+	__global__ void add(float *a, const float *b, int n)
+	{
+		int i = blockIdx.x * blockDim.x + threadIdx.x;
+		if (i < n)
+			a[i] += b[i];
+	}
+	EOF
+	cat >"$FX/main.cu" <<-'EOF'
+	__global__ void add(float *a, const float *b, int n);
+	int main() { add<<<1, 1>>>(0, 0, 0); return 0; }
+	EOF
+	cd "$FX"
+	# Each fixture once, two compiles at a time (nvcc takes 1-2 s each).
+	{
+		"$NVCC" -c -Xcompiler -fPIC -gencode arch=compute_75,code=sm_75 \
+			-gencode arch=compute_86,code=[sm_86,compute_86] -o plain.o k.cu
+		"$NVCC" -c -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_100f,code=sm_100f \
+			-gencode arch=compute_110f,code=sm_110f -gencode arch=compute_120a,code=sm_120a \
+			-o variants.o k.cu
+		"$NVCC" -c -Xfatbin=-compress-all -gencode arch=compute_80,code=[sm_80,compute_80] \
+			-o zstd.o k.cu
+	} >"$FX/log1" 2>&1 &
+	{
+		"$NVCC" -c --compress-mode=none -gencode arch=compute_80,code=compute_80 \
+			-gencode arch=compute_90a,code=compute_90a -gencode arch=compute_100f,code=compute_100f \
+			-o ptxonly.o k.cu
+		"$NVCC" -c --compress-mode=speed -Xfatbin=-compress-all \
+			-gencode arch=compute_80,code=[sm_80,compute_80] -o lz4.o k.cu
+		"$NVCC" -rdc=true -gencode arch=compute_80,code=sm_80 \
+			-gencode arch=compute_90,code=[sm_90,compute_90] -o app k.cu main.cu
+		"$NVCC" -c -rdc=true -gencode arch=compute_80,code=sm_80 \
+			-gencode arch=compute_90a,code=sm_90a -o rdc.o k.cu
+	} >"$FX/log2" 2>&1 &
+	wait
+	gcc -shared -o libplain.so plain.o
+	ar rcs libk.a plain.o rdc.o
+}
+
+need_nvcc() {
+	[ -x "$NVCC" ] || skip "$NVCC is missing (the fixtures are built by the real nvcc 13.0)"
+	[ -f "$FX/rdc.o" ] || { cat "$FX/log1" "$FX/log2" >&2; return 1; }
+}
+
+# The SMs listed for one kind in --summary output.
+@test "fatbin: plain SASS and PTX, PTX compressed with ZSTD by default" {
+	need_nvcc
+	run xcc fatbin --summary "$FX/plain.o"
+	assert_status 0
+	assert_output_equals "$FX/plain.o: sass sm_75 sm_86 ptx sm_86"
+	run xcc fatbin "$FX/plain.o"
+	assert_status 0
+	[[ "${lines[2]}" =~ ^\ +sass\ +sm_75\ +none\ .*\ -\ +\.nv_fatbin$ ]]
+	[[ "${lines[4]}" =~ ^\ +ptx\ +sm_86\ +zstd\ .*\ 9\.0\ +\.nv_fatbin$ ]]
+}
+
+@test "fatbin: a and f variants are read from the entry flags" {
+	need_nvcc
+	run xcc fatbin --summary "$FX/variants.o"
+	assert_status 0
+	assert_output_equals "$FX/variants.o: sass sm_90a sm_100f sm_110f sm_120a ptx -"
+	run xcc fatbin --json "$FX/variants.o"
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+got = [(e["kind"], e["sm"], e["variant"], e["section"]) for e in d["entries"]]
+assert got == [("sass", 90, "a", ".nv_fatbin"), ("sass", 100, "f", ".nv_fatbin"),
+               ("sass", 110, "f", ".nv_fatbin"), ("sass", 120, "a", ".nv_fatbin")], got
+assert d["sass"] == ["sm_90a", "sm_100f", "sm_110f", "sm_120a"] and d["ptx"] == []
+'
+}
+
+@test "fatbin: PTX-only objects, and the PTX text agrees on the variant" {
+	need_nvcc
+	run xcc fatbin --summary "$FX/ptxonly.o"
+	assert_status 0
+	assert_output_equals "$FX/ptxonly.o: sass - ptx sm_80 sm_90a sm_100f"
+	# --compress-mode=none leaves the PTX readable: the header's variant is
+	# what the text says.
+	grep -a -q '^\.target sm_90a' "$FX/ptxonly.o"
+	grep -a -q '^\.target sm_100f' "$FX/ptxonly.o"
+	run xcc fatbin "$FX/ptxonly.o"
+	assert_output_contains "none"
+	[[ "$output" != *zstd* ]]
+}
+
+@test "fatbin: compression is reported as ZSTD or LZ4 without decompressing" {
+	need_nvcc
+	run xcc fatbin --json "$FX/zstd.o" "$FX/lz4.o"
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+z, l = json.load(sys.stdin)
+assert [(e["kind"], e["compression"]) for e in z["entries"]] == [("sass", "zstd"), ("ptx", "zstd")], z
+assert [(e["kind"], e["compression"]) for e in l["entries"]] == [("sass", "lz4"), ("ptx", "lz4")], l
+for e in z["entries"] + l["entries"]:
+    assert e["uncompressed_size"] > e["size"], e
+assert z["entries"][1]["ptx_version"] == "9.0"
+'
+}
+
+@test "fatbin: -rdc=true objects keep their code in __nv_relfatbin" {
+	need_nvcc
+	run xcc fatbin --json "$FX/rdc.o"
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+assert {e["section"] for e in d["entries"]} == {"__nv_relfatbin"}, d
+assert d["sass"] == ["sm_80", "sm_90a"], d
+'
+	run readelf -SW "$FX/rdc.o"
+	[[ "$output" == *__nv_relfatbin* && "$output" != *.nv_fatbin* ]]
+}
+
+@test "fatbin: an -rdc executable has linked code in .nv_fatbin and objects' in __nv_relfatbin" {
+	need_nvcc
+	run xcc fatbin --json "$FX/app"
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+main = sorted(e["arch"] for e in d["entries"] if e["section"] == ".nv_fatbin")
+rel = sorted((e["kind"], e["arch"]) for e in d["entries"] if e["section"] == "__nv_relfatbin")
+assert main == ["sm_80", "sm_90"], main
+assert ("ptx", "sm_90") in rel and ("sass", "sm_80") in rel, rel
+assert d["sass"] == ["sm_80", "sm_90"] and d["ptx"] == ["sm_90"], d
+'
+}
+
+@test "fatbin: shared libraries and every member of a static archive" {
+	need_nvcc
+	run xcc fatbin --summary "$FX/libplain.so" "$FX/libk.a"
+	assert_status 0
+	assert_output_equals "$FX/libplain.so: sass sm_75 sm_86 ptx sm_86
+$FX/libk.a: sass sm_75 sm_80 sm_86 sm_90a ptx sm_86"
+	run xcc fatbin "$FX/libk.a"
+	assert_status 0
+	assert_output_contains "MEMBER"
+	assert_output_contains ".nv_fatbin     plain.o"
+	assert_output_contains "__nv_relfatbin rdc.o"
+}
+
+@test "fatbin: a bare fatbin from nvcc -fatbin" {
+	need_nvcc
+	cd "$BATS_TEST_TMPDIR"
+	"$NVCC" -fatbin -gencode arch=compute_87,code=sm_87 -o k.fatbin "$FX/k.cu"
+	run xcc fatbin --summary k.fatbin
+	assert_status 0
+	assert_output_equals "k.fatbin: sass sm_87 ptx -"
+}
+
+@test "fatbin: the CUDA 13 libraries" {
+	[ -f "$CUDA_LIB/libcublas.so.13" ] || skip "no CUDA 13 libraries under $CUDA_LIB"
+	run xcc fatbin --summary "$CUDA_LIB/libcublas.so.13" "$CUDA_LIB/libcudart.so.13"
+	assert_status 0
+	assert_output_equals "$CUDA_LIB/libcublas.so.13: sass sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 ptx sm_120
+$CUDA_LIB/libcudart.so.13: sass - ptx -"
+	run xcc fatbin --summary "$CUDA_LIB/libcudadevrt.a"
+	assert_status 0
+	assert_output_equals "$CUDA_LIB/libcudadevrt.a: sass sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 sm_121 ptx sm_121"
+}
+
+@test "fatbin: kernels kept in data sections (cuFFT's .ldata) are found, or skipped on request" {
+	[ -f "$CUDA_LIB/libcufft.so.12" ] || skip "no libcufft.so.12 under $CUDA_LIB"
+	run xcc fatbin --summary --fatbin-sections-only "$CUDA_LIB/libcufft.so.12"
+	assert_status 0
+	assert_output_equals "$CUDA_LIB/libcufft.so.12: sass sm_75 ptx -"
+	run xcc fatbin --summary "$CUDA_LIB/libcufft.so.12"
+	assert_status 0
+	assert_output_equals "$CUDA_LIB/libcufft.so.12: sass sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_110 sm_120 ptx sm_75 sm_80 sm_86 sm_90 lto-ir sm_75"
+}
+
+@test "fatbin: the same sets as cuobjdump --list-elf/--list-ptx where it can read the file" {
+	need_nvcc
+	need cuobjdump "the reference tool for the comparison"
+	for f in plain.o rdc.o app libplain.so; do
+		elf=$(cuobjdump --list-elf "$FX/$f" 2>/dev/null | grep -o 'sm_[0-9]*[af]\?' | sort -u -V | tr '\n' ' ') || continue
+		ptx=$(cuobjdump --list-ptx "$FX/$f" 2>/dev/null | grep -o 'sm_[0-9]*[af]\?' | sort -u -V | tr '\n' ' ')
+		run xcc fatbin --summary "$FX/$f"
+		assert_status 0
+		assert_output_equals "$FX/$f: sass ${elf:-- }ptx ${ptx:-- }"
+	done
+}
+
+@test "fatbin: truncated, corrupt and hostile files give a clear error, not a crash" {
+	need_nvcc
+	cd "$BATS_TEST_TMPDIR"
+	read -r off size < <(readelf -SW "$FX/libplain.so" | sed 's/\[ */[/' |
+		awk '$2 == ".nv_fatbin" { print $5, $6 }')
+	off=$((16#$off)) size=$((16#$size))
+	[ "$size" -gt 0 ]
+
+	# The file cut in the middle of the fatbin section.
+	head -c $((off + size / 2)) "$FX/libplain.so" >cut.so
+	run xcc fatbin cut.so
+	assert_status 1
+	assert_output_contains "cut.so"
+
+	# The first container claims 2^64-1 bytes of entries.
+	cp "$FX/libplain.so" huge.so
+	printf '\377\377\377\377\377\377\377\377' | dd of=huge.so bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
+	run xcc fatbin huge.so
+	assert_status 1
+	assert_output_contains "huge.so: .nv_fatbin+0x0: container declares 0xffffffffffffffff bytes"
+
+	# An entry header size of 0 would loop forever on a naive parser.
+	cp "$FX/libplain.so" zero.so
+	printf '\0\0\0\0' | dd of=zero.so bs=1 seek=$((off + 16 + 4)) conv=notrunc 2>/dev/null
+	run xcc fatbin zero.so
+	assert_status 1
+	assert_output_contains "zero.so: .nv_fatbin+0x10: entry header size 0 is outside 64.."
+
+	# Bad magic.
+	cp "$FX/libplain.so" magic.so
+	printf 'XXXX' | dd of=magic.so bs=1 seek=$off conv=notrunc 2>/dev/null
+	run xcc fatbin --summary magic.so
+	assert_status 1
+	assert_output_contains "magic.so: .nv_fatbin+0x0: no fatbin container here (bad magic)"
+
+	# Not ELF at all; missing; other files still get listed.
+	echo hello >text.txt
+	run xcc fatbin --summary text.txt "$FX/plain.o" nonexistent.so
+	assert_status 2
+	assert_output_contains "text.txt: not an ELF file, static archive or fatbin"
+	assert_output_contains "nonexistent.so: No such file or directory"
+	assert_output_contains "$FX/plain.o: sass sm_75 sm_86 ptx sm_86"
+
+	# A truncated archive.
+	head -c 3000 "$FX/libk.a" >cut.a
+	run xcc fatbin cut.a
+	[ "$status" -ne 0 ] && [ "$status" -lt 128 ]
+	assert_output_contains "cut.a"
+}
+
+@test "fatbin: usage errors and help" {
+	run xcc fatbin
+	assert_status 2
+	assert_output_contains "no FILE given"
+	run xcc fatbin --bogus x
+	assert_status 2
+	run xcc fatbin --help
+	assert_status 0
+	assert_output_contains "--summary"
+	assert_output_contains "FILE: sass sm_75 sm_90a ptx sm_90"
+}
