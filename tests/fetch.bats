@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# Downloads through libcurl against a real HTTP server on 127.0.0.1, the
+# content-addressed cache, and verification of local files. Driven through
+# the internal `cuda-xcc debug fetch|text` commands.
+
+load lib/common
+load lib/httpd
+
+setup() {
+	need python3 "the test HTTP server"
+	S=$(scratch)
+	mkdir -p "$S/www/sub" "$S/cache"
+	head -c 300000 /dev/urandom >"$S/www/sub/pkg-archive.tar.xz"
+	SHA=$(sha256sum "$S/www/sub/pkg-archive.tar.xz" | cut -d' ' -f1)
+	SIZE=300000
+	printf '{"release_date": "2026-01-01"}\n' >"$S/www/redistrib_1.0.json"
+}
+
+teardown() {
+	stop_httpd
+}
+
+fetch() {
+	run xcc debug fetch --cache "$S/cache" "$@"
+}
+
+cache_is_empty() {
+	local left
+	left=$(ls -A "$S/cache")
+	[ -z "$left" ] || { echo "left in the cache: $left" >&2; return 1; }
+}
+
+@test "a download lands in the cache under its sha256, and the cache serves it next time" {
+	start_httpd normal "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ ! -e "$S/cache/$SHA.part" ]
+	[ "$(httpd_requests)" = 1 ]
+	stop_httpd
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+}
+
+@test "XDG_CACHE_HOME decides where the cache is" {
+	start_httpd normal "$S/www"
+	XDG_CACHE_HOME="$S/xdg" run xcc debug fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$S/xdg/cuda-xcc/$SHA"
+}
+
+@test "a connection dropped halfway is resumed with a Range request" {
+	start_httpd drop-once "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 2 ]
+	grep -q "range=bytes=150000-" "$HTTPD_LOG"
+}
+
+@test "a server that ignores Range on the resume still gives the right file" {
+	start_httpd drop-once-norange "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+}
+
+@test "a .part left by an earlier run is resumed, not downloaded again" {
+	start_httpd normal "$S/www"
+	head -c 100000 "$S/www/sub/pkg-archive.tar.xz" >"$S/cache/$SHA.part"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	grep -q "range=bytes=100000-" "$HTTPD_LOG"
+	[ "$(httpd_requests)" = 1 ]
+}
+
+@test "wrong bytes: the error names the file, the expected and the actual sha256, and nothing stays" {
+	start_httpd wrong "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 2
+	assert_output_contains "pkg-archive.tar.xz: sha256 mismatch: expected $SHA, got "
+	actual=$(python3 -c 'import hashlib,sys; d=open(sys.argv[1],"rb").read(); print(hashlib.sha256(bytes((b+1)&255 for b in d)).hexdigest())' "$S/www/sub/pkg-archive.tar.xz")
+	assert_output_contains "got $actual"
+	assert_output_contains "the download was removed"
+	cache_is_empty
+}
+
+@test "a size that differs from the manifest's is refused before anything is kept" {
+	start_httpd normal "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" 299999
+	assert_status 2
+	assert_output_contains "pkg-archive.tar.xz: size mismatch: expected 299999 bytes, the server has 300000"
+	cache_is_empty
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" 300001
+	assert_status 2
+	assert_output_contains "expected 300001 bytes, the server has 300000"
+	cache_is_empty
+}
+
+@test "retries are bounded, and the message says so" {
+	start_httpd drop-always "$S/www"
+	fetch --retries 2 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "download failed after 3 attempts"
+	assert_output_contains "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 3 ]
+	# What did arrive is kept for the next run to resume, but never under
+	# the final name.
+	[ ! -e "$S/cache/$SHA" ]
+	[ -s "$S/cache/$SHA.part" ]
+}
+
+@test "HTTP 404 fails at once with the status code" {
+	start_httpd 404 "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "HTTP status 404"
+	[ "$(httpd_requests)" = 1 ]
+	[ ! -e "$S/cache/$SHA" ]
+}
+
+@test "HTTP 503 is retried" {
+	start_httpd 503-once "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	[ "$(httpd_requests)" = 2 ]
+}
+
+@test "redirects are followed" {
+	start_httpd redirect "$S/www"
+	fetch "$HTTPD_URL/r/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+}
+
+@test "progress is reported up to the full size" {
+	start_httpd slow "$S/www"
+	fetch --progress "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_contains "progress 300000/300000"
+	[ "$(grep -c '^progress ' <<<"$output")" -gt 1 ]
+}
+
+@test "a corrupted cache entry is downloaded again" {
+	start_httpd normal "$S/www"
+	echo garbage >"$S/cache/$SHA"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+}
+
+@test "without a promised sha256 the file is still cached under its own" {
+	start_httpd normal "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+}
+
+@test "nobody listening: the retries run out with the reason" {
+	start_httpd normal "$S/www"
+	url=$HTTPD_URL
+	stop_httpd
+	fetch --retries 1 "$url/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "download failed after 2 attempts"
+}
+
+@test "a local path is verified in place, not copied" {
+	f="$S/www/sub/pkg-archive.tar.xz"
+	fetch "$f" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$f"
+	cache_is_empty
+	fetch "file://$f" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$f"
+}
+
+@test "a local file that does not match is named, with both values, and left alone" {
+	f="$S/www/sub/pkg-archive.tar.xz"
+	bad=0000000000000000000000000000000000000000000000000000000000000000
+	fetch "$f" "$bad" "$SIZE"
+	assert_status 2
+	assert_output_contains "$f: sha256 mismatch: expected $bad, got $SHA"
+	fetch "$f" "$SHA" 12
+	assert_status 2
+	assert_output_contains "$f: size mismatch: expected 12 bytes, the file has 300000"
+	[ -f "$f" ]
+	fetch "$S/missing.tar.xz" "$SHA" "$SIZE"
+	assert_status 2
+	assert_output_contains "$S/missing.tar.xz: No such file or directory"
+}
+
+@test "a malformed sha256 is a usage error" {
+	fetch "$S/www/sub/pkg-archive.tar.xz" abc "$SIZE"
+	assert_status 2
+	assert_output_contains "'abc' is not a sha256"
+}
+
+@test "texts (manifests) come from URLs, file:// URLs and paths" {
+	start_httpd normal "$S/www"
+	run xcc debug text "$HTTPD_URL/redistrib_1.0.json"
+	assert_status 0
+	assert_output_equals '{"release_date": "2026-01-01"}'
+	run xcc debug text "file://$S/www/redistrib_1.0.json"
+	assert_output_equals '{"release_date": "2026-01-01"}'
+	run xcc debug text "$S/www/redistrib_1.0.json"
+	assert_output_equals '{"release_date": "2026-01-01"}'
+	run xcc debug text "$HTTPD_URL/missing.json"
+	assert_status 1
+	assert_output_contains "$HTTPD_URL/missing.json: the server answered HTTP status 404"
+}
+
+@test "sha256 of a file" {
+	run xcc debug sha256 "$S/www/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$SHA 300000"
+}

@@ -1,0 +1,32 @@
+# Start and stop tests/lib/httpd.py from a bats test:
+#   start_httpd MODE ROOT   sets HTTPD_URL (http://127.0.0.1:PORT) and HTTPD_LOG
+#   stop_httpd              (call it from teardown)
+# The server exits by itself after a while even when stop_httpd never runs.
+
+start_httpd() {
+	local mode=$1 root=$2 port_file="$BATS_TEST_TMPDIR/httpd.port" i
+	HTTPD_LOG="$BATS_TEST_TMPDIR/httpd.log"
+	: >"$port_file"
+	python3 "$XCC_SRCDIR/tests/lib/httpd.py" --mode "$mode" --root "$root" --timeout 120 \
+		>"$port_file" 2>"$HTTPD_LOG" 3>&- &
+	HTTPD_PID=$!
+	for i in $(seq 200); do
+		[ -s "$port_file" ] && break
+		sleep 0.05
+	done
+	[ -s "$port_file" ] || { echo "httpd.py did not start" >&2; return 1; }
+	HTTPD_URL="http://127.0.0.1:$(head -n1 "$port_file")"
+}
+
+stop_httpd() {
+	if [ -n "${HTTPD_PID:-}" ]; then
+		kill "$HTTPD_PID" 2>/dev/null || true
+		wait "$HTTPD_PID" 2>/dev/null || true
+		HTTPD_PID=
+	fi
+}
+
+# How many requests the server saw.
+httpd_requests() {
+	grep -c '^GET ' "$HTTPD_LOG" || true
+}

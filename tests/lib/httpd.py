@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""A small HTTP server on 127.0.0.1 for the download tests.
+
+Serves the files under --root. Picks a free port and prints it on stdout,
+logs one line per request on stderr ("GET /path range=bytes=N-"), and
+exits by itself after --timeout seconds, so that a failed test never leaves
+it running for long.
+
+Modes:
+  normal        files with Range support (206 Partial Content)
+  norange       ignores Range and always sends the whole file (200)
+  drop-once     the first response for each path stops halfway and the
+                connection is closed; later ones are normal
+  drop-once-norange   both of the above
+  drop-always   every response stops halfway through what it owes
+  wrong         every byte of the body is changed (same length)
+  404           every request gets 404 Not Found
+  503-once      the first request for each path gets 503, later ones normal
+  redirect      /r/PATH answers 302 to /PATH, the rest is normal
+  slow          the body goes out in small pieces with pauses in between
+"""
+
+import argparse
+import http.server
+import os
+import re
+import sys
+import threading
+import time
+
+MODES = ("normal", "norange", "drop-once", "drop-once-norange", "drop-always", "wrong", "404",
+         "503-once", "redirect", "slow")
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        srv = self.server
+        rng = self.headers.get("Range")
+        print(f"GET {self.path} range={rng or '-'}", file=sys.stderr, flush=True)
+        mode = srv.mode
+        path = self.path.split("?", 1)[0]
+
+        if mode == "404":
+            return self.send_error(404, "Not Found")
+        if mode == "503-once" and path not in srv.seen:
+            srv.seen.add(path)
+            return self.send_error(503, "Service Unavailable")
+        if mode == "redirect" and path.startswith("/r/"):
+            self.send_response(302)
+            self.send_header("Location", path[2:])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+
+        local = os.path.realpath(os.path.join(srv.root, path.lstrip("/")))
+        if not local.startswith(srv.root + os.sep) or not os.path.isfile(local):
+            return self.send_error(404, "Not Found")
+        with open(local, "rb") as f:
+            data = f.read()
+
+        start = 0
+        m = re.fullmatch(r"bytes=(\d+)-", rng or "")
+        if m and mode not in ("norange", "drop-once-norange"):
+            start = int(m.group(1))
+            if start >= len(data):
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{len(data)}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        else:
+            self.send_response(200)
+        body = data[start:]
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+
+        if mode == "wrong":
+            body = bytes((b + 1) & 0xFF for b in body)
+        drop = mode == "drop-always" or (
+            mode in ("drop-once", "drop-once-norange") and path not in srv.seen)
+        srv.seen.add(path)
+        if drop:
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        if mode == "slow":
+            for i in range(0, len(body), 4096):
+                self.wfile.write(body[i:i + 4096])
+                self.wfile.flush()
+                time.sleep(0.005)
+            return
+        self.wfile.write(body)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--mode", choices=MODES, default="normal")
+    ap.add_argument("--timeout", type=float, default=120)
+    args = ap.parse_args()
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    srv.root = os.path.realpath(args.root)
+    srv.mode = args.mode
+    srv.seen = set()
+    print(srv.server_address[1], flush=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    time.sleep(args.timeout)
+    srv.shutdown()
+
+
+if __name__ == "__main__":
+    main()

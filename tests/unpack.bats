@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# Extraction and identification of real packages built at test time: .debs
+# made by dpkg-deb, wheels made by python3's zipfile, redist archives made
+# by tar, and hostile archives made by python3's tarfile and zipfile. Driven
+# through the internal `cuda-xcc debug unpack|identify` commands.
+
+load lib/common
+
+setup() {
+	S=$(scratch)
+	mkdir -p "$S/canary"
+	echo keep >"$S/canary/keep"
+}
+
+# The canary next to the destination holds its one file, unchanged, and
+# nothing new appeared next to it.
+canary_intact() {
+	[ "$(ls -A "$S/canary")" = keep ] || { ls -la "$S/canary" >&2; return 1; }
+	[ "$(cat "$S/canary/keep")" = keep ]
+	[ ! -e "$S/evil" ] && [ ! -e /tmp/cuda-xcc-unpack-evil ]
+}
+
+make_deb() { # DIR COMPRESSION OUT
+	dpkg-deb -Z"$2" --root-owner-group --build "$1" "$3" >/dev/null
+}
+
+toolkit_tree() {
+	local d="$S/pkg"
+	mkdir -p "$d/DEBIAN" "$d/usr/lib/nvidia-cuda-toolkit/bin" "$d/usr/include" "$d/etc"
+	cat >"$d/DEBIAN/control" <<-EOF
+	Package: nvidia-cuda-toolkit
+	Version: 11.8.89~11.8.0-5~deb12u1
+	Architecture: amd64
+	Maintainer: Test <test@example.org>
+	Description: test package
+	 built by unpack.bats
+	EOF
+	cp "$(type -P true)" "$d/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+	chmod 0755 "$d/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+	echo 'int cuda;' >"$d/usr/include/cuda.h"
+	chmod 0644 "$d/usr/include/cuda.h"
+	echo 'PATH += x' >"$d/etc/nvcc.profile"
+	ln -s /etc/nvcc.profile "$d/usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile"
+	ln -s ../../../include "$d/usr/lib/nvidia-cuda-toolkit/bin/inc"
+}
+
+@test "a real .deb (xz, zstd, gzip, none): identified from its control file and unpacked" {
+	need dpkg-deb "building .deb packages"
+	toolkit_tree
+	for z in xz zstd gzip none; do
+		make_deb "$S/pkg" $z "$S/t-$z.deb"
+		run xcc debug identify "$S/t-$z.deb"
+		assert_status 0
+		assert_output_equals "$(printf 'kind deb\nname nvidia-cuda-toolkit\nversion 11.8.89~11.8.0-5~deb12u1\nmachine x86_64')"
+		mkdir "$S/d-$z"
+		run xcc debug unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile \
+			"$S/t-$z.deb" "$S/d-$z"
+		assert_status 0
+		assert_output_equals "files 3 bytes $(( $(stat -c %s "$S/pkg/usr/lib/nvidia-cuda-toolkit/bin/nvcc") + 10 + 10 )) skipped 1"
+		cmp "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/nvcc" "$S/pkg/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+		[ "$(stat -c %a "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/nvcc")" = 755 ]
+		[ "$(stat -c %a "$S/d-$z/usr/include/cuda.h")" = 644 ]
+		[ "$(readlink "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/inc")" = ../../../include ]
+		[ ! -e "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile" ]
+		[ ! -e "$S/d-$z/DEBIAN" ] && [ ! -e "$S/d-$z/control" ]
+	done
+}
+
+@test "a .deb's absolute symlink is refused with its name unless the map skips it" {
+	need dpkg-deb "building .deb packages"
+	toolkit_tree
+	make_deb "$S/pkg" xz "$S/t.deb"
+	mkdir "$S/d"
+	run xcc debug unpack "$S/t.deb" "$S/d"
+	assert_status 2
+	assert_output_contains "member usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile refused: a symlink to the absolute path /etc/nvcc.profile"
+}
+
+@test "arm64 and all .debs" {
+	need dpkg-deb "building .deb packages"
+	mkdir -p "$S/a/DEBIAN" "$S/a/usr/lib/aarch64-linux-gnu"
+	printf 'Package: libcudart11.0\nVersion: 11.8.89~11.8.0-5~deb12u1\nArchitecture: arm64\nMaintainer: T <t@e.org>\nDescription: t\n' >"$S/a/DEBIAN/control"
+	echo x >"$S/a/usr/lib/aarch64-linux-gnu/libcudart.so.11.0"
+	make_deb "$S/a" xz "$S/a.deb"
+	run xcc debug identify "$S/a.deb"
+	assert_output_contains "machine aarch64"
+	sed -i 's/^Architecture: .*/Architecture: all/' "$S/a/DEBIAN/control"
+	make_deb "$S/a" xz "$S/all.deb"
+	run xcc debug identify "$S/all.deb"
+	assert_output_contains "machine all"
+}
+
+@test "truncated and corrupt packages are errors that name the file" {
+	need dpkg-deb "building .deb packages"
+	toolkit_tree
+	head -c 50000000 /dev/zero >"$S/pkg/usr/include/big.h" # compresses to little
+	head -c 200000 /dev/urandom >"$S/pkg/usr/include/noise.h"
+	make_deb "$S/pkg" xz "$S/t.deb"
+	head -c $(( $(stat -c %s "$S/t.deb") - 1000 )) "$S/t.deb" >"$S/trunc.deb"
+	mkdir "$S/d"
+	run xcc debug unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile "$S/trunc.deb" "$S/d"
+	assert_status 1
+	assert_output_contains "$S/trunc.deb"
+	echo 'not a package' >"$S/text.deb"
+	run xcc debug identify "$S/text.deb"
+	[ "$status" -ne 0 ]
+	assert_output_contains "$S/text.deb"
+}
+
+wheel() { # OUT TAG NAME SO-FILE
+	python3 - "$@" <<-'EOF'
+	import sys, zipfile
+	out, tag, name, so = sys.argv[1:5]
+	with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+	    z.writestr("nvidia/__init__.py", "")
+	    if so:
+	        info = zipfile.ZipInfo("nvidia/cuda_runtime/lib/libcudart.so.12")
+	        info.external_attr = 0o100755 << 16
+	        z.writestr(info, open(so, "rb").read(), zipfile.ZIP_DEFLATED)
+	    z.writestr("nvidia/cuda_runtime/include/cuda_runtime.h", "int rt;\n")
+	    di = "nvidia_cuda_runtime_cu12-12.4.127.dist-info/"
+	    z.writestr(di + "METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 12.4.127\n\nlong text\n")
+	    z.writestr(di + "WHEEL", f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: {tag}\n")
+	    z.writestr(di + "RECORD", "")
+	EOF
+}
+
+@test "real wheels: machine from the platform tag, or from the ELF inside a py3-none-any one" {
+	need python3 "building wheels"
+	need gcc "a real x86_64 shared object"
+	need aarch64-linux-gnu-gcc "a real aarch64 shared object"
+	echo 'int f(void) { return 1; }' >"$S/f.c"
+	gcc -shared -fPIC -o "$S/x86.so" "$S/f.c"
+	aarch64-linux-gnu-gcc -shared -fPIC -o "$S/arm.so" "$S/f.c"
+
+	wheel "$S/x.whl" py3-none-manylinux2014_x86_64 nvidia-cuda-runtime-cu12 "$S/x86.so"
+	run xcc debug identify "$S/x.whl"
+	assert_status 0
+	assert_output_equals "$(printf 'kind wheel\nname nvidia_cuda_runtime_cu12\nversion 12.4.127\nmachine x86_64')"
+
+	wheel "$S/a.whl" py3-none-manylinux_2_17_aarch64 nvidia-cuda-runtime-cu12 "$S/arm.so"
+	run xcc debug identify "$S/a.whl"
+	assert_output_contains "machine aarch64"
+
+	wheel "$S/any-arm.whl" py3-none-any nvidia-cuda-runtime-cu12 "$S/arm.so"
+	run xcc debug identify "$S/any-arm.whl"
+	assert_output_contains "machine aarch64"
+	wheel "$S/any-x86.whl" py3-none-any nvidia-cuda-runtime-cu12 "$S/x86.so"
+	run xcc debug identify "$S/any-x86.whl"
+	assert_output_contains "machine x86_64"
+	wheel "$S/pure.whl" py3-none-any nvidia-cuda-runtime-cu12 ""
+	run xcc debug identify "$S/pure.whl"
+	assert_output_contains "machine all"
+
+	mkdir "$S/d"
+	run xcc debug unpack "$S/a.whl" "$S/d"
+	assert_status 0
+	cmp "$S/d/nvidia/cuda_runtime/lib/libcudart.so.12" "$S/arm.so"
+	[ "$(stat -c %a "$S/d/nvidia/cuda_runtime/lib/libcudart.so.12")" = 755 ]
+	[ -f "$S/d/nvidia_cuda_runtime_cu12-12.4.127.dist-info/WHEEL" ]
+}
+
+@test "a redist archive made by tar: identified, and unpacked like tar -xJf does" {
+	need gcc "a real x86_64 ELF"
+	need aarch64-linux-gnu-gcc "a real aarch64 ELF"
+	top=libcublas-linux-sbsa-12.4.5.8-archive
+	mkdir -p "$S/src/$top/lib" "$S/src/$top/include" "$S/src/$top/bin"
+	echo 'int f(void) { return 1; }' >"$S/f.c"
+	aarch64-linux-gnu-gcc -shared -fPIC -o "$S/src/$top/lib/libcublas.so.12.4.5.8" "$S/f.c"
+	ln -s libcublas.so.12.4.5.8 "$S/src/$top/lib/libcublas.so.12"
+	ln -s libcublas.so.12 "$S/src/$top/lib/libcublas.so"
+	echo '#define CUBLAS 1' >"$S/src/$top/include/cublas.h"
+	chmod 0640 "$S/src/$top/include/cublas.h"
+	printf '#!/bin/sh\necho hi\n' >"$S/src/$top/bin/tool"
+	chmod 0755 "$S/src/$top/bin/tool"
+	tar -C "$S/src" -cJf "$S/$top.tar.xz" "$top"
+
+	run xcc debug identify "$S/$top.tar.xz"
+	assert_status 0
+	assert_output_equals "$(printf 'kind redist\nname libcublas\nversion 12.4.5.8\nmachine aarch64')"
+
+	mkdir "$S/ours" "$S/tars"
+	run xcc debug unpack "$S/$top.tar.xz" "$S/ours"
+	assert_status 0
+	tar -C "$S/tars" -xJf "$S/$top.tar.xz"
+	diff -r --no-dereference "$S/ours" "$S/tars"
+	[ "$(cd "$S/ours" && find . -printf '%p %m %y %l\n' | sort)" = \
+	  "$(cd "$S/tars" && find . -printf '%p %m %y %l\n' | sort)" ]
+
+	# An unusual platform tag: the ELF files say what machine it is for.
+	odd=thing-linux-riscv99-1.0-archive
+	mkdir -p "$S/src/$odd/lib"
+	gcc -shared -fPIC -o "$S/src/$odd/lib/libthing.so" "$S/f.c"
+	tar -C "$S/src" -cJf "$S/$odd.tar.xz" "$odd"
+	run xcc debug identify "$S/$odd.tar.xz"
+	assert_output_equals "$(printf 'kind redist\nname thing\nversion 1.0\nmachine x86_64')"
+}
+
+# Hostile tar members from python3's tarfile; each archive must be refused
+# with nothing written outside the destination.
+hostile_tar() { # OUT CASE
+	python3 - "$@" <<-'EOF'
+	import io, sys, tarfile
+	out, case = sys.argv[1:3]
+	def member(t, name, kind=tarfile.REGTYPE, data=b"evil\n", link="", mode=0o644):
+	    ti = tarfile.TarInfo(name)
+	    ti.type, ti.linkname, ti.mode = kind, link, mode
+	    ti.size = len(data) if kind == tarfile.REGTYPE else 0
+	    t.addfile(ti, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+	with tarfile.open(out, "w:xz", format=tarfile.GNU_FORMAT) as t:
+	    if case == "absolute":
+	        member(t, "/tmp/cuda-xcc-unpack-evil")
+	    elif case == "dotdot":
+	        member(t, "ok/../../evil")
+	    elif case == "symlink-out":
+	        member(t, "up", tarfile.SYMTYPE, link="../canary")
+	        member(t, "up/evil")
+	    elif case == "symlink-via-dir":
+	        member(t, "here", tarfile.SYMTYPE, link=".")
+	        member(t, "here/up", tarfile.SYMTYPE, link="../canary")
+	        member(t, "here/up/evil")
+	    elif case == "hardlink-out":
+	        member(t, "h", tarfile.LNKTYPE, link="../canary/keep")
+	    elif case == "hardlink-abs":
+	        member(t, "h", tarfile.LNKTYPE, link="/etc/passwd")
+	    elif case == "device":
+	        member(t, "null", tarfile.CHRTYPE)
+	    elif case == "fifo":
+	        member(t, "fifo", tarfile.FIFOTYPE)
+	    elif case == "setuid":
+	        member(t, "su", mode=0o4755)
+	EOF
+}
+
+@test "hostile tar members are refused and nothing is written outside" {
+	need python3 "building hostile archives"
+	while read -r case needle; do
+		hostile_tar "$S/$case.tar.xz" "$case"
+		mkdir "$S/d-$case"
+		run xcc debug unpack "$S/$case.tar.xz" "$S/d-$case"
+		[ "$status" -eq 2 ] || { echo "$case: status $status: $output" >&2; return 1; }
+		assert_output_contains "$needle"
+		canary_intact
+	done <<-'EOF'
+	absolute member /tmp/cuda-xcc-unpack-evil refused: an absolute path
+	dotdot member ok/../../evil refused: a path with ..
+	symlink-out member up refused: its target ../canary leads outside the destination
+	symlink-via-dir member here/up refused: its target ../canary leads outside
+	hardlink-out member h refused: a hard link to ../canary/keep
+	hardlink-abs member h refused: a hard link to /etc/passwd
+	device member null refused: a device node
+	fifo member fifo refused: a FIFO
+	setuid member su refused: a file with the setuid bit
+	EOF
+}
+
+@test "hostile zip members are refused too" {
+	need python3 "building hostile archives"
+	python3 - "$S/evil.whl" <<-'EOF'
+	import sys, zipfile
+	with zipfile.ZipFile(sys.argv[1], "w") as z:
+	    z.writestr("pkg/ok.txt", "ok\n")
+	    z.writestr("../evil", "evil\n")
+	EOF
+	mkdir "$S/d"
+	run xcc debug unpack "$S/evil.whl" "$S/d"
+	assert_status 2
+	assert_output_contains "member ../evil refused: a path with .."
+	canary_intact
+}
+
+@test "unpack reports progress in archive bytes up to the archive's size" {
+	mkdir -p "$S/src/x-linux-x86_64-1-archive"
+	head -c 3000000 /dev/urandom >"$S/src/x-linux-x86_64-1-archive/blob"
+	tar -C "$S/src" -cJf "$S/x.tar.xz" x-linux-x86_64-1-archive
+	mkdir "$S/d"
+	run xcc debug unpack --progress --strip 1 "$S/x.tar.xz" "$S/d"
+	assert_status 0
+	assert_output_contains "progress $(stat -c %s "$S/x.tar.xz")"
+	assert_output_contains "files 1 bytes 3000000 skipped 1"
+	cmp "$S/d/blob" "$S/src/x-linux-x86_64-1-archive/blob"
+}
