@@ -85,6 +85,7 @@ struct autopatch_report {
 	size_t n_provided;
 	/* Remarks that are not failures: dangling symlinks, unreadable files. */
 	struct strvec notes;
+	int dry_run; /* PATCHED means "would be patched" */
 };
 
 #define AUTOPATCH_OPTS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0 }

@@ -25,6 +25,8 @@ typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 cmd_fn cmd_gpus;
 cmd_fn cmd_flags;
 cmd_fn cmd_driver;
+cmd_fn cmd_patchelf;
+cmd_fn cmd_autopatch;
 cmd_fn cmd_debug;
 cmd_fn cmd_patchelf;
 cmd_fn cmd_fatbin;

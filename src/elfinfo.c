@@ -114,23 +114,34 @@ static int read_dynamic(Elf *e, size_t phnum, const GElf_Phdr *dynph, const char
 	return 0;
 }
 
-/* A separate debug file keeps the section headers of the allocated
- * sections but none of their bytes. */
+/* A separate debug file keeps the section headers of the loaded sections
+ * (and the notes) but not their bytes: code or dynamic-linking sections
+ * that are SHT_NOBITS give it away. */
 static int looks_like_debug_file(Elf *e)
 {
+	static const char *const dynamic_sections[] = {
+		".interp", ".dynamic", ".dynstr", ".dynsym", NULL
+	};
 	Elf_Scn *scn = NULL;
-	int alloc = 0, alloc_with_bits = 0;
+	size_t shstrndx;
 
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
+		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type != SHT_NOBITS || !sh.sh_size)
 			continue;
-		alloc++;
-		if (sh.sh_type != SHT_NOBITS)
-			alloc_with_bits++;
+		if (sh.sh_flags & SHF_EXECINSTR)
+			return 1;
+		name = shstrndx ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+		for (const char *const *n = dynamic_sections; name && *n; n++)
+			if (strcmp(name, *n) == 0)
+				return 1;
 	}
-	return alloc > 0 && alloc_with_bits == 0;
+	return 0;
 }
 
 static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_error *err)
@@ -152,6 +163,10 @@ static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_
 	elf_rawfile(e, &size);
 	if (elf_getphdrnum(e, &phnum))
 		return corrupt(err, what, elf_errmsg(-1));
+	/* A debug file's segments describe bytes it does not hold. */
+	info->is_debug = looks_like_debug_file(e);
+	if (info->is_debug)
+		return 0;
 	if (phnum && (eh.e_phoff > size || phnum * (size_t)eh.e_phentsize > size - eh.e_phoff))
 		return corrupt(err, what, "the program header table lies outside the file");
 	for (size_t i = 0; i < phnum; i++) {
@@ -161,12 +176,8 @@ static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_
 			return corrupt(err, what, elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD && ph.p_type != PT_INTERP && ph.p_type != PT_DYNAMIC)
 			continue;
-		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
-			/* A debug file's segments describe memory its bytes are not in. */
-			if (ph.p_type == PT_LOAD && looks_like_debug_file(e))
-				continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
 			return corrupt(err, what, "a segment lies outside the file");
-		}
 		if (ph.p_type == PT_LOAD) {
 			has_load = 1;
 		} else if (ph.p_type == PT_INTERP) {
@@ -186,7 +197,6 @@ static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_
 			}
 		}
 	}
-	info->is_debug = looks_like_debug_file(e);
 	info->is_static = has_load && !info->has_dynamic && !info->interp &&
 			  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 	return 0;
