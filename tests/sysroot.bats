@@ -1,0 +1,478 @@
+#!/usr/bin/env bats
+# sysroot create / info / list / verify, from redist-shaped archives built at
+# test time (tests/fixtures/make-redist.sh: real ELF files, real sha256).
+load lib/common
+
+setup_file() {
+	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
+	export FX=$BATS_FILE_TMPDIR/fx
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$FX/m126" --cuda 12.6.3 >/dev/null
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$FX/m132" --cuda 13.2.0 --tags linux-sbsa >/dev/null
+}
+
+setup() {
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache XDG_DATA_HOME=$BATS_TEST_TMPDIR/data
+	M126=$FX/m126/redistrib_12.6.3.json
+	M132=$FX/m132/redistrib_13.2.0.json
+	D=$BATS_TEST_TMPDIR/sr
+}
+
+teardown() {
+	if [ -n "${HTTPD_PID:-}" ]; then kill "$HTTPD_PID" 2>/dev/null || true; fi
+	if [ -n "${HOLDER_PID:-}" ]; then kill "$HOLDER_PID" 2>/dev/null || true; fi
+}
+
+mk126() {
+	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" \
+		--progress never "$@"
+}
+
+# Every entry of a tree with its type, mode, size, link target and content hash.
+tree_sig() {
+	(cd "$1" && find . -printf '%y %m %s %l %p\n' | sort &&
+		find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+# Failed with an error of its own (1 or 2), not killed or crashed.
+assert_failed() {
+	if [ "$status" -ne 1 ] && [ "$status" -ne 2 ]; then
+		echo "expected exit status 1 or 2, got $status; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+	case "$output" in *cuda-xcc:*) ;; *) echo "no error message: $output" >&2; return 1 ;; esac
+}
+
+# No temporary or old trees of $D are left next to it.
+no_leftovers() { [ -z "$(ls -d "$D".tmp-* "$D".old-* 2>/dev/null)" ]; }
+
+machine_of() { readelf -h "$1" | sed -n 's/^ *Machine: *//p'; }
+
+# A private copy of the 12.6.3 mirror, to damage.
+mirror_copy() {
+	rm -rf "$1"
+	cp -r "$FX/m126" "$1"
+}
+
+start_httpd() { # DIR [MODE]: serve DIR on 127.0.0.1; sets PORT
+	local portfile=$BATS_TEST_TMPDIR/port
+	rm -f "$portfile"
+	python3 - "$1" "$portfile" "${2:-ok}" <<'EOF' 3>&- &
+import functools, http.server, sys
+root, portfile, mode = sys.argv[1:4]
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        if mode == "drop" and self.path.endswith(".tar.xz"):
+            # Promise the whole file, send half, hang up.
+            data = open(root + self.path, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.connection.close()
+            return
+        if mode == "wrong" and self.path.endswith(".tar.xz"):
+            data = bytearray(open(root + self.path, "rb").read())
+            data[len(data) // 2] ^= 0xFF
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(bytes(data))
+            return
+        super().do_GET()
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=root))
+open(portfile + ".tmp", "w").write(str(s.server_address[1]))
+import os; os.rename(portfile + ".tmp", portfile)
+s.serve_forever()
+EOF
+	HTTPD_PID=$!
+	for _ in $(seq 100); do [ -s "$portfile" ] && break; sleep 0.1; done
+	PORT=$(cat "$portfile")
+}
+
+@test "sysroot: create from a manifest gives NVIDIA's toolkit layout" {
+	run mk126 --components libcublas
+	assert_status 0
+	assert_output_contains "sysroot ready: $D"
+	[ "$(machine_of "$D/bin/nvcc")" = "Advanced Micro Devices X86-64" ]
+	[ "$(machine_of "$D/nvvm/bin/cicc")" = "Advanced Micro Devices X86-64" ]
+	[ "$(machine_of "$D/targets/aarch64-linux/lib/libcudart.so.12.0.1")" = AArch64 ]
+	[ "$(readlink "$D/targets/aarch64-linux/lib/libcudart.so")" = libcudart.so.12 ]
+	# lib64 of libcublas lands in lib; its headers beside cudart's
+	[ -f "$D/targets/aarch64-linux/lib/libcublas.so.12.1" ]
+	[ ! -e "$D/targets/aarch64-linux/lib64" ]
+	[ -f "$D/targets/aarch64-linux/include/cublas_v2.h" ]
+	[ -f "$D/targets/aarch64-linux/lib/stubs/libcuda.so" ]
+	# cuda_nvcc's headers from the target tag's copy
+	[ -f "$D/targets/aarch64-linux/include/fatbinary_section.h" ]
+	[ "$(ls "$D/targets")" = aarch64-linux ]
+	# no top <name>-archive directory, no host lib/ or include/ at the top
+	[ -z "$(ls -d "$D"/*-archive 2>/dev/null)" ]
+	[ ! -e "$D/lib" ] && [ ! -e "$D/include" ]
+	# our profile, not the archive's
+	grep -q "Written by cuda-xcc" "$D/bin/nvcc.profile"
+	[ -f "$D/licenses/cuda_cudart/LICENSE" ]
+	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["cuda"], m["target"], m["tag"], m["target_dir"], m["capabilities"], len(m["components"]), all(len(c["sha256"])==64 for c in m["components"]), len(m["fingerprint"]))' "$D/sysroot.json"
+	assert_output_equals "12.6.3 jetson linux-aarch64 aarch64-linux ['8.7'] 7 True 64"
+	no_leftovers
+}
+
+@test "sysroot: CUDA 13.2 sbsa: libnvvm, cuda_crt, cccl/, compat_orin for Orin" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --from "$M132" --dest "$D" --progress never
+	assert_status 0
+	[ "$(ls "$D/targets")" = sbsa-linux ]
+	[ "$(machine_of "$D/nvvm/lib64/libnvvm.so.4.0.0")" = "Advanced Micro Devices X86-64" ]
+	[ -f "$D/targets/sbsa-linux/include/crt/host_config.h" ]
+	[ -f "$D/targets/sbsa-linux/include/cccl/cuda/std/version" ]
+	[ -f "$D/targets/sbsa-linux/lib/libnvptxcompiler_static.a" ]
+	[ "$(machine_of "$D/targets/sbsa-linux/compat_orin/libcuda.so.1")" = AArch64 ]
+	grep -q 'SYSTEM_INCLUDES.*include/cccl' "$D/bin/nvcc.profile"
+	grep -q '"cuda_compat_orin"' "$D/sysroot.json"
+}
+
+@test "sysroot: --dry-run prints the plan and creates nothing" {
+	run mk126 --dry-run
+	assert_status 0
+	assert_output_contains "tag linux-aarch64, targets/aarch64-linux"
+	assert_output_contains "host   cuda_nvcc"
+	assert_output_contains "cuda_cudart-linux-aarch64-12.6.96-archive.tar.xz"
+	assert_output_contains "fingerprint "
+	[ ! -e "$D" ] && [ ! -e "$D.lock" ]
+}
+
+@test "sysroot: selection from NVIDIA's real manifests" {
+	local m=$XCC_SRCDIR/tests/data/manifests/cuda
+	run xcc sysroot create --target sbsa --cuda 13.0.2 --from "$m/redistrib_13.0.2.json" --dry-run
+	assert_status 0
+	assert_output_contains "cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-13.0.88-archive.tar.xz"
+	assert_output_contains "libnvvm/linux-x86_64/"
+	assert_output_contains "cuda_crt/linux-sbsa/"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.0.2 --from "$m/redistrib_13.0.2.json" --dry-run
+	assert_status 2
+	assert_output_contains "linux-sbsa serves it only from CUDA 13.2"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 11.8 --from "$m/redistrib_11.8.0.json" --dry-run
+	assert_status 0
+	[ "$(echo "$output" | grep -c '^target .*linux-aarch64/')" -eq 5 ]
+	[ "$(echo "$output" | grep -c '^host .*linux-x86_64/')" -eq 1 ]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --components fabricmanager --dry-run
+	assert_status 2
+	assert_output_contains "no linux-aarch64 archive of fabricmanager"
+	assert_output_contains "linux-x86_64, linux-sbsa"
+}
+
+@test "sysroot: a rerun with the same inputs does nothing and says so" {
+	mk126
+	local before
+	before=$(stat -c %i "$D/sysroot.json")
+	run mk126
+	assert_status 0
+	assert_output_contains "up to date"
+	[ "$(stat -c %i "$D/sysroot.json")" = "$before" ]
+	# other GPUs: made again, in place
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+	assert_status 0
+	assert_output_contains "sysroot ready"
+	grep -q '"7.2"' "$D/sysroot.json"
+	no_leftovers
+}
+
+@test "sysroot: corrupt, truncated and mismatching archives are refused; the old sysroot stays" {
+	mk126
+	local sig m=$BATS_TEST_TMPDIR/m a
+	sig=$(tree_sig "$D")
+	a=cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.96-archive.tar.xz
+
+	# one flipped byte: sha256 mismatch
+	mirror_copy "$m"
+	printf '\377' | dd of="$m/$a" bs=1 seek=100 conv=notrunc 2>/dev/null
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_failed
+	assert_output_contains "cuda_cudart-linux-aarch64-12.6.96-archive.tar.xz"
+	[ "$(tree_sig "$D")" = "$sig" ]
+
+	# truncated: size mismatch
+	mirror_copy "$m"
+	truncate -s 200 "$m/$a"
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_failed
+	assert_output_contains "cuda_cudart-linux-aarch64-12.6.96-archive.tar.xz"
+	[ "$(tree_sig "$D")" = "$sig" ]
+
+	# a broken archive whose manifest entry matches it: unpack refuses it
+	mirror_copy "$m"
+	head -c 300 "$FX/m126/$a" > "$m/$a"
+	sed -i "s/$(sha256sum "$FX/m126/$a" | cut -d' ' -f1)/$(sha256sum "$m/$a" | cut -d' ' -f1)/; s/\"size\": \"$(stat -c %s "$FX/m126/$a")\"/\"size\": \"300\"/" "$m/redistrib_12.6.3.json"
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_failed
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
+}
+
+@test "sysroot: a hostile archive is refused and nothing is written outside" {
+	local m=$BATS_TEST_TMPDIR/m a
+	mirror_copy "$m"
+	a=cuda_nvtx/linux-aarch64/cuda_nvtx-linux-aarch64-12.6.88-archive.tar.xz
+	python3 - "$m/$a" <<'EOF'
+import io, lzma, sys, tarfile
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w") as t:
+    for name, data in [("cuda_nvtx-linux-aarch64-12.6.88-archive/include/ok.h", b"ok\n"),
+                       ("cuda_nvtx-linux-aarch64-12.6.88-archive/../../../../escaped", b"x\n")]:
+        i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+open(sys.argv[1], "wb").write(lzma.compress(buf.getvalue()))
+EOF
+	sed -i "s/$(sha256sum "$FX/m126/$a" | cut -d' ' -f1)/$(sha256sum "$m/$a" | cut -d' ' -f1)/; s/\"size\": \"$(stat -c %s "$FX/m126/$a")\"/\"size\": \"$(stat -c %s "$m/$a")\"/" "$m/redistrib_12.6.3.json"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_status 2
+	assert_output_contains "refused"
+	[ ! -e "$D" ]
+	[ -z "$(find "$BATS_TEST_TMPDIR" -name escaped)" ]
+}
+
+@test "sysroot: single archives, sides read from their content, not their names" {
+	local s=$BATS_TEST_TMPDIR/single f
+	mkdir -p "$s"
+	for f in cuda_nvcc/linux-x86_64 cuda_cudart/linux-aarch64 cuda_cccl/linux-aarch64 cuda_nvtx/linux-aarch64; do
+		cp "$FX/m126/$f"/*.tar.xz "$s/"
+	done
+	# a misleading name: the aarch64 cudart called x86_64
+	mv "$s"/cuda_cudart-linux-aarch64-*.tar.xz "$s/cuda_cudart-linux-x86_64-12.6.96-archive.tar.xz"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		$(for f in "$s"/*.tar.xz; do printf -- '--from %s ' "$f"; done)
+	assert_status 0
+	[ "$(machine_of "$D/bin/nvcc")" = "Advanced Micro Devices X86-64" ]
+	[ "$(machine_of "$D/targets/aarch64-linux/lib/libcudart.so.12.0.1")" = AArch64 ]
+	[ -f "$D/targets/aarch64-linux/include/fatbinary_section.h" ]
+	[ -f "$D/targets/aarch64-linux/include/cuda_runtime.h" ]
+	grep -q '"side":	"host"' "$D/sysroot.json"
+	# without the host side there is no nvcc: refused, with the way out
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$BATS_TEST_TMPDIR/sr2" --progress never \
+		--from "$s/cuda_cudart-linux-x86_64-12.6.96-archive.tar.xz"
+	assert_status 2
+	assert_output_contains "no x86_64 nvcc"
+	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
+}
+
+@test "sysroot: .deb and wheel packages map into the same layout" {
+	need dpkg-deb "to build test .deb packages"
+	local p=$BATS_TEST_TMPDIR/pkg e=$FX/m126
+	mkdir -p "$p/host/DEBIAN" "$p/host/usr/lib/nvidia-cuda-toolkit/bin" "$p/host/usr/lib/nvidia-cuda-toolkit/libdevice" "$p/host/usr/bin"
+	tar -xJf "$e"/cuda_nvcc/linux-x86_64/*.tar.xz -C "$p" --wildcards '*/bin/nvcc' '*/bin/ptxas'
+	cp "$p"/cuda_nvcc-linux-x86_64-*/bin/nvcc "$p/host/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+	cp "$p"/cuda_nvcc-linux-x86_64-*/bin/ptxas "$p/host/usr/bin/ptxas"
+	ln -s /etc/nvcc.profile "$p/host/usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile"
+	printf '#!/bin/sh\nexec /usr/lib/nvidia-cuda-toolkit/bin/nvcc "$@"\n' > "$p/host/usr/bin/nvcc"
+	printf 'BC' > "$p/host/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"
+	printf 'Package: nvidia-cuda-toolkit\nVersion: 12.6.0-1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/host/DEBIAN/control"
+	dpkg-deb -Zxz --build "$p/host" "$p/host.deb" >/dev/null
+	# the target as a wheel
+	mkdir -p "$p/whl/nvidia/cuda_runtime/include" "$p/whl/nvidia/cuda_runtime/lib" "$p/whl/nvidia_cuda_runtime-12.6.0.dist-info"
+	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$p" --wildcards '*/libcudart.so.12.0.1'
+	cp "$p"/cuda_cudart-linux-aarch64-*/lib/libcudart.so.12.0.1 "$p/whl/nvidia/cuda_runtime/lib/libcudart.so.12"
+	printf '/* cuda_runtime.h */\n' > "$p/whl/nvidia/cuda_runtime/include/cuda_runtime.h"
+	printf 'Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_aarch64\n' > "$p/whl/nvidia_cuda_runtime-12.6.0.dist-info/WHEEL"
+	printf 'Metadata-Version: 2.1\nName: nvidia-cuda-runtime\nVersion: 12.6.0\n' > "$p/whl/nvidia_cuda_runtime-12.6.0.dist-info/METADATA"
+	(cd "$p/whl" && python3 -c 'import zipfile,os; z=zipfile.ZipFile("../rt.whl","w"); [z.write(os.path.join(r,f)) for r,_,fs in os.walk(".") for f in fs]')
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never --from "$p/host.deb" --from "$p/rt.whl"
+	assert_status 0
+	[ "$(machine_of "$D/bin/nvcc")" = "Advanced Micro Devices X86-64" ]
+	[ "$(machine_of "$D/bin/ptxas")" = "Advanced Micro Devices X86-64" ]
+	[ -f "$D/nvvm/libdevice/libdevice.10.bc" ]
+	grep -q "Written by cuda-xcc" "$D/bin/nvcc.profile"
+	[ ! -L "$D/bin/nvcc.profile" ]
+	[ "$(machine_of "$D/targets/sbsa-linux/lib/libcudart.so.12")" = AArch64 ]
+	[ -f "$D/targets/sbsa-linux/include/cuda_runtime.h" ]
+	[ -z "$(ls -d "$D"/*.dist-info "$D"/usr 2>/dev/null)" ]
+}
+
+@test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
+	start_httpd "$FX/m126"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	assert_status 0
+	grep -q '"cuda":	"12.6.3"' "$D/sysroot.json"
+	[ "$(machine_of "$D/targets/aarch64-linux/lib/libcudart.so.12.0.1")" = AArch64 ]
+	# the same from the manifest's URL, from the cache: up to date
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "http://127.0.0.1:$PORT/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_status 0
+	assert_output_contains "up to date"
+}
+
+@test "sysroot: a server that hangs up halfway, and one that sends wrong bytes" {
+	mk126
+	local sig
+	sig=$(tree_sig "$D")
+	start_httpd "$FX/m126" drop
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	assert_failed
+	[ "$(tree_sig "$D")" = "$sig" ]
+	kill "$HTTPD_PID"
+	start_httpd "$FX/m126" wrong
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	assert_failed
+	assert_output_contains "sha256"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
+}
+
+@test "sysroot: the lock stops a second create of the same DIR" {
+	mkdir -p "$(dirname "$D")"
+	# one process holds the lock until killed
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "w"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close()
+time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
+	HOLDER_PID=$!
+	for _ in $(seq 100); do [ -e "$BATS_TEST_TMPDIR/held" ] && break; sleep 0.1; done
+	run mk126
+	assert_status 1
+	assert_output_contains "another cuda-xcc is creating $D"
+	[ ! -e "$D" ]
+	kill "$HOLDER_PID"; wait "$HOLDER_PID" 2>/dev/null || true
+	run mk126
+	assert_status 0
+}
+
+@test "sysroot: kill -9 at every stage leaves the old sysroot or none, and a rerun gives the same tree" {
+	local ref=$BATS_TEST_TMPDIR/ref sig_ref sig_old point
+	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$ref" --progress never
+	sig_ref=$(tree_sig "$ref" | sed "s|$ref||g")
+	for point in fetch extract tree meta; do
+		# no old sysroot: nothing that looks like one may remain
+		rm -rf "$D"
+		CUDA_XCC_TEST_CRASH_AT=$point mk126 && false
+		[ ! -e "$D/sysroot.json" ]
+		ls -d "$D".tmp-* >/dev/null
+		mk126
+		[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
+		no_leftovers
+		# an old sysroot (other GPUs) stays whole
+		rm -rf "$D"
+		xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+		sig_old=$(tree_sig "$D")
+		CUDA_XCC_TEST_CRASH_AT=$point mk126 && false
+		[ "$(tree_sig "$D")" = "$sig_old" ]
+		mk126
+		[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
+	done
+	# killed right after the exchange: the new one is in place, the old one
+	# is cleaned by the next run
+	CUDA_XCC_TEST_CRASH_AT=swap xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never && false
+	grep -q '"7.2"' "$D/sysroot.json"
+	mk126
+	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
+	no_leftovers
+	# and an asynchronous kill -9, whenever it lands
+	# (the binary itself in the background, so that $! is its pid)
+	"$CUDA_XCC" sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never &
+	sleep 0.05
+	kill -9 $! 2>/dev/null || true
+	wait $! 2>/dev/null || true
+	[ ! -e "$D" ] || [ -f "$D/sysroot.json" ]
+	mk126
+	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
+}
+
+@test "sysroot: an existing directory that is not a sysroot is never replaced" {
+	mkdir -p "$D"
+	echo precious > "$D/file"
+	run mk126
+	assert_status 2
+	assert_output_contains "is not a cuda-xcc sysroot"
+	[ "$(cat "$D/file")" = precious ]
+}
+
+@test "sysroot: progress: plain lines off a terminal, a bar with always, nothing with never" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D"
+	assert_status 0
+	assert_output_contains "extracted cuda_cudart target"
+	rm -rf "$D"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" --progress always
+	assert_status 0
+	assert_output_contains "100%"
+	assert_output_contains "download "
+	rm -rf "$D"
+	run mk126
+	assert_status 0
+	assert_output_equals "sysroot ready: $D"
+}
+
+@test "sysroot: info, info --json, list (the store) and verify" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --progress never
+	assert_status 0
+	local s=$XDG_DATA_HOME/cuda-xcc/sysroots/jetson-12.6
+	[ -f "$s/sysroot.json" ]
+	run xcc sysroot list
+	assert_status 0
+	assert_output_contains "jetson-12.6"
+	assert_output_contains "linux-aarch64"
+	run xcc sysroot info "$s"
+	assert_status 0
+	assert_output_contains "CUDA           12.6.3"
+	assert_output_contains "target cuda_cudart"
+	run xcc sysroot info "$s" --json
+	assert_status 0
+	echo "$output" | python3 -c 'import json,sys; assert json.load(sys.stdin)["tag"] == "linux-aarch64"'
+	run xcc sysroot verify "$s"
+	assert_status 0
+	assert_output_contains "OK"
+	echo tampered >> "$s/targets/aarch64-linux/include/cuda.h"
+	rm "$s/bin/ptxas"
+	run xcc sysroot verify "$s"
+	assert_status 1
+	assert_output_contains "bin/ptxas"
+	assert_output_contains "include/cuda.h"
+	run xcc sysroot info "$BATS_TEST_TMPDIR/nothing"
+	assert_status 1
+	assert_output_contains "not a cuda-xcc sysroot"
+}
+
+@test "sysroot: usage errors" {
+	run xcc sysroot create --cuda 12.6
+	assert_status 2
+	assert_output_contains "--target and --cuda are required"
+	run xcc sysroot create --target jetson --cuda 12.6 -arch sm_87 --jobs 0
+	assert_status 2
+	run xcc sysroot create --target jetson --cuda 12.6 -arch sm_87 --progress sometimes
+	assert_status 2
+	run xcc sysroot frobnicate
+	assert_status 2
+}
+
+# nvcc must use its own ptxas, fatbinary, nvlink, cicc and cudafe++, never
+# PATH's: the real nvcc 13.0 in a sysroot-shaped tree, another CUDA's bin and
+# logging decoys first on PATH.
+@test "sysroot: nvcc.profile puts the sysroot's own tools before PATH's" {
+	[ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc at /usr/local/cuda"
+	need g++ "host compiler for nvcc"
+	run xcc sysroot create --target x86_64 --cuda 13.2 --from "$M132" --dest "$D" --progress never
+	assert_status 0
+	local t decoy=$BATS_TEST_TMPDIR/decoy log=$BATS_TEST_TMPDIR/decoy.log
+	# the real toolkit's tools in place of the fixture's ELF stand-ins
+	cp /usr/local/cuda/bin/nvcc "$D/bin/nvcc"
+	for t in ptxas fatbinary nvlink cudafe++ bin2c; do ln -sf /usr/local/cuda/bin/$t "$D/bin/$t"; done
+	cp /usr/local/cuda/bin/crt/* "$D/bin/crt/"
+	ln -sf /usr/local/cuda/nvvm/bin/cicc "$D/nvvm/bin/cicc"
+	ln -sf /usr/local/cuda/nvvm/libdevice/libdevice.10.bc "$D/nvvm/libdevice/libdevice.10.bc"
+	rm -rf "$D/targets/x86_64-linux/include" "$D/targets/x86_64-linux/lib"
+	ln -s /usr/local/cuda/include "$D/targets/x86_64-linux/include"
+	ln -s /usr/local/cuda/lib "$D/targets/x86_64-linux/lib"
+	mkdir -p "$decoy"
+	for t in ptxas fatbinary nvlink cicc cudafe++; do
+		printf '#!/bin/sh\necho %s >> %s\nexit 1\n' "$t" "$log" > "$decoy/$t"
+		chmod +x "$decoy/$t"
+	done
+	printf '__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n' > "$BATS_TEST_TMPDIR/k.cu"
+	cd "$BATS_TEST_TMPDIR"
+	PATH="$decoy:/usr/local/cuda/bin:$PATH" run "$D/bin/nvcc" -ccbin g++ -arch sm_75 -c k.cu -o k.o
+	assert_status 0
+	[ ! -e "$log" ]
+	[ -s k.o ]
+	PATH="$decoy:/usr/local/cuda/bin:$PATH" run "$D/bin/nvcc" -ccbin g++ -arch sm_75 -c k.cu -o k.o --dryrun
+	assert_output_contains "$D/bin"
+	# the control: without a profile nvcc does pick the decoys
+	PATH="$decoy:/usr/local/cuda/bin:$PATH" run "$D/bin/nvcc" --dont-use-profile -ccbin g++ -arch sm_75 -I"$D/targets/x86_64-linux/include" -c k.cu -o k2.o
+	assert_status 1
+	[ -s "$log" ]
+}
