@@ -34,11 +34,11 @@ else
 	# Only the three packages a sysroot needs; libnvtoolsext1 is there for other demos.
 	from=()
 	for d in "${debs[@]}"; do
-		case "$d" in *libnvtoolsext1*) ;; *) from+=("$d") ;; esac
+		case "$d" in *libnvtoolsext1*) ;; *) from+=(--from "$d") ;; esac
 	done
-	echo "\$ cuda-xcc sysroot create --target sbsa --cuda 11.8 --dest $sysroot --from ${from[*]##*/}"
+	echo "\$ cuda-xcc sysroot create --target sbsa --cuda 11.8 --dest $sysroot ${from[*]//$cache\//}"
 	start=$(date +%s)
-	"$xcc" sysroot create --target sbsa --cuda 11.8 --dest "$sysroot" --from "${from[@]}"
+	"$xcc" sysroot create --target sbsa --cuda 11.8 --dest "$sysroot" "${from[@]}"
 	echo "(made in $(($(date +%s) - start)) s)"
 fi
 "$sysroot/bin/nvcc" --version | tail -2

@@ -32,9 +32,10 @@ setup_file() {
 		return 0
 	fi
 	# One sysroot for the whole file: making it means decompressing 667 MB of xz.
-	# shellcheck disable=SC2046
-	if "$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$s" \
-		--from $(debs | tr '\n' ' ') > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
+	local from=() d
+	while read -r d; do from+=(--from "$d"); done < <(debs)
+	if "$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$s" --progress never \
+		"${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
 		echo "ok $s" > "$E2E_STATE"
 	else
 		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
