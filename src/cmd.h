@@ -28,7 +28,6 @@ cmd_fn cmd_driver;
 cmd_fn cmd_patchelf;
 cmd_fn cmd_autopatch;
 cmd_fn cmd_debug;
-cmd_fn cmd_patchelf;
 cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
 

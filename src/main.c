@@ -21,13 +21,11 @@ static const struct verb verbs[] = {
 	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
 	{ "debug", cmd_debug, NULL }, /* internal: fetch/unpack for tests, not in --help */
 	{ "autopatch", cmd_autopatch, "resolve libraries per architecture, write $ORIGIN run paths" },
-	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
 	{ NULL, NULL, NULL },
 };
 
 /* Invoked under another name, cuda-xcc becomes that tool. */
 static const struct verb aliases[] = {
-	{ "cuda-xcc-patchelf", cmd_patchelf, NULL },
 	{ "cuda-xcc-patchelf", cmd_patchelf, NULL },
 	{ NULL, NULL, NULL },
 };
