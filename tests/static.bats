@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# The static cuda-xcc (scripts/build-static.sh) is really static: no dynamic
+# loader, no shared library, and it works in an empty root that holds only
+# the binary, /tmp and the test's files. Runs when $CUDA_XCC_STATIC names
+# the binary (make check-static sets it).
+load lib/common
+
+# bats 1.8 cannot skip from setup_file: it finds the reason, setup skips.
+setup_file() {
+	local why=
+	if [ -z "${CUDA_XCC_STATIC:-}" ]; then
+		why="CUDA_XCC_STATIC is not set (build with scripts/build-static.sh, then make check-static CUDA_XCC_STATIC=...)"
+	elif [ ! -x "$CUDA_XCC_STATIC" ]; then
+		why="CUDA_XCC_STATIC=$CUDA_XCC_STATIC is not an executable file"
+	elif ! command -v unshare >/dev/null; then
+		why="unshare is not installed (util-linux; runs the empty root)"
+	elif ! unshare --map-root-user --mount --root=/ true 2>/dev/null; then
+		why="unshare cannot make a user and mount namespace here (user namespaces disabled?)"
+	fi
+	export STATIC_SKIP=$why CUDA_XCC_STATIC=${CUDA_XCC_STATIC:-}
+}
+
+setup() {
+	[ -z "$STATIC_SKIP" ] || skip "$STATIC_SKIP"
+	ROOT=$BATS_TEST_TMPDIR/root
+	mkdir -p "$ROOT/tmp" "$ROOT/bin"
+	cp "$CUDA_XCC_STATIC" "$ROOT/bin/cuda-xcc"
+}
+
+# Run the binary with / = $ROOT, in new user and mount namespaces, with an
+# environment of three variables: nothing of the host is in sight (no
+# /lib, /etc, /proc, /dev, /usr).
+in_root() {
+	env -i HOME=/tmp XDG_CACHE_HOME=/tmp/cache XDG_DATA_HOME=/tmp/data \
+		"$(command -v unshare)" --map-root-user --mount --root="$ROOT" --wd=/tmp \
+		/bin/cuda-xcc "$@"
+}
+
+@test "static: file says statically linked, ldd says not a dynamic executable" {
+	need file "reads the ELF headers"
+	run file -L "$CUDA_XCC_STATIC"
+	assert_status 0
+	assert_output_contains "statically linked"
+	[[ "$output" != *"dynamically linked"* ]]
+	[[ "$output" != *"interpreter"* ]]
+	run ldd "$CUDA_XCC_STATIC"
+	assert_output_contains "not a dynamic executable"
+	# no PT_INTERP and no DT_NEEDED
+	run readelf -lW "$CUDA_XCC_STATIC"
+	[[ "$output" != *INTERP* ]]
+	run readelf -dW "$CUDA_XCC_STATIC"
+	[[ "$output" != *NEEDED* ]]
+}
+
+@test "static: the root really is empty" {
+	[ "$(cd "$ROOT" && find . | sort | tr '\n' ' ')" = ". ./bin ./bin/cuda-xcc ./tmp " ]
+	# /bin/sh does not exist there: only a static binary can run at all
+	! env -i "$(command -v unshare)" --map-root-user --mount --root="$ROOT" /bin/sh -c true \
+		2>/dev/null
+}
+
+@test "static: --version and --help in an empty root" {
+	run in_root --version
+	assert_status 0
+	[[ "$output" =~ ^cuda-xcc\ [0-9]+\.[0-9]+\.[0-9]+ ]]
+	run in_root --help
+	assert_status 0
+	assert_output_contains "Commands:"
+}
+
+@test "static: flags in an empty root agree with the host's run" {
+	run "$CUDA_XCC_STATIC" flags --target jetson --cuda 12.6 -arch sm_72,sm_87
+	assert_status 0
+	local want=$output
+	assert_output_contains "arch=compute_87,code=sm_87"
+	run in_root flags --target jetson --cuda 12.6 -arch sm_72,sm_87
+	assert_status 0
+	assert_output_equals "$want"
+	# validation errors keep their exit status
+	run in_root flags --target jetson --cuda 12.6 -arch sm_999
+	assert_status 2
+}
+
+@test "static: fatbin in an empty root" {
+	local nvcc=/usr/local/cuda/bin/nvcc
+	[ -x "$nvcc" ] || skip "$nvcc is missing (builds the object whose fatbin is read)"
+	printf '__global__ void k(int *a) { a[0] = 1; }\n' >"$BATS_TEST_TMPDIR/k.cu"
+	"$nvcc" -c -gencode arch=compute_87,code=sm_87 -gencode arch=compute_90,code=compute_90 \
+		-o "$ROOT/tmp/k.o" "$BATS_TEST_TMPDIR/k.cu"
+	run in_root fatbin --summary /tmp/k.o
+	assert_status 0
+	assert_output_equals "/tmp/k.o: sass sm_87 ptx sm_90"
+	run in_root fatbin /tmp/k.o
+	assert_status 0
+	assert_output_contains "sass   sm_87"
+	run in_root fatbin /tmp/missing.o
+	[ "$status" -ne 0 ]
+	assert_output_contains "/tmp/missing.o"
+}
+
+@test "static: patchelf in an empty root edits a program that still runs" {
+	need gcc "builds the program to patch"
+	printf 'int main(void) { return 0; }\n' >"$BATS_TEST_TMPDIR/p.c"
+	gcc -o "$ROOT/tmp/p" "$BATS_TEST_TMPDIR/p.c"
+	run in_root patchelf --print-interpreter /tmp/p
+	assert_status 0
+	[ "$output" = "$(readelf -lW "$ROOT/tmp/p" | sed -n 's/.*interpreter: \(.*\)]/\1/p')" ]
+	run in_root patchelf --set-rpath /opt/static-test/lib /tmp/p
+	assert_status 0
+	run in_root patchelf --print-rpath /tmp/p
+	assert_output_equals /opt/static-test/lib
+	readelf -dW "$ROOT/tmp/p" | grep -q 'R.*PATH.*\[/opt/static-test/lib\]'
+	"$ROOT/tmp/p"
+}
+
+@test "static: sysroot create from a local mirror in an empty root" {
+	need aarch64-linux-gnu-gcc "builds the mirror's ELF files"
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$ROOT/mirror" --cuda 12.6.3 >/dev/null
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 \
+		--from /mirror/redistrib_12.6.3.json --dest /tmp/sr --progress never
+	assert_status 0
+	assert_output_contains "sysroot ready: /tmp/sr"
+	[ -f "$ROOT/tmp/sr/sysroot.json" ]
+	[ -x "$ROOT/tmp/sr/bin/nvcc" ]
+	[ "$(readlink "$ROOT/tmp/sr/targets/aarch64-linux/lib/libcudart.so")" = libcudart.so.12 ]
+	run in_root sysroot verify /tmp/sr
+	assert_status 0
+}
+
+@test "static: sysroot create over HTTP (libcurl, static) in an empty root" {
+	need python3 "serves the mirror"
+	need aarch64-linux-gnu-gcc "builds the mirror's ELF files"
+	load lib/httpd
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BATS_TEST_TMPDIR/mirror" --cuda 12.6.3 >/dev/null
+	start_httpd normal "$BATS_TEST_TMPDIR/mirror"
+	# 127.0.0.1 by number: the empty root has no /etc/hosts
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 \
+		--from "$HTTPD_URL/redistrib_12.6.3.json" --dest /tmp/sr --progress never
+	stop_httpd
+	assert_status 0
+	[ "$(httpd_requests)" -gt 1 ]
+	[ -x "$ROOT/tmp/sr/bin/nvcc" ]
+	[ -f "$ROOT/tmp/sr/targets/aarch64-linux/lib/libcudart.so.12.0.1" ]
+	# the downloads went into the cache inside the root
+	[ -n "$(find "$ROOT/tmp/cache" -type f)" ]
+}
+
+teardown() {
+	if declare -F stop_httpd >/dev/null; then stop_httpd; fi
+}
