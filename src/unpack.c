@@ -374,6 +374,7 @@ static int find_deb_member(struct archive *a, const char *path, const char *stem
 struct dir_mode {
 	char *canon;
 	mode_t mode;
+	struct timespec mtime; /* tv_nsec UTIME_OMIT when the archive has none */
 };
 
 struct unpacker {
@@ -590,8 +591,8 @@ fail:
 	return -1;
 }
 
-static int make_dir(struct unpacker *u, const char *mapped, const char *member, mode_t perm,
-		    struct xcc_error *err)
+static int make_dir(struct unpacker *u, struct archive_entry *e, const char *mapped,
+		    const char *member, mode_t perm, struct xcc_error *err)
 {
 	char canon[PATH_MAX];
 	enum resolve_result r = resolve_beneath(u->destfd, "", mapped, 1, canon);
@@ -609,12 +610,15 @@ static int make_dir(struct unpacker *u, const char *mapped, const char *member, 
 	 * later a cleanup, can write and delete inside it. */
 	u->dirs[u->ndirs].canon = xstrdup(canon);
 	u->dirs[u->ndirs].mode = (perm & 0777) | 0700;
+	u->dirs[u->ndirs].mtime.tv_sec = archive_entry_mtime(e);
+	u->dirs[u->ndirs].mtime.tv_nsec =
+		archive_entry_mtime_is_set(e) ? archive_entry_mtime_nsec(e) : UTIME_OMIT;
 	u->ndirs++;
 	return 0;
 }
 
-static int make_symlink(struct unpacker *u, const char *mapped, const char *member,
-			const char *target, struct xcc_error *err)
+static int make_symlink(struct unpacker *u, struct archive_entry *e, const char *mapped,
+			const char *member, const char *target, struct xcc_error *err)
 {
 	const char *leaf;
 	int dirfd;
@@ -640,6 +644,14 @@ static int make_symlink(struct unpacker *u, const char *mapped, const char *memb
 	if (symlinkat(target, dirfd, leaf))
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot create %s/%s: %s",
 				u->archive, member, u->dest_dir, mapped, strerror(errno));
+	if (archive_entry_mtime_is_set(e)) {
+		struct timespec times[2] = {
+			{ 0, UTIME_OMIT }, { archive_entry_mtime(e), archive_entry_mtime_nsec(e) }
+		};
+
+		/* Some filesystems have no symlink times; that is no error. */
+		utimensat(dirfd, leaf, times, AT_SYMLINK_NOFOLLOW);
+	}
 	if (canon_join(canon, u->parent_canon, leaf) == 0)
 		strvec_push(&u->symlinks, canon);
 	return 0;
@@ -741,11 +753,11 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 		/* setgid on a directory only picks the group of new files;
 		 * dropped, not refused, as archives made in shared group
 		 * directories carry it innocently. */
-		return make_dir(u, mapped, member, perm, err);
+		return make_dir(u, e, mapped, member, perm, err);
 	case AE_IFLNK: {
 		const char *target = archive_entry_symlink(e);
 
-		return make_symlink(u, mapped, member,
+		return make_symlink(u, e, mapped, member,
 				    target ? target : archive_entry_symlink_utf8(e), err);
 	}
 	case AE_IFCHR:
@@ -809,12 +821,20 @@ static int recheck_symlinks(struct unpacker *u, struct xcc_error *err)
 	return 0;
 }
 
+/* Directory modes and times go last, as tar does: files written into a
+ * directory change its mtime, and a read-only mode would stop them. */
 static int finish_dirs(struct unpacker *u, struct xcc_error *err)
 {
-	for (size_t i = 0; i < u->ndirs; i++)
-		if (fchmodat(u->destfd, u->dirs[i].canon, u->dirs[i].mode, 0))
-			return xcc_fail(err, XCC_EFAIL, "%s/%s: %s", u->dest_dir, u->dirs[i].canon,
+	for (size_t i = 0; i < u->ndirs; i++) {
+		const struct dir_mode *d = &u->dirs[i];
+		struct timespec times[2] = { { 0, UTIME_OMIT }, d->mtime };
+		const char *path = *d->canon ? d->canon : ".";
+
+		if (fchmodat(u->destfd, path, d->mode, 0) ||
+		    utimensat(u->destfd, path, times, AT_SYMLINK_NOFOLLOW))
+			return xcc_fail(err, XCC_EFAIL, "%s/%s: %s", u->dest_dir, d->canon,
 					strerror(errno));
+	}
 	return 0;
 }
 

@@ -184,8 +184,8 @@ wheel() { # OUT TAG NAME SO-FILE
 	assert_status 0
 	tar -C "$S/tars" -xJf "$S/$top.tar.xz"
 	diff -r --no-dereference "$S/ours" "$S/tars"
-	[ "$(cd "$S/ours" && find . -printf '%p %m %y %l\n' | sort)" = \
-	  "$(cd "$S/tars" && find . -printf '%p %m %y %l\n' | sort)" ]
+	[ "$(cd "$S/ours" && find . -mindepth 1 -printf '%p %m %y %l %T@\n' | sort)" = \
+	  "$(cd "$S/tars" && find . -mindepth 1 -printf '%p %m %y %l %T@\n' | sort)" ]
 
 	# An unusual platform tag: the ELF files say what machine it is for.
 	odd=thing-linux-riscv99-1.0-archive
