@@ -7,26 +7,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "autopatch.h"
 #include "fatbin.h"
 #include "sysroot_checks.h"
-
-#ifdef XCC_HAVE_AUTOPATCH
-#include "autopatch.h"
-#endif
-
-int sysroot_checks_available(void)
-{
-#ifdef XCC_HAVE_AUTOPATCH
-	return 1;
-#else
-	return 0;
-#endif
-}
 
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
 		      int dry_run, struct strvec *notes, struct xcc_error *err)
 {
-#ifdef XCC_HAVE_AUTOPATCH
 	struct autopatch_opts host = AUTOPATCH_OPTS_INIT, target = AUTOPATCH_OPTS_INIT;
 	struct autopatch_report r = { 0 };
 	struct xcc_error e2 = { 0 };
@@ -35,8 +22,14 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 
 	/* Host half: x86_64 tools, whose system libraries are the build
 	 * machine's own. */
-	strvec_pushf(&host.paths, "%s/bin", root);
-	strvec_pushf(&host.paths, "%s/nvvm", root);
+	for (size_t i = 0; i < 2; i++) {
+		char *d = xasprintf("%s/%s", root, i == 0 ? "bin" : "nvvm");
+		struct stat st;
+
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+			strvec_push(&host.paths, d);
+		free(d);
+	}
 	host.target_fs = "/";
 	host.dry_run = dry_run;
 	if (autopatch_run(&host, &r, &e2)) {
@@ -69,17 +62,6 @@ out:
 	autopatch_opts_free(&target);
 	free(prefix);
 	return rc;
-#else
-	/* INTEGRATION POINT: src/autopatch.c had not landed when this was
-	 * written; build with -DXCC_HAVE_AUTOPATCH once it has. */
-	(void)root;
-	(void)target_dir;
-	(void)triple;
-	(void)dry_run;
-	(void)notes;
-	(void)err;
-	return 0;
-#endif
 }
 
 /* ---- the serving check ---- */

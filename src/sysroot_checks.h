@@ -9,9 +9,6 @@
 #include "gpus.h"
 #include "strvec.h"
 
-/* Whether this build has the passes (a build without them says so). */
-int sysroot_checks_available(void);
-
 /*
  * Resolve the DT_NEEDED of the host half (bin, nvvm: x86_64, against the
  * build machine) and the target half (targets/<dir>: against the tree and

@@ -476,3 +476,30 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_status 1
 	[ -s "$log" ]
 }
+
+# The serving check: a target library with sm_80 SASS and compute_80 PTX runs
+# on 8.6, needs the JIT on 9.0, and cannot serve 7.5.
+@test "sysroot: libraries that cannot serve a requested GPU stop create, unless --allow-unserved" {
+	[ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc at /usr/local/cuda"
+	need g++ "host compiler for nvcc"
+	local w=$BATS_TEST_TMPDIR/k a
+	mkdir -p "$w/libk-linux-x86_64-1.0-archive/lib"
+	printf '__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\nvoid run(float *x) { k<<<1, 1>>>(x); }\n' > "$w/k.cu"
+	/usr/local/cuda/bin/nvcc -ccbin g++ -shared -Xcompiler -fPIC \
+		-gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 \
+		-o "$w/libk-linux-x86_64-1.0-archive/lib/libk.so" "$w/k.cu"
+	a=$w/libk-linux-x86_64-1.0-archive.tar.xz
+	tar -C "$w" -cJf "$a" libk-linux-x86_64-1.0-archive
+	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_75,sm_86,sm_90 --from "$M132" --from "$a" --dest "$D" --progress never
+	assert_status 2
+	assert_output_contains "NOT SERVED"
+	assert_output_contains "--allow-unserved"
+	[ ! -e "$D" ]
+	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_75,sm_86,sm_90 --from "$M132" --from "$a" --dest "$D" --progress never --allow-unserved
+	assert_status 0
+	run xcc sysroot info "$D"
+	assert_status 0
+	echo "$output" | grep -E '^  lib/libk.so +NOT SERVED +OK +PTX-JIT *$'
+	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_86 --from "$M132" --from "$a" --dest "$D" --progress never
+	assert_status 0
+}
