@@ -56,12 +56,18 @@ for p in vector_add vector_add_shared; do
 done
 
 step "5. run them under qemu-aarch64 (no GPU, no driver: err=35 is the expected answer)"
+unexpected=0
 for p in vector_add vector_add_shared; do
 	echo "\$ qemu-aarch64 -L /usr/aarch64-linux-gnu ./$p"
 	rc=0
-	qemu-aarch64 -L /usr/aarch64-linux-gnu "./$p" || rc=$?
-	echo "(exit status $rc)"
+	out=$(qemu-aarch64 -L /usr/aarch64-linux-gnu "./$p" 2>&1) || rc=$?
+	printf '%s\n(exit status %d)\n' "$out" "$rc"
+	case "$out" in *"err=35"*) ;; *) unexpected=1 ;; esac
 done
+if [ "$unexpected" = 1 ]; then
+	echo "demo: a program did not report cudaErrorInsufficientDriver (35); see above" >&2
+	exit 1
+fi
 
 cat <<EOF
 
