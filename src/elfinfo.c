@@ -144,7 +144,8 @@ static int looks_like_debug_file(Elf *e)
 	return 0;
 }
 
-static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_error *err)
+static int read_elf_fields(Elf *e, const char *what, struct elf_info *info,
+			   struct xcc_error *err)
 {
 	GElf_Ehdr eh;
 	size_t phnum, size;
@@ -191,14 +192,22 @@ static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_
 			info->interp = xstrdup(s);
 		} else {
 			info->has_dynamic = 1;
-			if (read_dynamic(e, phnum, &ph, what, info, err)) {
-				elf_info_free(info);
+			if (read_dynamic(e, phnum, &ph, what, info, err))
 				return -1;
-			}
 		}
 	}
 	info->is_static = has_load && !info->has_dynamic && !info->interp &&
 			  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	return 0;
+}
+
+/* On failure nothing stays allocated in info. */
+static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_error *err)
+{
+	if (read_elf_fields(e, what, info, err)) {
+		elf_info_free(info);
+		return -1;
+	}
 	return 0;
 }
 
