@@ -298,3 +298,30 @@ EOF
 	assert_status 0
 	[[ "$output" != *warning* ]]
 }
+
+@test "e2e: --target-fs flags and its validation (no packages needed)" {
+	need aarch64-linux-gnu-g++-11 "the host compiler the plan names"
+	d=$(scratch)
+	mkdir -p "$d/fs/usr/lib/aarch64-linux-gnu" "$d/fs/usr/include"
+	ln -s usr/lib "$d/fs/lib"
+	cp /usr/aarch64-linux-gnu/lib/libc.so.6 "$d/fs/usr/lib/aarch64-linux-gnu/"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/fs" -### x.cu -o x
+	assert_status 0
+	assert_output_contains "-Xcompiler=--sysroot=$d/fs "
+	# The rootfs's multiarch dirs come first for start files and libraries...
+	assert_output_contains "-Xcompiler=-B$d/fs/lib/aarch64-linux-gnu/ "
+	assert_output_contains "-Xcompiler=-B$d/fs/usr/lib/aarch64-linux-gnu/ "
+	# ...and ld follows NEEDED chains through all of its lib dirs.
+	assert_output_contains "-Xlinker=-rpath-link=$d/fs/usr/lib/aarch64-linux-gnu "
+	assert_output_contains "-Xlinker=-rpath-link=$d/fs/usr/lib "
+
+	mkdir "$d/empty"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/empty" -### x.cu -o x
+	assert_status 2
+	assert_output_contains "has no libc.so.6"
+
+	mkdir "$d/a,b"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/a,b" -### x.cu -o x
+	assert_status 2
+	assert_output_contains "without ','"
+}
