@@ -42,6 +42,8 @@ struct lib_entry {
 	int machine, elfclass, osabi;
 	enum origin origin;
 	ssize_t file; /* index into files for FROM_TREE entries, else -1 */
+	int loaded;   /* machine etc. read; system dirs are read on first use */
+	int usable;   /* an ELF shared object */
 };
 
 struct state {
@@ -160,11 +162,15 @@ static void add_lib(struct state *st, const char *name, const char *dir, const c
 	e->path = xstrdup(path);
 	e->name = base_of(e->path);
 	(void)name;
-	e->machine = info->machine;
-	e->elfclass = info->elfclass;
-	e->osabi = info->osabi;
+	if (info) {
+		e->machine = info->machine;
+		e->elfclass = info->elfclass;
+		e->osabi = info->osabi;
+	}
 	e->origin = origin;
 	e->file = file;
+	e->loaded = info != NULL;
+	e->usable = info != NULL;
 }
 
 static int is_nvvm(const char *name)
@@ -334,18 +340,12 @@ static void index_dir(struct state *st, const char *dir, enum origin origin)
 	closedir(d);
 	if (names.n)
 		qsort(names.v, names.n, sizeof *names.v, name_cmp);
+	/* A system lib dir holds hundreds of libraries: only the names a file
+	 * asks for are ever read. */
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", rdir, names.v[i]);
-		struct elf_info info;
-		struct xcc_error err = { 0 };
-		struct stat sb;
 
-		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    elf_info_read(path, &info, &err) == 0) {
-			if (info.type == ET_DYN && !info.is_debug)
-				add_lib(st, names.v[i], rdir, path, &info, origin, -1);
-			elf_info_free(&info);
-		}
+		add_lib(st, names.v[i], rdir, path, NULL, origin, -1);
 		free(path);
 	}
 	free(rdir);
@@ -415,21 +415,41 @@ static void target_fs_dirs(const char *root, struct strvec *dirs)
 	strvec_pushf(dirs, "%s/usr/lib/aarch64-linux-gnu/tegra", root);
 }
 
-static int compatible(const struct lib_entry *e, const struct elf_info *i)
+static void load_entry(struct lib_entry *e)
 {
+	struct elf_info info;
+	struct xcc_error err = { 0 };
+	struct stat sb;
+
+	e->loaded = 1;
+	if (stat(e->path, &sb) || !S_ISREG(sb.st_mode) || elf_info_read(e->path, &info, &err))
+		return;
+	e->usable = info.type == ET_DYN && !info.is_debug;
+	e->machine = info.machine;
+	e->elfclass = info.elfclass;
+	e->osabi = info.osabi;
+	elf_info_free(&info);
+}
+
+static int compatible(struct lib_entry *e, const struct elf_info *i)
+{
+	if (!e->loaded)
+		load_entry(e);
+	if (!e->usable)
+		return 0;
 	return e->machine == i->machine && e->elfclass == i->elfclass &&
 	       (e->osabi == i->osabi || e->osabi == ELFOSABI_SYSV || i->osabi == ELFOSABI_SYSV);
 }
 
 /* The library a file gets for name: its own dir first, then the tree, the
  * --libs dirs and the system, in that order. */
-static const struct lib_entry *resolve(const struct state *st, const struct tree_file *tf,
+static const struct lib_entry *resolve(struct state *st, const struct tree_file *tf,
 				       const char *name)
 {
 	const struct lib_entry *best = NULL;
 
 	for (size_t i = 0; i < st->nlibs; i++) {
-		const struct lib_entry *e = &st->libs[i];
+		struct lib_entry *e = &st->libs[i];
 
 		if (strcmp(e->name, name) || !compatible(e, &tf->info))
 			continue;
