@@ -398,22 +398,27 @@ done
 
 # --- cuda-xcc itself -----------------------------------------------------------
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi)
-mkdir -p "$builddir"
-cd "$builddir"
 conf_args=(--enable-static-binary CC=musl-gcc
 	CFLAGS="$CFLAGS" CPPFLAGS="-isystem $kinc" LDFLAGS="-Wl,--gc-sections -s"
 	PKG_CONFIG_PATH="$PKG_CONFIG_PATH" PKG_CONFIG_LIBDIR="$PKG_CONFIG_LIBDIR")
 conf_key=$(printf '%s\n' "${key[@]}" "$toolchain_id" "$top" "${conf_args[@]}" |
 	sha256sum | cut -d' ' -f1)
-if [ ! -f Makefile ] || [ "$(cat .static-configure-key 2>/dev/null)" != "$conf_key" ]; then
-	log "cuda-xcc: configuring in $builddir"
-	rm -f .static-configure-key
-	"$top/configure" "${conf_args[@]}" >configure.out 2>&1 ||
-		{ tail -n 30 config.log >&2; die "cuda-xcc: configure failed (see $builddir/config.log)"; }
-	echo "$conf_key" >.static-configure-key
-	# New flags or libraries: make does not see those, so relink.
-	rm -f src/cuda-xcc
+# The build directory is wiped when anything but cuda-xcc's own sources
+# changed (libraries, flags, another checkout), so nothing stale is linked;
+# only a directory this script made is ever wiped.
+if [ -d "$builddir" ] && [ -n "$(ls -A "$builddir")" ] && [ ! -f "$builddir/.build-static" ]; then
+	die "$builddir is not empty and was not made by build-static.sh; pass another --builddir"
 fi
+if [ "$(cat "$builddir/.static-configure-key" 2>/dev/null)" != "$conf_key" ]; then
+	log "cuda-xcc: configuring in $builddir"
+	rm -rf "$builddir"
+	mkdir -p "$builddir"
+	touch "$builddir/.build-static"
+	(cd "$builddir" && "$top/configure" "${conf_args[@]}" >configure.out 2>&1) ||
+		{ tail -n 30 "$builddir/config.log" >&2; die "cuda-xcc: configure failed (see $builddir/config.log)"; }
+	echo "$conf_key" >"$builddir/.static-configure-key"
+fi
+cd "$builddir"
 log "cuda-xcc: building"
 make -j"$jobs" src/cuda-xcc >make.out 2>&1 ||
 	{ tail -n 40 make.out >&2; die "cuda-xcc: build failed (log: $builddir/make.out)"; }

@@ -17,6 +17,7 @@ packages=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang python3 xz-utils zstd man-db debian-archive-keyring
+	musl-tools
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
@@ -41,4 +42,11 @@ fi
 bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
 make -j"$(nproc)" check || true
-exec bash "$top/scripts/summarize-tests.sh" test-suite.log
+# The same suite against the static musl build. If that build fails,
+# test-suite-static.log is missing, and the summary counts a failure.
+static=/var/cache/cuda-xcc/static
+rm -f test-suite-static.log
+if bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)"; then
+	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" || true
+fi
+exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log
