@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# scripts/fetch-debian-cuda.sh without the network: a stand-in apt-get on PATH records how it
+# is called and makes small real .debs, so what is checked is the script's own logic: the
+# private apt configuration, the mirror taken from the machine's sources, the cache reuse.
+load lib/common
+bats_require_minimum_version 1.5.0
+
+script() { echo "$XCC_SRCDIR/scripts/fetch-debian-cuda.sh"; }
+
+# A stand-in apt-get: logs every call; 'indextargets' answers like a machine whose sources
+# list a Debian mirror; 'download' builds the asked-for packages in the current directory.
+fake_apt() {
+	local bin=$1
+	mkdir -p "$bin"
+	cat > "$bin/apt-get" <<'EOF'
+#!/bin/bash
+echo "apt-get $*" >> "$FAKE_APT_LOG"
+cmd=
+for a in "$@"; do
+	case "$a" in indextargets|update|download) cmd=$a ;; esac
+done
+case "$cmd" in
+indextargets)
+	echo "http://deb.example.org/debian-security/ bookworm-security"
+	echo "http://deb.example.org/debian/ bookworm" ;;
+update) ;;
+download)
+	seen=0
+	for a in "$@"; do
+		[ "$a" = download ] && { seen=1; continue; }
+		[ "$seen" = 1 ] || continue
+		pkg=${a%%:*} rest=${a#*:} arch=${rest%%=*} ver=${rest#*=}
+		d=$(mktemp -d)
+		mkdir -p "$d/DEBIAN"
+		printf 'Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: t <t@example.org>\nDescription: test\n' \
+			"$pkg" "$ver" "$arch" > "$d/DEBIAN/control"
+		dpkg-deb --build "$d" "${pkg}_${ver}_${arch}.deb" >/dev/null
+		rm -rf "$d"
+	done ;;
+esac
+EOF
+	chmod +x "$bin/apt-get"
+}
+
+setup() {
+	need dpkg-deb "builds the stand-in packages"
+	d=$(scratch)
+	fake_apt "$d/bin"
+	export FAKE_APT_LOG=$d/apt.log
+	export PATH=$d/bin:$PATH
+}
+
+@test "fetch-debian-cuda: downloads through a private apt configuration into the cache" {
+	run --separate-stderr bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	[ "${#lines[@]}" -eq 4 ]
+	assert_output_contains "$d/cache/nvidia-cuda-toolkit_11.8.89~11.8.0-5~deb12u1_amd64.deb"
+	assert_output_contains "$d/cache/nvidia-cuda-dev_11.8.89~11.8.0-5~deb12u1_arm64.deb"
+	assert_output_contains "$d/cache/libcudart11.0_11.8.89~11.8.0-5~deb12u1_arm64.deb"
+	for f in "${lines[@]}"; do
+		dpkg-deb --info "$f" >/dev/null
+	done
+	# The machine's Debian mirror, the right suite, non-free, both architectures.
+	run cat "$d/cache/apt/sources.list"
+	assert_output_contains "deb [arch=amd64,arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.example.org/debian bookworm main contrib non-free"
+	# Every apt call that changes state stays in the cache, away from /etc/apt.
+	run grep -E ' (update|download)( |$)' "$FAKE_APT_LOG"
+	assert_status 0
+	[ "${#lines[@]}" -eq 2 ]
+	for l in "${lines[@]}"; do
+		[[ "$l" == *"Dir::Etc::SourceList=$d/cache/apt/sources.list"* ]]
+		[[ "$l" == *"Dir::Etc::SourceParts=/dev/null"* ]]
+		[[ "$l" == *"Dir::State::Lists=$d/cache/apt/lists"* ]]
+	done
+	# No partial download is left behind.
+	run find "$d/cache" -maxdepth 1 -name '.download.*'
+	[ -z "$output" ]
+}
+
+@test "fetch-debian-cuda: a second run reuses the cache and never calls apt-get" {
+	run --separate-stderr bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	first=$output
+	rm "$FAKE_APT_LOG"
+	run --separate-stderr bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	[ "$output" = "$first" ]
+	[ ! -e "$FAKE_APT_LOG" ]
+}
+
+@test "fetch-debian-cuda: a damaged cached package is fetched again, only that one" {
+	run bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	dev=$d/cache/nvidia-cuda-dev_11.8.89~11.8.0-5~deb12u1_arm64.deb
+	echo "interrupted" > "$dev"
+	rm "$FAKE_APT_LOG"
+	run bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	dpkg-deb --info "$dev" >/dev/null
+	run grep ' download ' "$FAKE_APT_LOG"
+	assert_output_contains "nvidia-cuda-dev:arm64="
+	[[ "$output" != *nvidia-cuda-toolkit* ]]
+}
+
+@test "fetch-debian-cuda: XCC_DEB_CACHE is the default cache; bad arguments are usage errors" {
+	XCC_DEB_CACHE=$d/envcache run bash "$(script)"
+	assert_status 0
+	assert_output_contains "$d/envcache/libcudart11.0_"
+	run bash "$(script)" --bogus
+	assert_status 2
+	assert_output_contains "unknown argument '--bogus'"
+	run bash "$(script)" --cache
+	assert_status 2
+}
+
+@test "fetch-debian-cuda: no Debian mirror in the machine's sources is a clear error" {
+	cat > "$d/bin/apt-get" <<'EOF'
+#!/bin/bash
+echo "https://packages.example.com/apt stable"
+EOF
+	run bash "$(script)" --cache "$d/cache"
+	assert_status 1
+	assert_output_contains "no Debian mirror in this machine's apt sources"
+	[ -z "$(ls "$d/cache" 2>/dev/null | grep '\.deb$')" ]
+}
