@@ -16,7 +16,7 @@ packages=(
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev libssl-dev
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
-	bats clang python3 xz-utils zstd man-db debian-archive-keyring
+	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -41,7 +41,11 @@
  *   in .nv_fatbin. Libraries that load their kernels themselves keep
  *   containers in ordinary data sections: libcufft.so.12 has one container
  *   in .nv_fatbin and about 24000 in .ldata, so those are searched by magic
- *   too (unless fatbin_sections_only).
+ *   too (unless fatbin_sections_only). cuSPARSE's spmm_op.o keeps PTX in
+ *   .rodata the same way.
+ * - cuobjdump 11.8 names the SM after the cubin's e_flags in the old layout
+ *   (SM in the low byte), so it lists nvcc 13 cubins as "sm_4" and misreads
+ *   CUDA 13 libraries; the fatbin header is the only stable source.
  */
 #include <config.h>
 
