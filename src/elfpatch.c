@@ -1038,8 +1038,12 @@ static int write_output(struct model *m, const char *output, struct xcc_error *e
 		xcc_fail(err, XCC_EFAIL, "%s: copying: %s", tmp, strerror(errno));
 		goto fail;
 	}
-	if (fstat(m->fd, &st) == 0)
+	if (fstat(m->fd, &st) == 0) {
+		/* Ownership first: chown may clear set-id bits that chmod restores. */
+		if (fchown(fd, st.st_uid, st.st_gid))
+			logf_(m, "%s: keeping the owner: %s", output, strerror(errno));
 		fchmod(fd, st.st_mode & 07777);
+	}
 	if (apply(m, fd, output, err))
 		goto fail;
 	if (rename(tmp, output)) {
