@@ -52,6 +52,7 @@ static void print_help(FILE *f)
 	      "                   (default: $CUDA_XCC_SYSROOT, then the store)\n"
 	      "  -arch LIST       capabilities: sm_87, 8.7, 87, sm_90a, all, all-major, default\n"
 	      "  --ptx P          none, highest or all (default: none for jetson, else highest)\n"
+	      "  --target-fs DIR  link against the device's root filesystem; warn about glibc\n"
 	      "  --dry-run, -###  print the nvcc command, run nothing\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage or validation error;\n"
