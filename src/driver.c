@@ -431,7 +431,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		 * program is meant for that device, so nothing is added. */
 		char *abs = realpath(plan->sysroot, NULL);
 
-		if (abs)
+		/* nvcc would split a path with a comma into two linker options. */
+		if (abs && !strchr(abs, ','))
 			strvec_pushf(&plan->argv, "-Xlinker=-rpath=%s/targets/%s/lib", abs,
 				     plan->arch.target_dir);
 		free(abs);
