@@ -310,9 +310,9 @@ char *sysroot_nvcc_profile(int with_cccl)
 	return xasprintf(
 		"# Written by cuda-xcc sysroot create: relocatable, and this toolkit's own\n"
 		"# tools come before anything on PATH.\n"
+		"PATH            += $(_HERE_)/../nvvm/bin:$(_HERE_):\n"
 		"TOP              = $(_HERE_)/..\n"
 		"CICC_PATH        = $(TOP)/nvvm/bin\n"
-		"PATH            += $(TOP)/nvvm/bin:$(_HERE_):\n"
 		"NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice\n"
 		"\n"
 		"INCLUDES        +=  \"-I$(TOP)/$(_TARGET_DIR_)/include\" $(_SPACE_)\n"
@@ -856,6 +856,8 @@ static int check_replaceable(const char *dest, struct xcc_error *err)
 	return 0;
 }
 
+static void serving_text(const char *json, const struct strvec *caps, struct strvec *out);
+
 /* ---- create ---------------------------------------------------------------------- */
 
 static int default_jobs(void)
@@ -1039,11 +1041,17 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	    sysroot_serving(db, tmp, p->target_dir, &p->capabilities, &serving, &unserved, err))
 		goto out;
 	if (unserved && !o->allow_unserved) {
-		xcc_fail(err, XCC_EUSAGE, "%zu library/GPU pairs are NOT SERVED: those libraries "
-			 "carry no code these GPUs can run (see the table with --dry-run "
-			 "--allow-unserved and 'cuda-xcc sysroot info'); pick other -arch values, "
-			 "or pass --allow-unserved to make the sysroot anyway.\n%s", unserved,
-			 serving ? serving : "");
+		struct strvec table = STRVEC_INIT;
+		char *text;
+
+		serving_text(serving, &p->capabilities, &table);
+		text = strvec_join(&table, "\n");
+		xcc_fail(err, XCC_EUSAGE, "%zu library/GPU pair%s NOT SERVED: no SASS and no PTX "
+			 "these GPUs can run. Pick other -arch values, or pass --allow-unserved to "
+			 "make the sysroot anyway.\n%s", unserved, unserved == 1 ? " is" : "s are",
+			 text);
+		free(text);
+		strvec_free(&table);
 		goto out;
 	}
 
@@ -1414,31 +1422,85 @@ int sysroot_list(char **out, struct xcc_error *err)
 	return 0;
 }
 
-/* Lines of a that are not in b (both sorted listings). */
-static void listing_diff(const char *a, const char *b, const char *what, struct strvec *problems,
-			 size_t *budget)
+/* The path of a listing line: "f MODE SIZE PATH", "d MODE PATH",
+ * "l PATH -> TARGET". Caller frees. */
+static char *listing_path(const char *line)
 {
-	struct strvec la = STRVEC_INIT, lb = STRVEC_INIT;
-	char *ca = xstrdup(a), *cb = xstrdup(b), *save = NULL, *tok;
+	int skip = line[0] == 'f' ? 3 : line[0] == 'd' ? 2 : 1;
+	const char *p = line, *arrow;
 
-	for (tok = strtok_r(ca, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
-		strvec_push(&la, tok);
-	for (tok = strtok_r(cb, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
-		strvec_push(&lb, tok);
-	for (size_t i = 0, j = 0; i < la.n; i++) {
-		while (j < lb.n && strcmp(lb.v[j], la.v[i]) < 0)
-			j++;
-		if (j < lb.n && strcmp(lb.v[j], la.v[i]) == 0)
-			continue;
-		if (*budget) {
-			strvec_pushf(problems, "%s: %s", what, la.v[i]);
-			--*budget;
+	for (int i = 0; i < skip && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return xstrdup(line);
+	arrow = line[0] == 'l' ? strstr(p, " -> ") : NULL;
+	return arrow ? strndup(p, (size_t)(arrow - p)) : xstrdup(p);
+}
+
+struct listing_entry {
+	char *path;
+	const char *line;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct listing_entry *)a)->path,
+		      ((const struct listing_entry *)b)->path);
+}
+
+static struct listing_entry *parse_listing(char *text, size_t *n)
+{
+	struct listing_entry *v = NULL;
+	size_t cap = 0;
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+		if (*n == cap)
+			v = xrealloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+		v[*n].path = listing_path(tok);
+		v[(*n)++].line = tok;
+	}
+	if (*n)
+		qsort(v, *n, sizeof *v, cmp_entry);
+	return v;
+}
+
+/* What differs between the listing create wrote and the tree now. */
+static void listing_diff(const char *want_text, const char *have_text, struct strvec *problems)
+{
+	char *wt = xstrdup(want_text), *ht = xstrdup(have_text);
+	size_t nw, nh, shown = 0;
+	struct listing_entry *w = parse_listing(wt, &nw), *h = parse_listing(ht, &nh);
+
+	for (size_t i = 0; i < nw && shown < 50; i++) {
+		struct listing_entry *f = nh ? bsearch(&w[i], h, nh, sizeof *h, cmp_entry) : NULL;
+
+		if (!f) {
+			strvec_pushf(problems, "missing: %s", w[i].path);
+			shown++;
+		} else if (strcmp(f->line, w[i].line) != 0) {
+			strvec_pushf(problems, "changed: %s (made as '%s', now '%s')", w[i].path,
+				     w[i].line, f->line);
+			shown++;
 		}
 	}
-	strvec_free(&la);
-	strvec_free(&lb);
-	free(ca);
-	free(cb);
+	for (size_t i = 0; i < nh && shown < 50; i++)
+		if (!nw || !bsearch(&h[i], w, nw, sizeof *w, cmp_entry)) {
+			strvec_pushf(problems, "not made by create: %s", h[i].path);
+			shown++;
+		}
+	for (size_t i = 0; i < nw; i++)
+		free(w[i].path);
+	for (size_t i = 0; i < nh; i++)
+		free(h[i].path);
+	free(w);
+	free(h);
+	free(wt);
+	free(ht);
 }
 
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
@@ -1447,7 +1509,6 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	struct sysroot_meta m;
 	const struct target_profile *t;
 	char *path, *want, *have, *profile, *inc;
-	size_t budget = 50;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
 
@@ -1459,8 +1520,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		strvec_pushf(problems, "%s is missing: the tree cannot be checked", path);
 	} else {
 		have = tree_listing(dir);
-		listing_diff(want, have, "missing or changed", problems, &budget);
-		listing_diff(have, want, "not made by create", problems, &budget);
+		listing_diff(want, have, problems);
 		free(have);
 		free(want);
 	}

@@ -207,7 +207,15 @@ char *sysroot_store_dir(void)
 
 char *sysroot_store_path(const char *target, const char *cuda)
 {
-	char *store = sysroot_store_dir(), *p = xasprintf("%s/%s-%s", store, target, cuda);
+	int major, minor, n = 0;
+	char *store = sysroot_store_dir(), *p;
+
+	/* One sysroot per major.minor: --cuda 12.6 and --cuda 12.6.3 find the
+	 * same one (patch releases do not change what nvcc accepts). */
+	if (sscanf(cuda, "%d.%d%n", &major, &minor, &n) == 2 && n > 0)
+		p = xasprintf("%s/%s-%d.%d", store, target, major, minor);
+	else
+		p = xasprintf("%s/%s-%s", store, target, cuda);
 
 	free(store);
 	return p;

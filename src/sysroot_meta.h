@@ -42,7 +42,8 @@ void sysroot_meta_free(struct sysroot_meta *m);
 /* The default store: $XDG_DATA_HOME/cuda-xcc/sysroots (or
  * ~/.local/share/...). Caller frees. */
 char *sysroot_store_dir(void);
-/* Store path of the sysroot for target and cuda ("jetson", "12.6"). */
+/* Store path of the sysroot for target and cuda ("jetson", "12.6" or
+ * "12.6.3": both give .../jetson-12.6). Caller frees. */
 char *sysroot_store_path(const char *target, const char *cuda);
 
 #endif

@@ -1,0 +1,117 @@
+#!/bin/sh
+# Benchmark: `cuda-xcc sysroot create` against `tar -xJf` of the same
+# archives, measured in the same run. The mirror is redist-shaped (made by
+# tests/fixtures/make-redist.sh) and holds, besides the small toolkit
+# fixtures, the real CUDA libraries of /usr/local/cuda/lib packed as
+# components: at least 500 MB of .tar.xz.
+#
+# usage: bench/extract.sh [CUDA_XCC]   (default: ./src/cuda-xcc, then PATH)
+# env:   BENCH_DIR (default /tmp/cuda-xcc-bench; the mirror is kept there and
+#        reused), BENCH_LIBS (the libraries to pack), BENCH_RUNS (default 3;
+#        the best run of each counts), XZ_LEVEL (default 1)
+#
+# Goals: ratio <= 1.10 with --jobs 1, < 1.00 with --jobs 2, peak RSS of
+# create <= 64 MiB.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+xcc=${1:-}
+if [ -z "$xcc" ]; then
+	if [ -x ./src/cuda-xcc ]; then xcc=$(pwd)/src/cuda-xcc; else xcc=$(command -v cuda-xcc); fi
+fi
+bench=${BENCH_DIR:-/tmp/cuda-xcc-bench}
+libdir=/usr/local/cuda/targets/x86_64-linux/lib
+libs=${BENCH_LIBS:-"libcufft.so.12 libcusparse.so.12 libcusolver.so.12 libcurand.so.10 libcublas.so.13"}
+runs=${BENCH_RUNS:-3}
+cuda=13.0.2
+
+for tool in /usr/bin/time tar xz; do
+	command -v "$tool" >/dev/null || { echo "bench/extract.sh: needs $tool" >&2; exit 2; }
+done
+[ -d "$libdir" ] || { echo "bench/extract.sh: no $libdir (a CUDA 13 toolkit)" >&2; exit 2; }
+
+mirror=$bench/mirror
+manifest=$mirror/redistrib_$cuda.json
+if [ ! -f "$manifest" ] || [ "$(cat "$bench/libs" 2>/dev/null)" != "$libs" ]; then
+	echo "building the mirror in $mirror (once; reused by later runs)..." >&2
+	rm -rf "$mirror" "$bench/payload"
+	payload_args=
+	components=
+	for lib in $libs; do
+		name=bench_${lib%%.so*}
+		mkdir -p "$bench/payload/$name"
+		cp -L "$libdir/$lib" "$bench/payload/$name/"
+		payload_args="$payload_args --payload $name=$bench/payload/$name"
+		components="$components${components:+,}$name"
+	done
+	# shellcheck disable=SC2086
+	"$here/tests/fixtures/make-redist.sh" "$mirror" --cuda "$cuda" --tags linux-x86_64 \
+		--xz-level "${XZ_LEVEL:-1}" $payload_args >/dev/null
+	rm -rf "$bench/payload"
+	echo "$libs" > "$bench/libs"
+	echo "$components" > "$bench/components"
+fi
+components=$(cat "$bench/components")
+
+# The archives create will use: what its plan lists.
+plan=$("$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
+	--components "$components" --dry-run)
+archives=$(echo "$plan" | sed -n 's/.* \(\/[^ ]*\.tar\.xz\) -> .*/\1/p')
+total=0
+for a in $archives; do total=$((total + $(stat -c %s "$a"))); done
+n=$(echo "$archives" | wc -l)
+printf 'archives: %d, %.1f MB of .tar.xz\n' "$n" "$(echo "$total / 1000000" | bc -l)"
+
+export XDG_CACHE_HOME=$bench/cache
+now() { date +%s.%N; }
+best_tar=
+best_j1=
+best_j2=
+rss_j1=0
+rss_j2=0
+
+better() { # CURRENT NEW: the smaller
+	if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc -l)" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+run_create() { # JOBS: prints "seconds rss_kib"
+	rm -rf "$bench/sr" "$bench/sr.lock"
+	sync
+	t0=$(now)
+	/usr/bin/time -f '%M' -o "$bench/rss" "$xcc" sysroot create --target x86_64 --cuda "$cuda" \
+		--from "$manifest" --components "$components" --dest "$bench/sr" --jobs "$1" \
+		--progress never --allow-unserved >/dev/null
+	t1=$(now)
+	echo "$(echo "$t1 - $t0" | bc -l) $(cat "$bench/rss")"
+}
+
+i=0
+while [ "$i" -lt "$runs" ]; do
+	i=$((i + 1))
+	rm -rf "$bench/tar"
+	mkdir -p "$bench/tar"
+	sync
+	t0=$(now)
+	for a in $archives; do tar -xJf "$a" -C "$bench/tar"; done
+	t1=$(now)
+	t_tar=$(echo "$t1 - $t0" | bc -l)
+	rm -rf "$bench/tar"
+	set -- $(run_create 1)
+	t_j1=$1
+	[ "$2" -gt "$rss_j1" ] && rss_j1=$2
+	set -- $(run_create 2)
+	t_j2=$1
+	[ "$2" -gt "$rss_j2" ] && rss_j2=$2
+	printf 'run %d: tar -xJf %.2fs, create --jobs 1 %.2fs, --jobs 2 %.2fs\n' "$i" "$t_tar" "$t_j1" "$t_j2"
+	best_tar=$(better "$best_tar" "$t_tar")
+	best_j1=$(better "$best_j1" "$t_j1")
+	best_j2=$(better "$best_j2" "$t_j2")
+done
+rm -rf "$bench/sr" "$bench/sr.lock"
+
+r1=$(echo "$best_j1 / $best_tar" | bc -l)
+r2=$(echo "$best_j2 / $best_tar" | bc -l)
+printf '\nbest of %d: tar -xJf %.2fs\n' "$runs" "$best_tar"
+printf 'create --jobs 1: %.2fs  ratio %.3f (goal <= 1.10)  peak RSS %d KiB\n' "$best_j1" "$r1" "$rss_j1"
+printf 'create --jobs 2: %.2fs  ratio %.3f (goal < 1.00)   peak RSS %d KiB\n' "$best_j2" "$r2" "$rss_j2"
+printf 'peak RSS goal: <= 65536 KiB\n'
