@@ -34,9 +34,10 @@ struct model {
 	size_t phnum;
 	GElf_Shdr *sh;
 	size_t shnum;
-	int sh_changed_dynstr, sh_changed_dynamic, sh_changed_interp;
+	unsigned char *sh_dirty; /* section headers to write back */
 	size_t sh_dynstr, sh_dynamic, sh_interp; /* 0: no such section */
 	int dyn_ph, interp_ph; /* -1: none */
+	GElf_Addr interp_vaddr_orig;
 	GElf_Dyn *dyn;      /* without the terminating DT_NULL */
 	size_t ndyn, dyn_cap, dyn_alloc;
 	char *str;          /* .dynstr, followed by strings added */
@@ -90,6 +91,7 @@ static void model_free(struct model *m)
 {
 	free(m->ph);
 	free(m->sh);
+	free(m->sh_dirty);
 	free(m->dyn);
 	free(m->str);
 	free(m->interp);
@@ -141,12 +143,15 @@ static int model_load(struct model *m, struct xcc_error *err)
 			return corrupt(m, err, "a segment lies outside the file");
 		if (p->p_type == PT_DYNAMIC && m->dyn_ph < 0)
 			m->dyn_ph = (int)i;
-		if (p->p_type == PT_INTERP && m->interp_ph < 0)
+		if (p->p_type == PT_INTERP && m->interp_ph < 0) {
 			m->interp_ph = (int)i;
+			m->interp_vaddr_orig = p->p_vaddr;
+		}
 	}
 	if (elf_getshdrnum(m->e, &m->shnum))
 		return corrupt(m, err, elf_errmsg(-1));
 	m->sh = xmalloc((m->shnum + 1) * sizeof *m->sh);
+	m->sh_dirty = calloc(m->shnum + 1, 1);
 	for (size_t i = 0; i < m->shnum; i++) {
 		Elf_Scn *scn = elf_getscn(m->e, i);
 
@@ -676,6 +681,13 @@ static void add_write(struct model *m, uint64_t off, unsigned char *bytes, size_
 {
 	struct region *r;
 
+	/* Bytes that now live in the new segment go there. */
+	if (m->append_len && off >= m->append_off && off - m->append_off <= m->append_len &&
+	    len <= m->append_len - (off - m->append_off)) {
+		memcpy(m->append + (off - m->append_off), bytes, len);
+		free(bytes);
+		return;
+	}
 	m->writes = xrealloc(m->writes, (m->nwrites + 1) * sizeof *m->writes);
 	r = &m->writes[m->nwrites++];
 	r->off = off;
@@ -723,6 +735,117 @@ static void move_symbols(struct model *m, size_t shndx, GElf_Addr old, GElf_Addr
 	}
 }
 
+static int overlaps(uint64_t a, uint64_t alen, uint64_t lo, uint64_t hi)
+{
+	return alen && a < hi && a + alen > lo;
+}
+
+/*
+ * For the program header table to grow by one entry where it is, the bytes
+ * after it must move: find them. Only the interpreter string and notes
+ * (with every segment that describes them) may move; anything else there,
+ * or a table outside the first loadable segment, and this fails.
+ */
+static int room_after_phdrs(const struct model *m, uint64_t *lo_out, uint64_t *hi_out)
+{
+	uint64_t phsz = m->eh.e_phentsize, start = m->eh.e_phoff + m->phnum * phsz;
+	uint64_t lo = start, hi = start + phsz;
+	const GElf_Phdr *first = NULL;
+	int changed = 1;
+
+	if (!m->shnum)
+		return -1;
+	for (size_t i = 0; i < m->phnum; i++)
+		if (m->ph[i].p_type == PT_LOAD && m->ph[i].p_offset <= m->eh.e_phoff &&
+		    m->ph[i].p_offset + m->ph[i].p_filesz >= hi) {
+			first = &m->ph[i];
+			break;
+		}
+	if (!first)
+		return -1;
+	while (changed) {
+		changed = 0;
+		for (size_t i = 1; i < m->shnum; i++) {
+			const GElf_Shdr *sh = &m->sh[i];
+
+			if (sh->sh_type == SHT_NOBITS || !(sh->sh_flags & SHF_ALLOC) ||
+			    !overlaps(sh->sh_offset, sh->sh_size, lo, hi))
+				continue;
+			if (sh->sh_type != SHT_NOTE && i != m->sh_interp)
+				return -1;
+			if (sh->sh_offset < lo || sh->sh_offset + sh->sh_size > hi) {
+				lo = sh->sh_offset < lo ? sh->sh_offset : lo;
+				hi = sh->sh_offset + sh->sh_size > hi ? sh->sh_offset + sh->sh_size : hi;
+				changed = 1;
+			}
+		}
+		for (size_t i = 0; i < m->phnum; i++) {
+			const GElf_Phdr *p = &m->ph[i];
+
+			if (p->p_type == PT_LOAD || p->p_type == PT_PHDR ||
+			    !overlaps(p->p_offset, p->p_filesz, lo, hi))
+				continue;
+			if (p->p_type != PT_NOTE && p->p_type != PT_GNU_PROPERTY &&
+			    p->p_type != PT_INTERP)
+				return -1;
+			if (p->p_offset < lo || p->p_offset + p->p_filesz > hi) {
+				lo = p->p_offset < lo ? p->p_offset : lo;
+				hi = p->p_offset + p->p_filesz > hi ? p->p_offset + p->p_filesz : hi;
+				changed = 1;
+			}
+		}
+	}
+	if (lo < start || hi > first->p_offset + first->p_filesz)
+		return -1;
+	*lo_out = lo;
+	*hi_out = hi;
+	return 0;
+}
+
+/* Move the bytes [lo, hi) of the first segment (notes, interpreter) to the
+ * start of the new segment at o / v, with every header that points there;
+ * the old place gets zeros (the growing program header table takes its
+ * start). */
+static void move_block(struct model *m, uint64_t lo, uint64_t hi, uint64_t o, GElf_Addr v)
+{
+	Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)lo, hi - lo, ELF_T_BYTE);
+	GElf_Addr lo_v = 0;
+
+	for (size_t i = 0; i < m->phnum; i++)
+		if (m->ph[i].p_type == PT_LOAD && m->ph[i].p_offset <= lo &&
+		    m->ph[i].p_offset + m->ph[i].p_filesz >= hi) {
+			lo_v = m->ph[i].p_vaddr + (lo - m->ph[i].p_offset);
+			break;
+		}
+	if (d)
+		memcpy(m->append, d->d_buf, hi - lo);
+	add_write(m, lo, calloc(1, hi - lo), hi - lo);
+	for (size_t i = 0; i < m->phnum; i++) {
+		GElf_Phdr *p = &m->ph[i];
+
+		if (p->p_type == PT_LOAD || p->p_type == PT_PHDR || !p->p_filesz ||
+		    p->p_offset < lo || p->p_offset + p->p_filesz > hi)
+			continue;
+		p->p_offset = p->p_offset - lo + o;
+		p->p_vaddr = p->p_vaddr - lo_v + v;
+		p->p_paddr = p->p_vaddr;
+	}
+	for (size_t i = 1; i < m->shnum; i++) {
+		GElf_Shdr *sh = &m->sh[i];
+		GElf_Addr old = sh->sh_addr;
+
+		if (sh->sh_type == SHT_NOBITS || !(sh->sh_flags & SHF_ALLOC) || !sh->sh_size ||
+		    sh->sh_offset < lo || sh->sh_offset + sh->sh_size > hi)
+			continue;
+		sh->sh_offset = sh->sh_offset - lo + o;
+		sh->sh_addr = sh->sh_addr - lo_v + v;
+		m->sh_dirty[i] = 1;
+		move_symbols(m, i, old, sh->sh_addr);
+	}
+	logf_(m, "%s: moved %llu bytes of notes and interpreter to make room for the program "
+	      "headers", m->path, (unsigned long long)(hi - lo));
+}
+
 /* Plan the bytes to write: in place where things fit, else a new segment. */
 static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_error *err)
 {
@@ -740,7 +863,8 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		int exec_like = (m->eh.e_type == ET_EXEC || m->interp_ph >= 0);
 		uint64_t maxend = 0, delta0 = 0, o, v, pos, str_pos = 0, dyn_pos = 0, int_pos = 0;
 		size_t last_load = 0, nph;
-		int have_load = 0, phdr_ph = -1;
+		int have_load = 0, phdr_ph = -1, in_place_phdrs = 0;
+		uint64_t blk_lo = 0, blk_hi = 0;
 		size_t dyn_len = 0;
 		GElf_Phdr nl;
 
@@ -767,21 +891,29 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		if (phsz != gelf_fsize(m->e, ELF_T_PHDR, 1, EV_CURRENT))
 			return corrupt(m, err, "unexpected program header size");
 
-		/* Executables: the kernel (and qemu) may compute AT_PHDR as
-		 * first segment's bias + e_phoff, so keep the new segment's
-		 * address - offset equal to the first one's. Libraries need
+		/* Executables: the kernel (and qemu) may compute AT_PHDR as the
+		 * first segment's bias + e_phoff. Best, the table stays where it
+		 * is and the notes and interpreter behind it move to make room;
+		 * else the new segment's address - offset is kept equal to the
+		 * first one's (the gap is a hole in the file). Libraries need
 		 * only congruence modulo the page. */
-		o = align_up(m->size, 8);
-		if (exec_like && delta0 % page == 0) {
+		nph = m->phnum + 1;
+		o = align_up(m->size, 16);
+		if (exec_like && room_after_phdrs(m, &blk_lo, &blk_hi) == 0) {
+			in_place_phdrs = 1;
+			o += (blk_lo % 16 + 16 - o % 16) % 16;
+			v = align_up(maxend, page) + o % page;
+			pos = blk_hi - blk_lo;
+		} else if (exec_like && delta0 % page == 0) {
 			v = align_up(maxend, page);
 			if (v - delta0 > o)
 				o = v - delta0;
 			v = o + delta0;
+			pos = nph * phsz;
 		} else {
 			v = align_up(maxend, page) + o % page;
+			pos = nph * phsz;
 		}
-		nph = m->phnum + 1;
-		pos = nph * phsz;
 		if (grow_interp) {
 			int_pos = pos;
 			pos += strlen(m->interp) + 1;
@@ -816,14 +948,20 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 			m->dyn_ph++;
 		if (m->interp_ph > (int)last_load)
 			m->interp_ph++;
-		if (phdr_ph >= 0) {
-			if (phdr_ph > (int)last_load)
-				phdr_ph++;
-			m->ph[phdr_ph].p_offset = o;
-			m->ph[phdr_ph].p_vaddr = m->ph[phdr_ph].p_paddr = v;
-			m->ph[phdr_ph].p_filesz = m->ph[phdr_ph].p_memsz = nph * phsz;
+		if (phdr_ph >= 0 && phdr_ph > (int)last_load)
+			phdr_ph++;
+		if (in_place_phdrs) {
+			move_block(m, blk_lo, blk_hi, o, v);
+			if (phdr_ph >= 0)
+				m->ph[phdr_ph].p_filesz = m->ph[phdr_ph].p_memsz = nph * phsz;
+		} else {
+			if (phdr_ph >= 0) {
+				m->ph[phdr_ph].p_offset = o;
+				m->ph[phdr_ph].p_vaddr = m->ph[phdr_ph].p_paddr = v;
+				m->ph[phdr_ph].p_filesz = m->ph[phdr_ph].p_memsz = nph * phsz;
+			}
+			m->eh.e_phoff = o;
 		}
-		m->eh.e_phoff = o;
 		m->eh.e_phnum = (GElf_Half)nph;
 		m->ehdr_changed = 1;
 		logf_(m, "%s: new segment at offset %#llx, address %#llx, %zu bytes", m->path,
@@ -831,7 +969,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 
 		if (grow_interp) {
 			GElf_Phdr *ip = &m->ph[m->interp_ph];
-			GElf_Addr old_addr = ip->p_vaddr;
+			GElf_Addr old_addr = m->interp_vaddr_orig;
 
 			memcpy(m->append + int_pos, m->interp, strlen(m->interp) + 1);
 			ip->p_offset = o + int_pos;
@@ -843,7 +981,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 				m->sh[m->sh_interp].sh_addr = ip->p_vaddr;
 				m->sh[m->sh_interp].sh_size = ip->p_filesz;
 				m->sh[m->sh_interp].sh_addralign = 1;
-				m->sh_changed_interp = 1;
+				m->sh_dirty[m->sh_interp] = 1;
 				move_symbols(m, m->sh_interp, old_addr, ip->p_vaddr);
 			}
 			free(m->interp);
@@ -863,7 +1001,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 				m->sh[m->sh_dynstr].sh_offset = o + str_pos;
 				m->sh[m->sh_dynstr].sh_addr = v + str_pos;
 				m->sh[m->sh_dynstr].sh_size = m->strsz;
-				m->sh_changed_dynstr = 1;
+				m->sh_dirty[m->sh_dynstr] = 1;
 			}
 			m->str_dirty_lo = UINT64_MAX;
 		}
@@ -879,13 +1017,17 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 				m->sh[m->sh_dynamic].sh_offset = dp->p_offset;
 				m->sh[m->sh_dynamic].sh_addr = dp->p_vaddr;
 				m->sh[m->sh_dynamic].sh_size = dyn_len;
-				m->sh_changed_dynamic = 1;
+				m->sh_dirty[m->sh_dynamic] = 1;
 			}
 			move_symbols(m, m->sh_dynamic, old_addr, dp->p_vaddr);
 		}
 		b = encode(m, ELF_T_PHDR, m->ph, m->phnum, &len);
-		memcpy(m->append, b, len);
-		free(b);
+		if (in_place_phdrs) {
+			add_write(m, m->eh.e_phoff, b, len);
+		} else {
+			memcpy(m->append, b, len);
+			free(b);
+		}
 	}
 
 	if (m->interp) { /* fits in place: pad with NULs to the old size */
@@ -919,17 +1061,11 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		b = encode(m, ELF_T_EHDR, &m->eh, 1, &len);
 		add_write(m, 0, b, len);
 	}
-	{
-		size_t shidx[3] = { m->sh_changed_dynstr ? m->sh_dynstr : 0,
-				    m->sh_changed_dynamic ? m->sh_dynamic : 0,
-				    m->sh_changed_interp ? m->sh_interp : 0 };
-
-		for (int k = 0; k < 3; k++) {
-			if (!shidx[k])
-				continue;
-			b = encode(m, ELF_T_SHDR, &m->sh[shidx[k]], 1, &len);
-			add_write(m, m->eh.e_shoff + shidx[k] * m->eh.e_shentsize, b, len);
-		}
+	for (size_t i = 1; i < m->shnum; i++) {
+		if (!m->sh_dirty[i])
+			continue;
+		b = encode(m, ELF_T_SHDR, &m->sh[i], 1, &len);
+		add_write(m, m->eh.e_shoff + i * m->eh.e_shentsize, b, len);
 	}
 	return 0;
 }

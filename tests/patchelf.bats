@@ -352,6 +352,7 @@ libc.so.6"
 	local f
 	f=$(fixture a64/prog)
 	[ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] || skip "no aarch64 C library"
+	sz=$(size_of "$f")
 	xcc patchelf --set-interpreter /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 \
 		--set-rpath '$ORIGIN/lib:/usr/aarch64-linux-gnu/lib' "$f"
 	run qemu-aarch64 "$f"
@@ -359,6 +360,9 @@ libc.so.6"
 	assert_output_equals "hello greet"
 	lint_ok "$f"
 	[ "$(last_load_align "$f")" = 0x10000 ]
+	# the program headers grew where they are: no 64 KiB-page gap in the file
+	[ "$(readelf -hW "$f" | awk '/Start of program headers/ { print $5 }')" = 64 ]
+	[ "$(size_of "$f")" -le $((sz + 4096)) ]
 }
 
 @test "patchelf: aarch64 library grows by at most one 64 KiB page plus data; --page-size" {
