@@ -3,10 +3,13 @@
  * `cuda-xcc patchelf` and autopatch.
  *
  * Strings that fit are patched where they are. Otherwise one new PT_LOAD
- * is appended at the end of the file holding the program header table and
- * whatever had to grow (.dynstr, .dynamic, the interpreter); no other
- * section moves, so .nv_fatbin and friends keep their addresses, and the
- * file grows by the new data plus at most one page of padding. */
+ * is appended at the end of the file holding whatever had to grow
+ * (.dynstr, .dynamic, the interpreter) and the program header table. In
+ * executables the table stays where it is (the kernel and qemu find it
+ * from e_phoff) and the notes and interpreter string behind it move into
+ * the new segment instead. No other section moves, so .nv_fatbin and
+ * friends keep their addresses, and the file grows by the new data plus
+ * a few bytes of alignment. */
 #ifndef XCC_ELFPATCH_H
 #define XCC_ELFPATCH_H
 
