@@ -280,3 +280,41 @@ hostile_tar() { # OUT CASE
 	assert_output_contains "files 1 bytes 3000000 skipped 1"
 	cmp "$S/d/blob" "$S/src/x-linux-x86_64-1-archive/blob"
 }
+
+@test "multi-block xz (as Debian's data.tar.xz): same tree as tar, in a .tar.xz and in a .deb" {
+	need xz "making multi-block xz"
+	need ar "assembling a .deb"
+	top=cuda_nvcc-linux-x86_64-1.0-archive
+	mkdir -p "$S/src/$top/bin" "$S/src/$top/lib"
+	for i in 1 2 3 4; do
+		head -c 200000 /dev/urandom >"$S/src/$top/lib/lib$i.so"
+		seq 1 20000 >"$S/src/$top/bin/text$i"
+	done
+	tar -C "$S/src" -cf - "$top" | xz -T2 --block-size=65536 >"$S/$top.tar.xz"
+	[ "$(xz -lv "$S/$top.tar.xz" | awk '/^ +Blocks:/ { print $2; exit }')" -gt 10 ]
+	mkdir "$S/ours" "$S/tars"
+	run xcc debug unpack "$S/$top.tar.xz" "$S/ours"
+	assert_status 0
+	tar -C "$S/tars" -xJf "$S/$top.tar.xz"
+	diff -r "$S/ours" "$S/tars"
+
+	# The same data as a .deb's data.tar.xz.
+	mkdir "$S/deb" "$S/fromdeb"
+	printf '2.0\n' >"$S/deb/debian-binary"
+	printf 'Package: p\nVersion: 1\nArchitecture: amd64\n' >"$S/deb/control"
+	tar -C "$S/deb" -cJf "$S/deb/control.tar.xz" ./control
+	tar -C "$S/src" -cf - "$top" | xz -T2 --block-size=65536 >"$S/deb/data.tar.xz"
+	(cd "$S/deb" && ar rc "$S/p.deb" debian-binary control.tar.xz data.tar.xz)
+	run xcc debug unpack "$S/p.deb" "$S/fromdeb"
+	assert_status 0
+	diff -r "$S/fromdeb" "$S/tars"
+
+	# A damaged block in the middle is an error naming the archive.
+	cp "$S/$top.tar.xz" "$S/bad.tar.xz"
+	size=$(stat -c %s "$S/bad.tar.xz")
+	printf '\x55\xaa\x55\xaa' | dd of="$S/bad.tar.xz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	mkdir "$S/bad"
+	run xcc debug unpack "$S/bad.tar.xz" "$S/bad"
+	assert_status 1
+	assert_output_contains "$S/bad.tar.xz"
+}
