@@ -76,6 +76,12 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 		else
 			printf("0x%02x\n", info.osabi);
 	}
+	if ((p->rpath || p->needed) && !info.has_dynamic) {
+		elf_info_free(&info);
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: cannot find section '.dynamic'. The input file is most likely "
+				"statically linked", path);
+	}
 	if (p->soname && info.soname)
 		printf("%s\n", info.soname);
 	if (p->rpath)

@@ -50,7 +50,7 @@ lint_same() {
 @test "patchelf: print options agree with Debian's patchelf on every fixture" {
 	need patchelf "the reference implementation"
 	local n=0
-	for f in x86/prog x86/prog-rpath x86/hello x86/hello-nopie x86/libfat.so \
+	for f in x86/prog x86/prog-rpath x86/hello x86/hello-nopie x86/hello-static x86/libfat.so \
 		x86/lib/libgreet.so.1 a64/prog a64/cxx a64/lib/libgreet.so.1 lib32.so libbe.so; do
 		[ -e "$BATS_FILE_TMPDIR/fx/$f" ] || continue
 		for opt in --print-needed --print-rpath --print-soname --print-interpreter; do
