@@ -106,7 +106,7 @@ for f in "${files[@]}"; do
 	sass_c=$(cuobj_set --list-elf "$f") ptx_c=$(cuobj_set --list-ptx "$f")
 	sass_x=$(field "$sections_only" sass) ptx_x=$(field "$sections_only" ptx)
 	if [ "$sass_c" = "$sass_x" ] && [ "$ptx_c" = "$ptx_x" ]; then
-		verdict="identical (sass ${sass_x:-none}; ptx ${ptx_x:-none})"
+		verdict="identical (sass ${sass_x% }; ptx ${ptx_x% })"
 		[ "$line" = "$sections_only" ] ||
 			verdict="$verdict; with data sections: ${line#*: }"
 	else

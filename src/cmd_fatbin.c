@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,9 +10,10 @@
 
 #include "cmd.h"
 #include "fatbin.h"
+#include "strvec.h"
 
 static const char fatbin_usage[] =
-	"Usage: cuda-xcc fatbin [--summary] [--json] [--fatbin-sections-only] FILE...\n"
+	"Usage: cuda-xcc fatbin [--summary] [--json] [--fatbin-sections-only] [--gpu LIST] FILE...\n"
 	"\n"
 	"List the device code in ELF executables, shared libraries, object files,\n"
 	"static archives (every member) and bare fatbins, read from their fatbin\n"
@@ -26,13 +28,19 @@ static const char fatbin_usage[] =
 	"                read only the .nv_fatbin and __nv_relfatbin sections; by default\n"
 	"                the other data sections are searched too, where libraries that\n"
 	"                load their own kernels keep them (cuFFT: .ldata)\n"
+	"  --gpu LIST    the serving check instead of the listing: for each file with\n"
+	"                device code and each GPU of LIST (8.7, sm_90, 100, ...), one line\n"
+	"                FILE: GPU VERDICT [SM], where VERDICT is OK (the SASS of SM runs\n"
+	"                as is), PTX-JIT (only the PTX of SM, which the driver must\n"
+	"                compile; L4T drivers may be too old for it) or NOT SERVED\n"
 	"\n"
 	"Without --summary each entry is one line: KIND (sass, ptx, lto-ir), ARCH (sm_90a:\n"
 	"'a' arch-specific, 'f' family-specific), COMPRESSION (none, lz4, zstd), SIZE in\n"
 	"the file, UNCOMPRESSED size, PTX ISA version, SECTION and, for archives, MEMBER.\n"
 	"\n"
-	"Exit status: 0 when every file was read, 1 when one is corrupt or unreadable,\n"
-	"2 on a usage error or a file that is no ELF file, archive or fatbin.\n";
+	"Exit status: 0 when every file was read (and with --gpu, every GPU served),\n"
+	"1 when one is corrupt or unreadable or a GPU is NOT SERVED, 2 on a usage\n"
+	"error or a file that is no ELF file, archive or fatbin.\n";
 
 static void print_table(const struct fatbin_file *f)
 {
@@ -119,20 +127,84 @@ static cJSON *file_json(const struct fatbin_file *f, int summary)
 	return o;
 }
 
+/* "8.7", "87", "sm_87", "9.0a", "sm_100f": a GPU of the capability
+ * database. */
+static const struct gpu_cap *parse_gpu(const struct gpudb *db, const char *tok)
+{
+	const char *p = strncmp(tok, "sm_", 3) == 0 ? tok + 3 : tok;
+	int major, minor, used = 0;
+	unsigned n;
+	char variant = 0;
+
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	if (sscanf(p, "%d.%d%n", &major, &minor, &used) == 2 && minor <= 9) {
+		p += used;
+	} else if (sscanf(p, "%u%n", &n, &used) == 1 && n >= 10 && used <= 3) {
+		major = (int)n / 10;
+		minor = (int)n % 10;
+		p += used;
+	} else {
+		return NULL;
+	}
+	if (*p == 'a' || *p == 'f')
+		variant = *p++;
+	return *p ? NULL : gpudb_find_cap(db, major, minor, variant);
+}
+
+/* One line per GPU; returns 1 when one is not served. */
+static int print_serving(const struct fatbin_file *f, const struct gpu_cap *const *gpus,
+			 size_t n_gpus, cJSON *json)
+{
+	cJSON *serving = json ? cJSON_AddObjectToObject(json, "serving") : NULL;
+	int unserved = 0;
+
+	if (!fatbin_has_device_code(f)) {
+		if (!json)
+			printf("%s: no device code\n", f->path);
+		return 0;
+	}
+	for (size_t i = 0; i < n_gpus; i++) {
+		struct fatbin_serving how;
+		enum fatbin_verdict v = fatbin_serves(f, gpus[i], &how);
+		char name[16], sm[16], entry[32] = "";
+
+		gpu_cap_name(gpus[i], name, sizeof name);
+		if (v != FATBIN_NOT_SERVED)
+			snprintf(entry, sizeof entry, "%s", fatbin_sm_name(how.sm, how.variant, sm, sizeof sm));
+		unserved |= v == FATBIN_NOT_SERVED;
+		if (json) {
+			cJSON *o = cJSON_AddObjectToObject(serving, name);
+
+			cJSON_AddStringToObject(o, "verdict", fatbin_verdict_name(v));
+			if (*entry)
+				cJSON_AddStringToObject(o, "by", entry);
+			else
+				cJSON_AddNullToObject(o, "by");
+		} else {
+			printf("%s: %s %s%s%s\n", f->path, name, fatbin_verdict_name(v),
+			       *entry ? " " : "", entry);
+		}
+	}
+	return unserved;
+}
+
 int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "summary", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "fatbin-sections-only", no_argument, NULL, 'o' },
+		{ "gpu", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fatbin_options fopt = { 0 };
+	struct strvec gpu_specs = STRVEC_INIT;
+	const struct gpu_cap **gpus = NULL;
 	int summary = 0, json = 0, c, rc = 0;
 	cJSON *arr = NULL;
 
-	(void)ctx;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -140,13 +212,37 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 		case 's': summary = 1; break;
 		case 'j': json = 1; break;
 		case 'o': fopt.fatbin_sections_only = 1; break;
-		case 'h': fputs(fatbin_usage, stdout); return 0;
+		case 'g': strvec_split(&gpu_specs, optarg); break;
+		case 'h': strvec_free(&gpu_specs); fputs(fatbin_usage, stdout); return 0;
 		default:
+			strvec_free(&gpu_specs);
 			return cmd_usage_error("fatbin", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc) {
+		strvec_free(&gpu_specs);
 		return cmd_usage_error("fatbin", "no FILE given");
+	}
+	if (gpu_specs.n) {
+		struct xcc_error err = { 0 };
+		const struct gpudb *db = cmd_gpudb(ctx, &err);
+
+		if (!db) {
+			strvec_free(&gpu_specs);
+			return cmd_report(&err);
+		}
+		gpus = xmalloc(gpu_specs.n * sizeof *gpus);
+		for (size_t i = 0; i < gpu_specs.n; i++)
+			if (!(gpus[i] = parse_gpu(db, gpu_specs.v[i]))) {
+				rc = cmd_usage_error("fatbin",
+						     "'%s' is not a GPU capability cuda-xcc knows "
+						     "(e.g. 8.7, sm_90a, 100f; see 'cuda-xcc gpus')",
+						     gpu_specs.v[i]);
+				free(gpus);
+				strvec_free(&gpu_specs);
+				return rc;
+			}
+	}
 	if (json)
 		arr = cJSON_CreateArray();
 	for (int i = optind; i < argc; i++) {
@@ -167,7 +263,14 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 			}
 			continue;
 		}
-		if (json) {
+		if (gpus) {
+			cJSON *o = json ? file_json(&f, 1) : NULL;
+
+			if (print_serving(&f, gpus, gpu_specs.n, o) && rc < XCC_EFAIL)
+				rc = XCC_EFAIL;
+			if (o)
+				cJSON_AddItemToArray(arr, o);
+		} else if (json) {
 			cJSON_AddItemToArray(arr, file_json(&f, summary));
 		} else if (summary) {
 			char *line = fatbin_summary_line(&f);
@@ -186,6 +289,8 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 		free(s);
 		cJSON_Delete(arr);
 	}
+	free(gpus);
+	strvec_free(&gpu_specs);
 	fflush(stdout);
 	return rc;
 }

@@ -49,6 +49,13 @@ setup_file() {
 	ar rcs libk.a plain.o rdc.o
 }
 
+# The exact sets below belong to these releases (pip wheels under
+# /usr/local/cuda/dist-info); another release may ship other SMs.
+need_release() {
+	[ -d "/usr/local/cuda/dist-info/$1.dist-info" ] ||
+		skip "the expected sets are those of $1, which is not the installed release"
+}
+
 need_nvcc() {
 	[ -x "$NVCC" ] || skip "$NVCC is missing (the fixtures are built by the real nvcc 13.0)"
 	[ -f "$FX/rdc.o" ] || { cat "$FX/log1" "$FX/log2" >&2; return 1; }
@@ -154,6 +161,45 @@ $FX/libk.a: sass sm_75 sm_80 sm_86 sm_90a ptx sm_86"
 	assert_output_contains "__nv_relfatbin rdc.o"
 }
 
+@test "fatbin --gpu: the serving check on nvcc's output" {
+	need_nvcc
+	run xcc fatbin --gpu 7.5,8.0,8.6 --gpu 8.7,8.9,9.0,12.0 "$FX/plain.o"
+	assert_status 1
+	assert_output_equals "$FX/plain.o: 7.5 OK sm_75
+$FX/plain.o: 8.0 NOT SERVED
+$FX/plain.o: 8.6 OK sm_86
+$FX/plain.o: 8.7 OK sm_86
+$FX/plain.o: 8.9 OK sm_86
+$FX/plain.o: 9.0 PTX-JIT sm_86
+$FX/plain.o: 12.0 PTX-JIT sm_86"
+	run xcc fatbin --gpu sm_90,100,10.3,11.0,12.0,12.1 "$FX/variants.o"
+	assert_status 1
+	assert_output_equals "$FX/variants.o: 9.0 OK sm_90a
+$FX/variants.o: 10.0 OK sm_100f
+$FX/variants.o: 10.3 OK sm_100f
+$FX/variants.o: 11.0 OK sm_110f
+$FX/variants.o: 12.0 OK sm_120a
+$FX/variants.o: 12.1 NOT SERVED"
+	run xcc fatbin --gpu 8.6,8.7 "$FX/plain.o" "$FX/libk.a"
+	assert_status 0
+	run xcc fatbin --json --gpu 9.0,12.1 "$FX/ptxonly.o"
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]["serving"]
+assert d == {"9.0": {"verdict": "PTX-JIT", "by": "sm_90a"},
+             "12.1": {"verdict": "PTX-JIT", "by": "sm_80"}}, d
+'
+	echo 'int f(void) { return 1; }' >"$BATS_TEST_TMPDIR/host.c"
+	gcc -c -o "$BATS_TEST_TMPDIR/host.o" "$BATS_TEST_TMPDIR/host.c"
+	run xcc fatbin --gpu 8.7 "$BATS_TEST_TMPDIR/host.o"
+	assert_status 0
+	assert_output_equals "$BATS_TEST_TMPDIR/host.o: no device code"
+	run xcc fatbin --gpu 8.8x "$FX/plain.o"
+	assert_status 2
+	assert_output_contains "'8.8x' is not a GPU capability"
+}
+
 @test "fatbin: a bare fatbin from nvcc -fatbin" {
 	need_nvcc
 	cd "$BATS_TEST_TMPDIR"
@@ -165,6 +211,8 @@ $FX/libk.a: sass sm_75 sm_80 sm_86 sm_90a ptx sm_86"
 
 @test "fatbin: the CUDA 13 libraries" {
 	[ -f "$CUDA_LIB/libcublas.so.13" ] || skip "no CUDA 13 libraries under $CUDA_LIB"
+	need_release nvidia_cublas-13.1.0.3
+	need_release nvidia_cuda_runtime-13.0.96
 	run xcc fatbin --summary "$CUDA_LIB/libcublas.so.13" "$CUDA_LIB/libcudart.so.13"
 	assert_status 0
 	assert_output_equals "$CUDA_LIB/libcublas.so.13: sass sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 ptx sm_120
@@ -176,6 +224,7 @@ $CUDA_LIB/libcudart.so.13: sass - ptx -"
 
 @test "fatbin: kernels kept in data sections (cuFFT's .ldata) are found, or skipped on request" {
 	[ -f "$CUDA_LIB/libcufft.so.12" ] || skip "no libcufft.so.12 under $CUDA_LIB"
+	need_release nvidia_cufft-12.0.0.61
 	run xcc fatbin --summary --fatbin-sections-only "$CUDA_LIB/libcufft.so.12"
 	assert_status 0
 	assert_output_equals "$CUDA_LIB/libcufft.so.12: sass sm_75 ptx -"
