@@ -608,6 +608,12 @@ static void resolve_all(struct state *st)
 				strvec_push(&tf->rpath_dirs, e->dir);
 			if (strcmp(e->dir, tf->dir) && !strvec_contains(&cur, e->dir))
 				tf->own_unresolved = 1;
+			/* What the loader would do with the file as it is now. */
+			if (st->o->dry_run && !tf->skip && !strvec_contains(&cur, e->dir)) {
+				add_note(st, "%s needs %s from %s, which its run path does not reach",
+					 tf->path, lib, e->dir);
+				st->r->n_stale++;
+			}
 		}
 		strvec_free(&cur);
 	}
@@ -811,6 +817,14 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 			 r->n_missing_unignored, r->n_missing_unignored == 1 ? "y" : "ies",
 			 r->n_missing_unignored == 1 ? "it" : "them",
 			 r->n_missing_unignored == 1 ? "it" : "them");
+		goto out;
+	}
+	if (r->n_stale) {
+		xcc_fail(err, XCC_EFAIL,
+			 "%zu needed librar%s in the tree but not on the run path of the file "
+			 "that needs %s (listed above); run cuda-xcc autopatch on it",
+			 r->n_stale, r->n_stale == 1 ? "y is" : "ies are",
+			 r->n_stale == 1 ? "it" : "them");
 		goto out;
 	}
 	rc = 0;

@@ -81,6 +81,9 @@ struct autopatch_report {
 	struct autopatch_missing *missing;
 	size_t n_missing;
 	size_t n_missing_unignored;
+	/* Dry run: needed libraries that are in the tree but not on the run
+	 * path of the file that needs them (each also a note). */
+	size_t n_stale;
 	struct autopatch_provided *provided;
 	size_t n_provided;
 	/* Remarks that are not failures: dangling symlinks, unreadable files. */
@@ -93,9 +96,11 @@ struct autopatch_report {
 /*
  * Index, resolve and (unless o->dry_run) patch. r is filled in either way
  * (initialize it with {0}; free with autopatch_report_free). Returns 0 when
- * every dependency resolved or matched --ignore-missing; -1 with err set
- * otherwise: XCC_EFAIL for unresolved dependencies (listed in r) or a patch
- * that failed, XCC_EUSAGE for bad options (a path that does not exist).
+ * every dependency resolved or matched --ignore-missing (and, in a dry run,
+ * every file's run path reaches its libraries as written); -1 with err set
+ * otherwise: XCC_EFAIL for unresolved dependencies (listed in r), stale run
+ * paths (dry run, n_stale) or a patch that failed, XCC_EUSAGE for bad
+ * options (a path that does not exist).
  */
 int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 		  struct xcc_error *err);

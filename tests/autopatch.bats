@@ -221,14 +221,25 @@ runpath_of() { xcc patchelf --print-rpath "$1"; }
 	x86_tree "$s/t"
 	sum=$(sha256sum < "$s/t/bin/prog")
 	run xcc autopatch "$s/t" --dry-run
-	assert_status 0
+	assert_status 1
 	assert_output_contains "would patch: $s/t/bin/prog (x86_64): RUNPATH \$ORIGIN/../lib"
+	assert_output_contains "note: $s/t/bin/prog needs libgreet.so.1 from $s/t/lib, which its run path does not reach"
+	assert_output_contains "1 needed library is in the tree but not on the run path"
 	[ "$(sha256sum < "$s/t/bin/prog")" = "$sum" ]
 	xcc autopatch "$s/t"
 	sum=$(sha256sum < "$s/t/bin/prog")
 	run xcc autopatch "$s/t"
 	assert_output_contains "0 patched, 2 unchanged"
 	[ "$(sha256sum < "$s/t/bin/prog")" = "$sum" ]
+	run xcc autopatch "$s/t" --dry-run
+	assert_status 0
+	# verify after a move inside the tree: the run path no longer reaches it
+	mkdir -p "$s/t/lib64"
+	mv "$s/t/lib/libgreet.so.1" "$s/t/lib64/"
+	run xcc autopatch "$s/t" --dry-run
+	assert_status 1
+	assert_output_contains "needs libgreet.so.1 from $s/t/lib64, which its run path does not reach"
+	mv "$s/t/lib64/libgreet.so.1" "$s/t/lib/"
 	# verify after damage: the library went away
 	rm "$s/t/lib/libgreet.so.1"
 	run xcc autopatch "$s/t" --dry-run
