@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,13 +453,16 @@ static la_ssize_t xz_read(struct archive *inner, void *arg, const void **buf)
 	return (la_ssize_t)(sizeof x->out - x->lz.avail_out);
 }
 
-/* One decoder thread per CPU: several archives extracted at once share
- * them, and a single-block file only ever uses one. */
+/* One decoder thread per CPU this process may run on (its affinity mask,
+ * which containers and taskset narrow): several archives extracted at once
+ * share them, and a single-block file only ever uses one. */
 static int xz_threads(void)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) :
+		   (int)sysconf(_SC_NPROCESSORS_ONLN);
 
-	return cpus > 1 ? (cpus > 16 ? 16 : (int)cpus) : 1;
+	return cpus > 1 ? (cpus > 16 ? 16 : cpus) : 1;
 }
 
 /* The tar inside the xz data that `outer` reads out, or NULL with err set.
