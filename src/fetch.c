@@ -590,7 +590,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	char actual[65];
 	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1 };
 	uint64_t have;
-	int rc = -1;
+	int rc = -1, resumed;
 
 	if (mkdir_p(cache, err))
 		goto out;
@@ -643,28 +643,36 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 			goto out;
 		}
 	}
-	if (download_part(&t, url, shown, err)) {
-		if (t.bad_size >= 0 || (err && err->status == XCC_EUSAGE))
-			unlink(part);
-		goto out;
-	}
-	have = t.offset + t.received;
-	if (finish_hash(t.md, actual)) {
-		xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", shown);
-		goto out;
-	}
-	if (size >= 0 && have != (uint64_t)size) {
+	resumed = have > 0;
+	for (;;) {
+		if (download_part(&t, url, shown, err)) {
+			if (t.bad_size >= 0 || (err && err->status == XCC_EUSAGE))
+				unlink(part);
+			goto out;
+		}
+		have = t.offset + t.received;
+		if (finish_hash(t.md, actual)) {
+			xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", shown);
+			goto out;
+		}
+		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
+			break;
+		/* A .part from an earlier run may hold bytes of another
+		 * version of the file: one fresh download before giving up. */
+		if (resumed) {
+			resumed = 0;
+			if (ftruncate(t.fd, 0) == 0 && EVP_DigestInit_ex(t.md, EVP_sha256(), NULL))
+				continue;
+		}
 		unlink(part);
-		xcc_fail(err, XCC_EUSAGE,
-			 "%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
-			 " (%s); the download was removed", shown, size, have, url);
-		goto out;
-	}
-	if (sha && strcmp(actual, sha) != 0) {
-		unlink(part);
-		xcc_fail(err, XCC_EUSAGE,
-			 "%s: sha256 mismatch: expected %s, got %s (%s); the download was removed",
-			 shown, sha, actual, url);
+		if (size >= 0 && have != (uint64_t)size)
+			xcc_fail(err, XCC_EUSAGE,
+				 "%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
+				 " (%s); the download was removed", shown, size, have, url);
+		else
+			xcc_fail(err, XCC_EUSAGE,
+				 "%s: sha256 mismatch: expected %s, got %s (%s); the download was "
+				 "removed", shown, sha, actual, url);
 		goto out;
 	}
 	if (!final)

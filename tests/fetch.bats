@@ -219,3 +219,14 @@ cache_is_empty() {
 	assert_status 0
 	assert_output_equals "$SHA 300000"
 }
+
+@test "a stale .part holding other bytes costs one fresh download, not a failure" {
+	start_httpd normal "$S/www"
+	head -c 100000 /dev/urandom >"$S/cache/$SHA.part"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 2 ]
+	grep -q "range=bytes=100000-" "$HTTPD_LOG"
+	grep -q "range=-" "$HTTPD_LOG"
+}
