@@ -863,7 +863,8 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		int exec_like = (m->eh.e_type == ET_EXEC || m->interp_ph >= 0);
 		uint64_t maxend = 0, delta0 = 0, o, v, pos, str_pos = 0, dyn_pos = 0, int_pos = 0;
 		size_t last_load = 0, nph;
-		int have_load = 0, phdr_ph = -1, in_place_phdrs = 0;
+		int have_load = 0, phdr_ph = -1, in_place_phdrs = 0, extend = 0;
+		GElf_Phdr *ll;
 		uint64_t blk_lo = 0, blk_hi = 0;
 		size_t dyn_len = 0;
 		GElf_Phdr nl;
@@ -899,7 +900,16 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		 * only congruence modulo the page. */
 		nph = m->phnum + 1;
 		o = align_up(m->size, 16);
-		if (exec_like && room_after_phdrs(m, &blk_lo, &blk_hi) == 0) {
+		ll = &m->ph[last_load];
+		if (ll->p_offset + ll->p_filesz == m->size && ll->p_filesz == ll->p_memsz &&
+		    ll->p_vaddr + ll->p_memsz == maxend && m->size - ll->p_offset < (1u << 30)) {
+			/* The last segment ends the file (one we added before):
+			 * it grows, and the program header table stays as it is. */
+			extend = 1;
+			nph = m->phnum;
+			v = ll->p_vaddr + (o - ll->p_offset);
+			pos = 0;
+		} else if (exec_like && room_after_phdrs(m, &blk_lo, &blk_hi) == 0) {
 			in_place_phdrs = 1;
 			o += (blk_lo % 16 + 16 - o % 16) % 16;
 			v = align_up(maxend, page) + o % page;
@@ -933,6 +943,15 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		m->append_len = pos;
 		m->append = calloc(1, pos);
 
+		if (extend) {
+			ll->p_filesz = ll->p_memsz = o + pos - ll->p_offset;
+			ll->p_flags |= PF_R | (grow_dyn ? PF_W : 0);
+			if (ll->p_align < page)
+				ll->p_align = page;
+			logf_(m, "%s: last segment grows by %zu bytes at offset %#llx", m->path,
+			      (size_t)pos, (unsigned long long)o);
+			goto place_contents;
+		}
 		memset(&nl, 0, sizeof nl);
 		nl.p_type = PT_LOAD;
 		nl.p_offset = o;
@@ -966,6 +985,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		m->ehdr_changed = 1;
 		logf_(m, "%s: new segment at offset %#llx, address %#llx, %zu bytes", m->path,
 		      (unsigned long long)o, (unsigned long long)v, (size_t)pos);
+place_contents:
 
 		if (grow_interp) {
 			GElf_Phdr *ip = &m->ph[m->interp_ph];
@@ -1022,7 +1042,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 			move_symbols(m, m->sh_dynamic, old_addr, dp->p_vaddr);
 		}
 		b = encode(m, ELF_T_PHDR, m->ph, m->phnum, &len);
-		if (in_place_phdrs) {
+		if (in_place_phdrs || extend) {
 			add_write(m, m->eh.e_phoff, b, len);
 		} else {
 			memcpy(m->append, b, len);
