@@ -53,6 +53,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,18 @@ static size_t push_object(struct fatbin_file *f, const char *member)
 	return f->n_objects++;
 }
 
+/* An error at offset `at` of a section: "SECTION+0xAT: message". */
+static int __attribute__((format(printf, 4, 5)))
+at_fail(struct xcc_error *err, const char *section, uint64_t at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xcc_vfail(err, XCC_EFAIL, fmt, ap);
+	va_end(ap);
+	return xcc_error_prefix(err, "%s+0x%llx", section, (unsigned long long)at);
+}
+
 /* Parse the container at data[0..avail); on success *len is its length.
  * strict=0 adds the checks that tell a container from data that happens to
  * start with the magic. Offsets in messages are from the section start. */
@@ -111,28 +124,25 @@ static int parse_container(const unsigned char *data, size_t avail, uint64_t at,
 			   const char *section, size_t object, uint64_t base, struct fatbin_file *f,
 			   size_t *len, struct xcc_error *err)
 {
+	typedef unsigned long long ull;
 	uint64_t version, header, fat, pos, end;
 
 	if (avail < CONTAINER_HEADER)
-		return xcc_fail(err, XCC_EFAIL,
-				"%s+0x%llx: container header cut off after %zu bytes", section,
-				(unsigned long long)at, avail);
+		return at_fail(err, section, at, "container header cut off after %zu bytes", avail);
 	version = rd_le(data + 4, 2);
 	header = rd_le(data + 6, 2);
 	fat = rd_le(data + 8, 8);
 	if (version != 1)
-		return xcc_fail(err, XCC_EFAIL, "%s+0x%llx: fatbin container version %llu (only 1 is known)",
-				section, (unsigned long long)at, (unsigned long long)version);
+		return at_fail(err, section, at, "fatbin container version %llu (only 1 is known)",
+			       (ull)version);
 	if (header < CONTAINER_HEADER || header > avail)
-		return xcc_fail(err, XCC_EFAIL,
-				"%s+0x%llx: container header size %llu is outside 16..%zu", section,
-				(unsigned long long)at, (unsigned long long)header, avail);
+		return at_fail(err, section, at, "container header size %llu is outside 16..%zu",
+			       (ull)header, avail);
 	if (fat > avail - header)
-		return xcc_fail(err, XCC_EFAIL,
-				"%s+0x%llx: container declares 0x%llx bytes of entries but only 0x%llx "
-				"remain in the section",
-				section, (unsigned long long)at, (unsigned long long)fat,
-				(unsigned long long)(avail - header));
+		return at_fail(err, section, at,
+			       "container declares 0x%llx bytes of entries but only 0x%llx remain in "
+			       "the section",
+			       (ull)fat, (ull)(avail - header));
 	if (!strict && fat == 0)
 		return xcc_fail(err, XCC_EFAIL, "empty container");
 
@@ -140,49 +150,43 @@ static int parse_container(const unsigned char *data, size_t avail, uint64_t at,
 	end = header + fat;
 	while (pos < end) {
 		const unsigned char *e = data + pos;
-		uint64_t rem = end - pos, ehs, size, flags;
+		uint64_t rem = end - pos, ehs, size, flags, eat = at + pos;
 		struct fatbin_entry ent = { 0 };
-		uint64_t eat = at + pos;
 
 		if (rem < ENTRY_HEADER_MIN)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: entry header cut off: %llu bytes left in the container, "
-					"64 needed",
-					section, (unsigned long long)eat, (unsigned long long)rem);
+			return at_fail(err, section, eat,
+				       "entry header cut off: %llu bytes left in the container, 64 needed",
+				       (ull)rem);
 		ent.kind = (unsigned)rd_le(e, 2);
 		ehs = rd_le(e + 4, 4);
 		size = rd_le(e + 8, 8);
 		flags = rd_le(e + 0x28, 8);
 		if (ehs < ENTRY_HEADER_MIN || ehs > rem)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: entry header size %llu is outside 64..%llu", section,
-					(unsigned long long)eat, (unsigned long long)ehs,
-					(unsigned long long)rem);
+			return at_fail(err, section, eat, "entry header size %llu is outside 64..%llu",
+				       (ull)ehs, (ull)rem);
 		if (size > rem - ehs)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: entry payload of 0x%llx bytes runs past the end of its "
-					"container (0x%llx bytes left)",
-					section, (unsigned long long)eat, (unsigned long long)size,
-					(unsigned long long)(rem - ehs));
+			return at_fail(err, section, eat,
+				       "entry payload of 0x%llx bytes runs past the end of its container "
+				       "(0x%llx bytes left)",
+				       (ull)size, (ull)(rem - ehs));
 		if (ent.kind == 0)
-			return xcc_fail(err, XCC_EFAIL, "%s+0x%llx: entry of kind 0", section,
-					(unsigned long long)eat);
+			return at_fail(err, section, eat, "entry of kind 0");
 		if (!strict && (rd_le(e + 2, 2) != 0x0101 ||
 				(ent.kind != FATBIN_KIND_PTX && ent.kind != FATBIN_KIND_SASS &&
 				 ent.kind != FATBIN_KIND_LTOIR)))
 			return xcc_fail(err, XCC_EFAIL, "not an entry");
 		ent.sm = (unsigned)rd_le(e + 0x1c, 4);
 		if (ent.sm == 0 && ent.kind <= FATBIN_KIND_SASS)
-			return xcc_fail(err, XCC_EFAIL, "%s+0x%llx: %s entry without an SM number",
-					section, (unsigned long long)eat, fatbin_kind_name(ent.kind));
+			return at_fail(err, section, eat, "%s entry without an SM number",
+				       fatbin_kind_name(ent.kind));
 		if ((flags & FLAG_LZ4) && (flags & FLAG_ZSTD))
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: entry flags 0x%llx claim both LZ4 and ZSTD compression",
-					section, (unsigned long long)eat, (unsigned long long)flags);
+			return at_fail(err, section, eat,
+				       "entry flags 0x%llx claim both LZ4 and ZSTD compression",
+				       (ull)flags);
 		if ((flags & FLAG_ARCH_SPECIFIC) && (flags & FLAG_FAMILY_SPECIFIC))
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: entry flags 0x%llx claim both the 'a' and the 'f' variant",
-					section, (unsigned long long)eat, (unsigned long long)flags);
+			return at_fail(err, section, eat,
+				       "entry flags 0x%llx claim both the 'a' and the 'f' variant",
+				       (ull)flags);
 		ent.variant = flags & FLAG_ARCH_SPECIFIC ? 'a' : flags & FLAG_FAMILY_SPECIFIC ? 'f' : 0;
 		ent.compression = flags & FLAG_LZ4    ? FATBIN_COMPRESS_LZ4
 				  : flags & FLAG_ZSTD ? FATBIN_COMPRESS_ZSTD
@@ -190,11 +194,9 @@ static int parse_container(const unsigned char *data, size_t avail, uint64_t at,
 		ent.size = size;
 		ent.uncompressed_size = ent.compression ? rd_le(e + 0x38, 8) : size;
 		if (ent.compression && rd_le(e + 0x10, 4) > size)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s+0x%llx: compressed size 0x%llx is larger than the payload "
-					"(0x%llx bytes)",
-					section, (unsigned long long)eat,
-					(unsigned long long)rd_le(e + 0x10, 4), (unsigned long long)size);
+			return at_fail(err, section, eat,
+				       "compressed size 0x%llx is larger than the payload (0x%llx bytes)",
+				       (ull)rd_le(e + 0x10, 4), (ull)size);
 		ent.version_minor = (unsigned)rd_le(e + 0x18, 2);
 		ent.version_major = (unsigned)rd_le(e + 0x1a, 2);
 		ent.flags = flags;
@@ -222,9 +224,8 @@ int fatbin_parse_section(const unsigned char *data, size_t size, int strict, con
 				continue;
 			}
 			if (size - pos < 4 || rd_le(data + pos, 4) != CONTAINER_MAGIC)
-				return xcc_fail(err, XCC_EFAIL,
-						"%s+0x%zx: no fatbin container here (bad magic)", section,
-						pos);
+				return at_fail(err, section, pos,
+					       "no fatbin container here (bad magic)");
 			if (parse_container(data + pos, size - pos, pos, 1, section, object, base, f,
 					    &len, err))
 				return -1;
