@@ -37,37 +37,52 @@ work=$(mktemp -d "$tmp/bench-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # Both sides read the packages from the page cache, not the disk.
 cat "${debs[@]}" > /dev/null
+# Wall-clock time is the goal; CPU time says how much of it other load on the machine took.
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+elapsed_of() { cut -d' ' -f1 "$1"; }
+cpu_of() { awk '{ printf "%.3f", $2 + $3 }' "$1"; }
 less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+# Wall-clock, user and system seconds of a command, into file $1.
+measure() {
+	local f=$1
+	shift
+	{ TIMEFORMAT='%R %U %S'; time "$@" > "$work/out.log" 2>&1; } 2> "$f" ||
+		{ cat "$work/out.log" >&2; exit 1; }
+}
+dpkg_all() {
+	mkdir -p "$work/X"
+	for d in "${debs[@]}"; do
+		dpkg-deb -x "$d" "$work/X" || return 1
+	done
+}
+create() {
+	"$xcc" sysroot create --target sbsa --cuda 11.8 --dest "$work/S" --progress never \
+		--from "${debs[0]}" --from "${debs[1]}" --from "${debs[2]}"
+}
 
-best_xcc= best_dpkg=
+best_xcc= best_dpkg= cpu_xcc= cpu_dpkg=
 for ((i = 1; i <= runs; i++)); do
 	rm -rf "$work/S" "$work/X"
-	mkdir -p "$work/X"
-	t0=$(now)
-	for d in "${debs[@]}"; do
-		dpkg-deb -x "$d" "$work/X"
-	done
-	t1=$(now)
+	measure "$work/t.dpkg" dpkg_all
 	rm -rf "$work/X"
 	sync
-	t2=$(now)
-	"$xcc" sysroot create --target sbsa --cuda 11.8 --dest "$work/S" --progress never \
-		--from "${debs[0]}" --from "${debs[1]}" --from "${debs[2]}" \
-		> "$work/create.log" 2>&1 || { cat "$work/create.log" >&2; exit 1; }
-	t3=$(now)
+	measure "$work/t.xcc" create
 	rm -rf "$work/S"
 	sync
-	dpkg_s=$(elapsed "$t0" "$t1")
-	xcc_s=$(elapsed "$t2" "$t3")
-	printf 'run %d: dpkg-deb -x %.2f s, sysroot create %.2f s\n' "$i" "$dpkg_s" "$xcc_s"
-	if [ -z "$best_xcc" ] || less "$xcc_s" "$best_xcc"; then best_xcc=$xcc_s; fi
-	if [ -z "$best_dpkg" ] || less "$dpkg_s" "$best_dpkg"; then best_dpkg=$dpkg_s; fi
+	dpkg_s=$(elapsed_of "$work/t.dpkg")
+	xcc_s=$(elapsed_of "$work/t.xcc")
+	printf 'run %d: dpkg-deb -x %.2f s (cpu %.2f s), sysroot create %.2f s (cpu %.2f s)\n' \
+		"$i" "$dpkg_s" "$(cpu_of "$work/t.dpkg")" "$xcc_s" "$(cpu_of "$work/t.xcc")"
+	if [ -z "$best_xcc" ] || less "$xcc_s" "$best_xcc"; then
+		best_xcc=$xcc_s cpu_xcc=$(cpu_of "$work/t.xcc")
+	fi
+	if [ -z "$best_dpkg" ] || less "$dpkg_s" "$best_dpkg"; then
+		best_dpkg=$dpkg_s cpu_dpkg=$(cpu_of "$work/t.dpkg")
+	fi
 done
-printf 'cpus: %s\n' "$(nproc)"
-printf 'dpkg-deb -x (3 packages, 751 MB): %.2f s\n' "$best_dpkg"
-printf 'cuda-xcc sysroot create:          %.2f s\n' "$best_xcc"
+printf 'cpus: %s, load average before: %s\n' "$(nproc)" "$load"
+printf 'dpkg-deb -x (3 packages, 751 MB): %.2f s wall, %.2f s cpu\n' "$best_dpkg" "$cpu_dpkg"
+printf 'cuda-xcc sysroot create:          %.2f s wall, %.2f s cpu\n' "$best_xcc" "$cpu_xcc"
 awk -v x="$best_xcc" -v d="$best_dpkg" \
 	'BEGIN { printf "ratio sysroot-create/dpkg-deb: %.2f (goal < 1.0)\n", x / d }'
