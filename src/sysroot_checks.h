@@ -29,4 +29,9 @@ int sysroot_serving(const struct gpudb *db, const char *root, const char *target
 		    const struct strvec *capabilities, char **table_json, size_t *unserved,
 		    struct xcc_error *err);
 
+/* The fatbin inventory of one library, with memory bounded whatever its
+ * size (fatbin_read_file maps and touches all of it). */
+struct fatbin_file;
+int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_error *err);
+
 #endif
