@@ -319,8 +319,10 @@ build_openssl() {
 	make install_dev >/dev/null
 }
 
-# HTTP and HTTPS (and file://, which fetch URLs may use) over OpenSSL;
-# every other protocol and optional dependency off.
+# HTTP and HTTPS over OpenSSL (fetch reads file:// URLs itself); every
+# other protocol and optional dependency off. No CA bundle is compiled in:
+# OpenSSL's defaults (/etc/ssl/certs, /etc/ssl/cert.pem, or SSL_CERT_FILE
+# and SSL_CERT_DIR) are used, as on the machine the binary runs on.
 build_curl() {
 	# Debian applies its GnuTLS and NSS flavour patches last and pops them
 	# for the OpenSSL build; so does this.
@@ -335,7 +337,7 @@ build_curl() {
 		--without-librtmp --without-libgsasl --disable-ldap --disable-ldaps \
 		--disable-rtsp --disable-dict --disable-telnet --disable-tftp \
 		--disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher \
-		--disable-mqtt --disable-ftp --disable-manual --disable-ntlm \
+		--disable-mqtt --disable-ftp --disable-file --disable-manual --disable-ntlm \
 		--disable-ntlm-wb --disable-alt-svc --disable-hsts --disable-docs \
 		--disable-unix-sockets --without-ca-bundle --without-ca-path \
 		--with-ca-fallback --enable-threaded-resolver

@@ -23,6 +23,7 @@ setup_file() {
 setup() {
 	[ -z "$STATIC_SKIP" ] || skip "$STATIC_SKIP"
 	ROOT=$BATS_TEST_TMPDIR/root
+	ROOT_ENV=()
 	mkdir -p "$ROOT/tmp" "$ROOT/bin"
 	cp "$CUDA_XCC_STATIC" "$ROOT/bin/cuda-xcc"
 }
@@ -31,7 +32,7 @@ setup() {
 # environment of three variables: nothing of the host is in sight (no
 # /lib, /etc, /proc, /dev, /usr).
 in_root() {
-	env -i HOME=/tmp XDG_CACHE_HOME=/tmp/cache XDG_DATA_HOME=/tmp/data \
+	env -i HOME=/tmp XDG_CACHE_HOME=/tmp/cache XDG_DATA_HOME=/tmp/data "${ROOT_ENV[@]}" \
 		"$(command -v unshare)" --map-root-user --mount --root="$ROOT" --wd=/tmp \
 		/bin/cuda-xcc "$@"
 }
@@ -167,6 +168,62 @@ skip_if_no_cross_gcc() {
 	[ -f "$ROOT/tmp/sr/targets/aarch64-linux/lib/libcudart.so.12.0.1" ]
 }
 
+# A TLS server for DIR on 127.0.0.1 with the certificate in $2; sets TLS_PORT.
+start_tls_server() {
+	local portfile=$BATS_TEST_TMPDIR/tls.port
+	python3 - "$1" "$2" "$portfile" <<-'EOF' 3>&- &
+	import functools, http.server, os, ssl, sys, threading
+	root, tls, portfile = sys.argv[1:4]
+	class H(http.server.SimpleHTTPRequestHandler):
+	    def log_message(self, *a):
+	        pass
+	s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=root))
+	ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+	ctx.load_cert_chain(tls + "/cert.pem", tls + "/key.pem")
+	s.socket = ctx.wrap_socket(s.socket, server_side=True)
+	threading.Timer(120, s.shutdown).start()  # never outlives a test run
+	open(portfile + ".tmp", "w").write(str(s.server_address[1]))
+	os.rename(portfile + ".tmp", portfile)
+	s.serve_forever()
+	EOF
+	TLS_PID=$!
+	for _ in $(seq 100); do [ -s "$portfile" ] && break; sleep 0.1; done
+	TLS_PORT=$(cat "$portfile")
+}
+
+@test "static: HTTPS in an empty root trusts OpenSSL's default CA places only" {
+	need openssl "makes the test certificate"
+	need python3 "serves the mirror over TLS"
+	need aarch64-linux-gnu-gcc "builds the mirror's ELF files"
+	local tls=$BATS_TEST_TMPDIR/tls url hash
+	mkdir -p "$tls"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BATS_TEST_TMPDIR/mirror" --cuda 12.6.3 >/dev/null
+	start_tls_server "$BATS_TEST_TMPDIR/mirror" "$tls"
+	url=https://127.0.0.1:$TLS_PORT/redistrib_12.6.3.json
+	# nothing trusted in the root: the server is refused
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
+	[ "$status" -ne 0 ]
+	assert_output_contains "$url"
+	assert_output_contains "certificate"
+	# the certificate where Debian keeps CAs, /etc/ssl/certs/<hash>.0
+	hash=$(openssl x509 -noout -hash -in "$tls/cert.pem")
+	mkdir -p "$ROOT/etc/ssl/certs"
+	cp "$tls/cert.pem" "$ROOT/etc/ssl/certs/$hash.0"
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
+	assert_status 0
+	assert_output_contains "tag linux-aarch64, targets/aarch64-linux"
+	# or a bundle named by SSL_CERT_FILE
+	rm -r "$ROOT/etc"
+	cp "$tls/cert.pem" "$ROOT/tmp/ca.pem"
+	ROOT_ENV=(SSL_CERT_FILE=/tmp/ca.pem)
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
+	assert_status 0
+}
+
 teardown() {
 	if declare -F stop_httpd >/dev/null; then stop_httpd; fi
+	if [ -n "${TLS_PID:-}" ]; then kill "$TLS_PID" 2>/dev/null || true; fi
 }
