@@ -1285,6 +1285,15 @@ static char *read_text(const char *path)
 	return buf;
 }
 
+static void push_trimmed(struct strvec *out, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	strvec_push(out, line);
+}
+
 /* The serving table as text lines. */
 static void serving_text(const char *json, const struct strvec *caps, struct strvec *out)
 {
@@ -1312,7 +1321,7 @@ static void serving_text(const char *json, const struct strvec *caps, struct str
 		free(line);
 		line = l;
 	}
-	strvec_push(out, line);
+	push_trimmed(out, line);
 	free(line);
 	cJSON_ArrayForEach(row, rows) {
 		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
@@ -1327,7 +1336,7 @@ static void serving_text(const char *json, const struct strvec *caps, struct str
 			free(line);
 			line = l;
 		}
-		strvec_push(out, line);
+		push_trimmed(out, line);
 		free(line);
 	}
 	cJSON_Delete(rows);
