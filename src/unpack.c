@@ -384,12 +384,19 @@ static int find_deb_member(struct archive *a, const char *path, const char *stem
  */
 #ifdef HAVE_LIBLZMA_MT
 #define XZ_OUT_BLOCK (256 * 1024)
-/* What one decoder may hold for its threads: each needs a dictionary
- * (8 MiB for xz -6) and its block's compressed input and decoded output in
- * flight. With less, liblzma uses fewer threads (or decodes in the calling
- * thread), it never fails; the bound keeps create's peak RSS near 64 MiB
- * even with two archives unpacked at once. */
-#define XZ_MEMLIMIT_THREADING (40u << 20)
+/*
+ * What one decoder may hold for its threads. Each thread holds a dictionary
+ * (8 MiB for xz -6), its block's compressed input and its decoded output:
+ * about 50 MiB for Debian's 24 MiB blocks. With less, liblzma uses fewer
+ * threads or decodes in the calling thread; it never fails.
+ *  - .deb data: room for two threads, the point of the exercise (dpkg-deb
+ *    itself peaks near 160 MiB on nvidia-cuda-dev).
+ *  - .tar.xz files: NVIDIA's redist archives are single blocks, where more
+ *    threads gain nothing; a small bound keeps create's peak RSS under
+ *    64 MiB with two archives unpacked at once.
+ */
+#define XZ_MEMLIMIT_DEB (128u << 20)
+#define XZ_MEMLIMIT_FILE (24u << 20)
 
 struct xz_source {
 	struct archive *outer; /* hands out the compressed bytes */
@@ -467,7 +474,7 @@ static int xz_threads(void)
 
 /* The tar inside the xz data that `outer` reads out, or NULL with err set.
  * *xp is to be freed (xz_source_free) after the returned archive. */
-static struct archive *open_xz_tar(struct archive *outer, const char *what,
+static struct archive *open_xz_tar(struct archive *outer, uint64_t memlimit, const char *what,
 				   struct xz_source **xp, struct xcc_error *err)
 {
 	struct xz_source *x = xmalloc(sizeof *x);
@@ -480,7 +487,7 @@ static struct archive *open_xz_tar(struct archive *outer, const char *what,
 	struct archive *inner;
 	lzma_ret r;
 
-	mt.memlimit_threading = XZ_MEMLIMIT_THREADING;
+	mt.memlimit_threading = memlimit;
 	memset(x, 0, offsetof(struct xz_source, out));
 	x->outer = outer;
 	x->lz = init;
@@ -1017,7 +1024,7 @@ static int extract_deb(struct unpacker *u, struct archive *outer, struct xcc_err
 		struct xz_source *x;
 		char *what = xasprintf("%s: member %s", u->archive, name);
 
-		inner = open_xz_tar(outer, what, &x, err);
+		inner = open_xz_tar(outer, XZ_MEMLIMIT_DEB, what, &x, err);
 		if (!inner) {
 			free(what);
 			return -1;
@@ -1057,7 +1064,7 @@ static int extract_xz_file(struct unpacker *u, struct archive **ap, struct xcc_e
 	if (archive_read_open_filename(raw, u->archive, READ_BLOCK) != ARCHIVE_OK ||
 	    archive_read_next_header(raw, &e) != ARCHIVE_OK)
 		return archive_fail(err, raw, u->archive);
-	inner = open_xz_tar(raw, u->archive, &x, err);
+	inner = open_xz_tar(raw, XZ_MEMLIMIT_FILE, u->archive, &x, err);
 	if (!inner)
 		return -1;
 	rc = extract_all(u, inner, NULL, err);
