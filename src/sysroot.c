@@ -422,8 +422,11 @@ static char *map_member(void *arg, const char *member)
 		out = NULL; /* ours is written afterwards */
 	} else if (!slash && !(TOP_IS("bin") || TOP_IS("nvvm") || TOP_IS("include") ||
 			       TOP_IS("lib") || TOP_IS("lib64"))) {
-		/* A top-level file: LICENSE and friends. */
-		if (a->parts & PART_LICENSE)
+		/* A top-level file: only the license texts are kept (wheels also
+		 * have __init__.py there). */
+		if ((a->parts & PART_LICENSE) &&
+		    (strcasestr(path, "license") || strcasestr(path, "eula") ||
+		     strcasestr(path, "notice")))
 			out = xasprintf("licenses/%s%s/%s", a->component,
 					a->side == PLAN_HOST ? "-host" : "", path);
 	} else if (TOP_IS("bin") || TOP_IS("nvvm")) {

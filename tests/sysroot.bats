@@ -273,6 +273,7 @@ EOF
 	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$p" --wildcards '*/libcudart.so.12.0.1'
 	cp "$p"/cuda_cudart-linux-aarch64-*/lib/libcudart.so.12.0.1 "$p/whl/nvidia/cuda_runtime/lib/libcudart.so.12"
 	printf '/* cuda_runtime.h */\n' > "$p/whl/nvidia/cuda_runtime/include/cuda_runtime.h"
+	touch "$p/whl/nvidia/__init__.py" "$p/whl/nvidia/cuda_runtime/__init__.py"
 	printf 'Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_aarch64\n' > "$p/whl/nvidia_cuda_runtime-12.6.0.dist-info/WHEEL"
 	printf 'Metadata-Version: 2.1\nName: nvidia-cuda-runtime\nVersion: 12.6.0\n' > "$p/whl/nvidia_cuda_runtime-12.6.0.dist-info/METADATA"
 	(cd "$p/whl" && python3 -c 'import zipfile,os; z=zipfile.ZipFile("../rt.whl","w"); [z.write(os.path.join(r,f)) for r,_,fs in os.walk(".") for f in fs]')
@@ -286,6 +287,7 @@ EOF
 	[ "$(machine_of "$D/targets/sbsa-linux/lib/libcudart.so.12")" = AArch64 ]
 	[ -f "$D/targets/sbsa-linux/include/cuda_runtime.h" ]
 	[ -z "$(ls -d "$D"/*.dist-info "$D"/usr 2>/dev/null)" ]
+	[ -z "$(find "$D" -name __init__.py)" ]
 }
 
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
