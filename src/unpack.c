@@ -686,7 +686,7 @@ static int clear_leaf(struct unpacker *u, int dirfd, const char *leaf, const cha
 		return xcc_fail(err, XCC_EUSAGE,
 				"%s: member %s refused: it would replace a directory", u->archive,
 				member);
-	if (unlinkat(dirfd, leaf, 0))
+	if (unlinkat(dirfd, leaf, 0) && errno != ENOENT)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot replace the old one: %s",
 				u->archive, member, strerror(errno));
 	return 0;
@@ -697,7 +697,7 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 {
 	const char *leaf;
 	int dirfd = open_parent(u, mapped, member, &leaf, err);
-	int fd;
+	int fd = -1;
 	uint64_t written = 0;
 	int64_t end = 0;
 	const void *buf;
@@ -706,9 +706,18 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 	int r;
 	struct timespec times[2];
 
-	if (dirfd < 0 || clear_leaf(u, dirfd, leaf, member, err))
+	if (dirfd < 0)
 		return -1;
-	fd = openat(dirfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* EEXIST again: another archive unpacked into the same tree at the
+	 * same time made the same path; the last one wins, as in one archive. */
+	for (int tries = 0; tries < 3; tries++) {
+		if (clear_leaf(u, dirfd, leaf, member, err))
+			return -1;
+		fd = openat(dirfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (fd < 0)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot create %s/%s: %s",
 				u->archive, member, u->dest_dir, mapped, strerror(errno));
@@ -794,7 +803,7 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 			const char *member, const char *target, struct xcc_error *err)
 {
 	const char *leaf;
-	int dirfd;
+	int dirfd, made;
 	char canon[PATH_MAX], resolved[PATH_MAX];
 	enum resolve_result r;
 
@@ -812,9 +821,14 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	if (r != RESOLVE_OK)
 		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: its target %s %s",
 				u->archive, member, target, resolve_problem(r));
-	if (clear_leaf(u, dirfd, leaf, member, err))
-		return -1;
-	if (symlinkat(target, dirfd, leaf))
+	for (int tries = 0;; tries++) {
+		if (clear_leaf(u, dirfd, leaf, member, err))
+			return -1;
+		made = symlinkat(target, dirfd, leaf) == 0;
+		if (made || errno != EEXIST || tries == 2)
+			break;
+	}
+	if (!made)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot create %s/%s: %s",
 				u->archive, member, u->dest_dir, mapped, strerror(errno));
 	if (archive_entry_mtime_is_set(e)) {
@@ -871,9 +885,15 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 				u->archive, member);
 	if (strcmp(canon, norm) == 0)
 		return 0;
-	if (clear_leaf(u, dirfd, leaf, member, err))
-		return -1;
-	if (linkat(u->destfd, norm, dirfd, leaf, 0))
+	for (int tries = 0;; tries++) {
+		rc = clear_leaf(u, dirfd, leaf, member, err);
+		if (rc)
+			return -1;
+		rc = linkat(u->destfd, norm, dirfd, leaf, 0);
+		if (rc == 0 || errno != EEXIST || tries == 2)
+			break;
+	}
+	if (rc)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot link %s/%s: %s", u->archive,
 				member, u->dest_dir, mapped, strerror(errno));
 	u->stats->files++;

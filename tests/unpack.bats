@@ -329,3 +329,21 @@ hostile_tar() { # OUT CASE
 	assert_status 1
 	assert_output_contains "$S/bad.tar.xz"
 }
+
+@test "two archives with the same files unpacked into one tree at the same time both succeed" {
+	top=x-linux-x86_64-1-archive
+	mkdir -p "$S/src/$top/include/sub"
+	for i in $(seq 200); do echo "int v$i;" >"$S/src/$top/include/sub/h$i.h"; done
+	ln -s sub "$S/src/$top/include/alias"
+	tar -C "$S/src" -cJf "$S/a.tar.xz" "$top"
+	for round in 1 2 3; do
+		mkdir "$S/d$round"
+		"$CUDA_XCC" debug unpack "$S/a.tar.xz" "$S/d$round" >"$S/out1" 2>&1 &
+		p1=$!
+		"$CUDA_XCC" debug unpack "$S/a.tar.xz" "$S/d$round" >"$S/out2" 2>&1 &
+		p2=$!
+		wait $p1 || { cat "$S/out1" >&2; return 1; }
+		wait $p2 || { cat "$S/out2" >&2; return 1; }
+		diff -r "$S/src" "$S/d$round"
+	done
+}
