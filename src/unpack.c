@@ -1485,7 +1485,16 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 	size_t n, tag_len = 0;
 	int r;
 
-	if (!raw || normalize_member(raw, top, sizeof top) || !*top)
+	/* A leading "./" entry names no directory; the next one does. */
+	while (raw && normalize_member(raw, top, sizeof top) == 0 && !*top) {
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			return xcc_fail(err, XCC_EUSAGE, "%s: an empty archive", path);
+		if (!header_ok(r))
+			return archive_fail(err, a, path);
+		raw = entry_path(e);
+	}
+	if (!raw || normalize_member(raw, top, sizeof top))
 		return xcc_fail(err, XCC_EUSAGE, "%s: unexpected first member %s", path,
 				raw ? raw : "(unreadable)");
 	slash = strchr(top, '/');

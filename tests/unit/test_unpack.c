@@ -561,6 +561,11 @@ static void test_identify(void)
 		{ 'f', "cuda_cudart-linux-sbsa-12.4.127-archive/LICENSE", "l\n", 0, NULL, 0 },
 		END,
 	};
+	const struct member dotslash[] = {
+		{ 'd', "./", NULL, 0, NULL, 0 },
+		{ 'd', "./cuda_cccl-linux-x86_64-12.4.127-archive/", NULL, 0, NULL, 0 },
+		END,
+	};
 	const struct member l4t[] = {
 		{ 'f', "./libcudnn-linux-aarch64-9.1.0.70_cuda12-archive/LICENSE", "l\n", 0, NULL, 0 },
 		END,
@@ -616,6 +621,8 @@ static void test_identify(void)
 
 	ARCHIVE_CASE("sbsa.tar.xz", "pax", "xz", sbsa, "redist cuda_cudart 12.4.127 aarch64",
 		     "linux-sbsa redist");
+	ARCHIVE_CASE("dotslash.tar.xz", "pax", "xz", dotslash,
+		     "redist cuda_cccl 12.4.127 x86_64", "redist with a leading ./ entry");
 	ARCHIVE_CASE("l4t.tar.xz", "gnutar", "xz", l4t,
 		     "redist libcudnn 9.1.0.70_cuda12 aarch64", "linux-aarch64 redist");
 	ARCHIVE_CASE("x86.tar.xz", "pax", "xz", x86, "redist cuda_nvcc 13.0.48 x86_64",
