@@ -1,5 +1,7 @@
 #include <config.h>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -278,36 +280,134 @@ out:
 	return rc;
 }
 
+/* Verdicts are ordered best first: SASS, PTX-JIT, NOT SERVED. */
+static void merge_verdicts(const struct fatbin_file *f, const struct gpu_cap *const *caps,
+			   size_t n, enum fatbin_verdict *v)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fatbin_serving how;
+		enum fatbin_verdict m = fatbin_serves(f, caps[i], &how);
+
+		if (m < v[i])
+			v[i] = m;
+	}
+}
+
+/*
+ * A static archive, member by member through libarchive: memory stays at
+ * the largest member, where mapping the archive would touch all of it
+ * (libcublasLt_static.a: 500 MB). Device code of an object sits in its
+ * .nv_fatbin, so only those sections are read.
+ */
+static int static_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
+				  enum fatbin_verdict *v, int *has_code, struct xcc_error *err)
+{
+	struct fatbin_options sections_only = { 1 };
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *buf = NULL;
+	size_t cap = 0;
+	int r, rc = -1;
+
+	archive_read_support_format_ar(a);
+	if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, archive_error_string(a));
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		la_int64_t size = archive_entry_size(e);
+		struct fatbin_file f;
+		struct xcc_error e2 = { 0 };
+		size_t got = 0;
+
+		if (size < 64 || size > ((la_int64_t)1 << 32))
+			continue;
+		if ((size_t)size > cap)
+			buf = xrealloc(buf, cap = (size_t)size);
+		while (got < (size_t)size) {
+			la_ssize_t k = archive_read_data(a, buf + got, (size_t)size - got);
+
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		if (got != (size_t)size || memcmp(buf, "\177ELF", 4) != 0)
+			continue;
+		if (fatbin_read_memory(buf, got, path, &sections_only, &f, &e2))
+			continue;
+		if (fatbin_has_device_code(&f)) {
+			*has_code = 1;
+			merge_verdicts(&f, caps, n, v);
+		}
+		fatbin_file_free(&f);
+	}
+	if (r != ARCHIVE_EOF) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, archive_error_string(a));
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_read_free(a);
+	free(buf);
+	return rc;
+}
+
+int sysroot_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
+			    enum fatbin_verdict *v, int *has_code, struct xcc_error *err)
+{
+	unsigned char magic[8] = { 0 };
+	FILE *fp = fopen(path, "rb");
+	struct fatbin_file f;
+
+	*has_code = 0;
+	for (size_t i = 0; i < n; i++)
+		v[i] = FATBIN_NOT_SERVED;
+	if (!fp)
+		return xcc_fail(err, XCC_EFAIL, "%s: cannot read it", path);
+	if (fread(magic, 1, sizeof magic, fp) != sizeof magic)
+		memset(magic, 0, sizeof magic);
+	fclose(fp);
+	if (memcmp(magic, "!<arch>\n", 8) == 0)
+		return static_library_serving(path, caps, n, v, has_code, err);
+	if (sysroot_read_library(path, &f, err))
+		return -1;
+	if (fatbin_has_device_code(&f)) {
+		*has_code = 1;
+		merge_verdicts(&f, caps, n, v);
+	}
+	fatbin_file_free(&f);
+	return 0;
+}
+
 static int serving_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	struct serving_walk *w = current_walk;
-	struct fatbin_file f = { 0 };
 	struct xcc_error e2 = { 0 };
+	enum fatbin_verdict *v;
 	cJSON *row, *verdicts;
+	int has_code = 0;
 
 	(void)ftw;
 	if (flag != FTW_F || !S_ISREG(st->st_mode) || !looks_like_library(path) ||
 	    !has_object_magic(path))
 		return 0;
-	if (sysroot_read_library(path, &f, &e2))
-		return 0; /* not ours to judge: a library without readable device code */
-	if (!fatbin_has_device_code(&f)) {
-		fatbin_file_free(&f);
+	v = xmalloc((w->cap_names->n + 1) * sizeof *v);
+	/* A library whose device code cannot be read is not ours to judge. */
+	if (sysroot_library_serving(path, w->caps, w->cap_names->n, v, &has_code, &e2) ||
+	    !has_code) {
+		free(v);
 		return 0;
 	}
 	row = cJSON_CreateObject();
 	cJSON_AddStringToObject(row, "library", path + w->prefix_len);
 	verdicts = cJSON_AddObjectToObject(row, "serving");
 	for (size_t i = 0; i < w->cap_names->n; i++) {
-		struct fatbin_serving how;
-		enum fatbin_verdict v = fatbin_serves(&f, w->caps[i], &how);
-
-		if (v == FATBIN_NOT_SERVED)
+		if (v[i] == FATBIN_NOT_SERVED)
 			w->unserved++;
-		cJSON_AddStringToObject(verdicts, w->cap_names->v[i], fatbin_verdict_name(v));
+		cJSON_AddStringToObject(verdicts, w->cap_names->v[i], fatbin_verdict_name(v[i]));
 	}
 	cJSON_AddItemToArray(w->rows, row);
-	fatbin_file_free(&f);
+	free(v);
 	return 0;
 }
 

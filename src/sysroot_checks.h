@@ -6,6 +6,7 @@
 #define XCC_SYSROOT_CHECKS_H
 
 #include "error.h"
+#include "fatbin.h"
 #include "gpus.h"
 #include "strvec.h"
 
@@ -33,5 +34,11 @@ int sysroot_serving(const struct gpudb *db, const char *root, const char *target
  * size (fatbin_read_file maps and touches all of it). */
 struct fatbin_file;
 int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_error *err);
+
+/* The verdict of a shared or static library for each of caps[0..n) (the
+ * best entry of any member); *has_code says whether it has device code at
+ * all. Memory stays bounded whatever the library's size. */
+int sysroot_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
+			    enum fatbin_verdict *v, int *has_code, struct xcc_error *err);
 
 #endif

@@ -490,6 +490,10 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	/usr/local/cuda/bin/nvcc -ccbin g++ -shared -Xcompiler -fPIC \
 		-gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 \
 		-o "$w/libk-linux-x86_64-1.0-archive/lib/libk.so" "$w/k.cu"
+	# and a static library with the same device code: read member by member
+	/usr/local/cuda/bin/nvcc -ccbin g++ -lib \
+		-gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 \
+		-o "$w/libk-linux-x86_64-1.0-archive/lib/libk_static.a" "$w/k.cu"
 	a=$w/libk-linux-x86_64-1.0-archive.tar.xz
 	tar -C "$w" -cJf "$a" libk-linux-x86_64-1.0-archive
 	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_75,sm_86,sm_90 --from "$M132" --from "$a" --dest "$D" --progress never
@@ -501,7 +505,8 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_status 0
 	run xcc sysroot info "$D"
 	assert_status 0
-	echo "$output" | grep -E '^  lib/libk.so +NOT SERVED +OK +PTX-JIT *$'
+	echo "$output" | grep -E '^  lib/libk.so +NOT SERVED +OK +PTX-JIT$'
+	echo "$output" | grep -E '^  lib/libk_static.a +NOT SERVED +OK +PTX-JIT$'
 	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_86 --from "$M132" --from "$a" --dest "$D" --progress never
 	assert_status 0
 }
