@@ -74,7 +74,8 @@ static void curl_setup_once(void)
 	pthread_once(&once, curl_global_setup);
 }
 
-/* The local path a file:// URL names. */
+/* The local path a file:// URL names. libcurl only parses it: a libcurl
+ * built without the file protocol (the static build) must still accept it. */
 static int file_url_path(const char *url, char **path, struct xcc_error *err)
 {
 	CURLU *u;
@@ -83,7 +84,7 @@ static int file_url_path(const char *url, char **path, struct xcc_error *err)
 
 	curl_setup_once();
 	u = curl_url();
-	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) ||
+	if (!u || curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) ||
 	    curl_url_get(u, CURLUPART_PATH, &p, CURLU_URLDECODE)) {
 		rc = xcc_fail(err, XCC_EUSAGE, "%s: not a valid file:// URL", url);
 		goto out;
