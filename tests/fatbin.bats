@@ -233,24 +233,59 @@ $CUDA_LIB/libcudart.so.13: sass - ptx -"
 	assert_output_equals "$CUDA_LIB/libcufft.so.12: sass sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_110 sm_120 ptx sm_75 sm_80 sm_86 sm_90 lto-ir sm_75"
 }
 
-@test "fatbin: the same sets as cuobjdump --list-elf/--list-ptx where it can read the file" {
-	need_nvcc
-	local c=${CUOBJDUMP:-$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)} v f elf ptx
-	[ -x "$c" ] || skip "no cuobjdump (set CUOBJDUMP, or install CUDA 13's cuobjdump)"
-	v=$("$c" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
-	# Older ones print nonsense such as sm_4 for these files: they take the
-	# SM from the cubin's e_flags, which ELF ABI version 8 laid out anew.
-	[ "${v:-0}" -ge 13 ] || skip "cuobjdump ${v:-?} cannot read CUDA 13 cubins"
-	for f in plain.o variants.o ptxonly.o rdc.o app libplain.so libk.a; do
-		elf=$("$c" --list-elf "$FX/$f" 2>/dev/null | grep '^ELF file' |
+# cuobjdump's SASS and PTX sets of each FILE against --summary --fatbin-sections-only
+# (cuobjdump reads only those sections).
+same_sets_as_cuobjdump() {
+	local c=$1 f elf ptx
+	shift
+	for f in "$@"; do
+		elf=$("$c" --list-elf "$f" 2>/dev/null | grep '^ELF file' |
 			grep -o 'sm_[0-9]*[af]\?\.cubin$' | sed 's/\.cubin$//' | sort -u -V | tr '\n' ' ' || true)
-		ptx=$("$c" --list-ptx "$FX/$f" 2>/dev/null | grep '^PTX file' |
+		ptx=$("$c" --list-ptx "$f" 2>/dev/null | grep '^PTX file' |
 			grep -o 'sm_[0-9]*[af]\?\.ptx$' | sed 's/\.ptx$//' | sort -u -V | tr '\n' ' ' || true)
-		run xcc fatbin --summary --fatbin-sections-only "$FX/$f"
+		run xcc fatbin --summary --fatbin-sections-only "$f"
 		assert_status 0
 		ptx=${ptx% }
-		assert_output_equals "$FX/$f: sass ${elf:-- }ptx ${ptx:--}"
+		assert_output_equals "$f: sass ${elf:-- }ptx ${ptx:--}"
 	done
+}
+
+@test "fatbin: the same sets as cuobjdump --list-elf/--list-ptx where it can read the file" {
+	local c v compared=0 cache=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs} tk dev d
+	# CUDA 13's cuobjdump, where installed, reads nvcc 13's fixtures. Older ones
+	# print nonsense such as sm_4 for them: they take the SM from the cubin's
+	# e_flags, which ELF ABI version 8 laid out anew.
+	c=${CUOBJDUMP:-$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)}
+	if [ -x "$c" ] && [ -x "$NVCC" ]; then
+		v=$("$c" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+		if [ "${v:-0}" -ge 13 ]; then
+			need_nvcc
+			same_sets_as_cuobjdump "$c" "$FX"/{plain.o,variants.o,ptxonly.o,rdc.o,app,libplain.so,libk.a}
+			compared=1
+		fi
+	fi
+	# Debian's cuobjdump 11.8 reads CUDA 11.8's arm64 libraries: libcudadevrt and NPP's
+	# libnppitc ship different SASS sets (sm_37, sm_52), libcudart_static has no device code.
+	tk=$(ls "$cache"/nvidia-cuda-toolkit_11.8.*_amd64.deb 2>/dev/null | head -n1 || true)
+	dev=$(ls "$cache"/nvidia-cuda-dev_11.8.*_arm64.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$tk" ] || [ -z "$dev" ]; then
+		[ "$compared" = 1 ] && return 0
+		skip "no cuobjdump 13, and Debian's CUDA 11.8 .debs are not in $cache (run scripts/fetch-debian-cuda.sh)"
+	fi
+	d=$BATS_TEST_TMPDIR/deb
+	mkdir -p "$d"
+	dpkg-deb --fsys-tarfile "$tk" | tar -x -C "$d" ./usr/bin/cuobjdump
+	# --occurrence stops reading once the members are out (about 30 s of xz less the tail),
+	# which leaves dpkg-deb writing to a closed pipe: its complaint is no error.
+	dpkg-deb --fsys-tarfile "$dev" 2>/dev/null | tar -x -C "$d" --occurrence=1 \
+		./usr/lib/aarch64-linux-gnu/libcudadevrt.a ./usr/lib/aarch64-linux-gnu/libcudart_static.a \
+		./usr/lib/aarch64-linux-gnu/libnppitc_static.a
+	"$d/usr/bin/cuobjdump" --version | grep -q 'release 11\.8'
+	same_sets_as_cuobjdump "$d/usr/bin/cuobjdump" \
+		"$d"/usr/lib/aarch64-linux-gnu/{libcudadevrt.a,libcudart_static.a,libnppitc_static.a}
+	# Device code was found (by both, as they agree): an empty comparison proves nothing.
+	run xcc fatbin --summary --fatbin-sections-only "$d/usr/lib/aarch64-linux-gnu/libcudadevrt.a"
+	assert_output_contains "sass sm_35 sm_37 sm_50 sm_52"
 }
 
 @test "fatbin: truncated, corrupt and hostile files give a clear error, not a crash" {
