@@ -466,3 +466,48 @@ libextra.so.3"
 	[ "$(sha256sum < "$f")" = "$sum" ]
 	[ "$(size_of "$f")" -eq "$sz" ]
 }
+
+# run cuda-xcc ARGS... while DIR is read-only. Root writes through file modes, so it gets a
+# read-only bind mount of DIR in a private mount namespace, gone when the command ends.
+run_with_readonly_dir() {
+	local dir=$1 ns
+	shift
+	if [ "$(id -u)" -ne 0 ]; then
+		chmod -R a-w "$dir"
+		run "$CUDA_XCC" "$@"
+		chmod -R u+w "$dir"
+		return 0
+	fi
+	if unshare -m true 2>/dev/null; then
+		ns=(unshare -m)
+	elif unshare -r -m true 2>/dev/null; then
+		ns=(unshare -r -m)
+	else
+		skip "root cannot make a read-only mount here (unshare -m and unshare -r -m fail)"
+	fi
+	run "${ns[@]}" sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" &&
+		shift && exec "$CUDA_XCC" "$@"' _ "$dir" "$@"
+}
+
+@test "patchelf: a read-only file is refused, not half-written" {
+	local f d sum why
+	f=$(fixture x86/prog)
+	d=$(dirname "$f")
+	sum=$(sha256sum < "$f")
+	why="Read-only file system"
+	[ "$(id -u)" -eq 0 ] || why="Permission denied"
+	run_with_readonly_dir "$d" patchelf --set-rpath '/a/long/path/that/does/not/fit/in/the/table' \
+		--add-needed libm.so.6 "$f"
+	assert_status 1
+	assert_output_equals "cuda-xcc: $f: $why"
+	[ "$(sha256sum < "$f")" = "$sum" ]
+	# --output into the read-only directory: refused, and no temporary file left behind
+	run_with_readonly_dir "$d" patchelf --set-rpath /x --output "$d/prog.out" "$f"
+	assert_status 1
+	assert_output_contains "$why"
+	[ "$(sha256sum < "$f")" = "$sum" ]
+	[ "$(ls -A "$d")" = "$(printf 'lib\nprog')" ]
+	# the same commands patch the file once it is writable again
+	xcc patchelf --set-rpath '/a/long/path/that/does/not/fit/in/the/table' --add-needed libm.so.6 "$f"
+	[ "$(sha256sum < "$f")" != "$sum" ]
+}
