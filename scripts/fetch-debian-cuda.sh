@@ -44,6 +44,36 @@ deb_name() {
 	printf '%s_%s_%s.deb\n' "$pkg" "${rest#*=}" "${rest%%=*}"
 }
 
+# The first URI that serves suite in the machine's apt sources: one-line .list entries
+# ("deb [options] URI suite components") and deb822 .sources paragraphs (URIs:, Suites:).
+# Where they are comes from apt's own configuration (which honours APT_CONFIG).
+sources_uri() {
+	local suite=$1 f list=/etc/apt/sources.list parts=/etc/apt/sources.list.d/
+	eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d 2>/dev/null)"
+	for f in "$list" "${parts%/}"/*.list; do
+		[ -r "$f" ] || continue
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" |
+			awk -v s="$suite" '$1 == "deb" && $3 == s { print $2; exit }'
+	done
+	for f in "${parts%/}"/*.sources; do
+		[ -r "$f" ] || continue
+		awk -v s="$suite" '
+			function flush() {
+				if (uris != "" && enabled && index(" " suites " ", " " s " ")) {
+					split(uris, u, " "); print u[1]; found = 1; exit
+				}
+				uris = ""; suites = ""; enabled = 1
+			}
+			BEGIN { enabled = 1 }
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			tolower($1) == "uris:" { $1 = ""; uris = $0 }
+			tolower($1) == "suites:" { $1 = ""; suites = $0 }
+			tolower($1) == "enabled:" { enabled = (tolower($2) != "no") }
+			END { if (!found) flush() }' "$f"
+	done | head -1
+}
+
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
@@ -65,8 +95,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
 			awk '$1 ~ /debian\/?$/ { print $1; exit }')
 	fi
+	# indextargets knows only what 'apt-get update' fetched: read the sources themselves.
+	[ -n "$uri" ] || uri=$(sources_uri "$suite")
 	if [ -z "$uri" ]; then
-		echo "$0: no Debian mirror in this machine's apt sources (apt-get indextargets found none);" \
+		echo "$0: no Debian $suite mirror in this machine's apt sources;" \
 			"add one, e.g. http://deb.debian.org/debian, to /etc/apt/sources.list.d" >&2
 		exit 1
 	fi

@@ -48,6 +48,15 @@ setup() {
 	fake_apt "$d/bin"
 	export FAKE_APT_LOG=$d/apt.log
 	export PATH=$d/bin:$PATH
+	# apt's own configuration, pointed at sources of the test's making (none yet).
+	mkdir -p "$d/etc/sources.list.d"
+	echo "Dir::Etc \"$d/etc/\";" > "$d/apt.conf"
+	export APT_CONFIG=$d/apt.conf
+}
+
+# A stand-in apt-get on a machine where 'apt-get update' never ran: no index targets.
+no_index_targets() {
+	sed -i 's|^indextargets)$|indextargets) exit 0 ;;\nnever)|' "$d/bin/apt-get"
 }
 
 @test "fetch-debian-cuda: downloads through a private apt configuration into the cache" {
@@ -113,13 +122,40 @@ setup() {
 	assert_status 2
 }
 
+@test "fetch-debian-cuda: without index targets the mirror is read from the sources files" {
+	no_index_targets
+	{
+		echo "# deb822, as Debian 12 installs it"
+		echo "Types: deb"
+		echo "URIs: http://security.example.net/debian-security"
+		echo "Suites: bookworm-security"
+		echo "Components: main"
+		echo
+		echo "Types: deb"
+		echo "URIs: http://mirror.example.net/debian http://other.example.net/debian"
+		echo "Suites: bookworm bookworm-updates"
+		echo "Components: main"
+	} > "$d/etc/sources.list.d/debian.sources"
+	run --separate-stderr bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	grep -q " http://mirror.example.net/debian bookworm main contrib non-free" \
+		"$d/cache/apt/sources.list"
+
+	# The one-line format too, options and all.
+	rm "$d/etc/sources.list.d/debian.sources" "$d"/cache/*.deb
+	echo "deb [arch=amd64 signed-by=/x.gpg] http://list.example.net/debian bookworm main" \
+		> "$d/etc/sources.list"
+	run --separate-stderr bash "$(script)" --cache "$d/cache"
+	assert_status 0
+	grep -q " http://list.example.net/debian bookworm main contrib non-free" \
+		"$d/cache/apt/sources.list"
+}
+
 @test "fetch-debian-cuda: no Debian mirror in the machine's sources is a clear error" {
-	cat > "$d/bin/apt-get" <<'EOF'
-#!/bin/bash
-echo "https://packages.example.com/apt stable"
-EOF
+	no_index_targets
+	echo "deb https://packages.example.com/apt stable main" > "$d/etc/sources.list"
 	run bash "$(script)" --cache "$d/cache"
 	assert_status 1
-	assert_output_contains "no Debian mirror in this machine's apt sources"
+	assert_output_contains "no Debian bookworm mirror in this machine's apt sources"
 	[ -z "$(ls "$d/cache" 2>/dev/null | grep '\.deb$')" ]
 }
