@@ -293,9 +293,10 @@ EOF
 	assert_status 0
 	[[ "$output" != *warning* ]]
 
-	# Compiling only (-c) links nothing, so there is nothing to check.
-	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/old" -c vector_add.cu -o va.o
+	# An archive (--lib) is no program: nothing to check, so not even a "cannot check".
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/old" --lib vector_add.cu -o libva.a
 	assert_status 0
+	[ -f libva.a ]
 	[[ "$output" != *warning* ]]
 }
 
