@@ -114,9 +114,9 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_report(&err);
 	}
 	rc = sysroot_create(db, &o, &r, &err);
-	if (o.progress != PROGRESS_NEVER)
-		for (size_t i = 0; i < r.notes.n; i++)
-			fprintf(stderr, "cuda-xcc: note: %s\n", r.notes.v[i]);
+	/* Notes are warnings, not progress: --progress never keeps them. */
+	for (size_t i = 0; i < r.notes.n; i++)
+		fprintf(stderr, "cuda-xcc: note: %s\n", r.notes.v[i]);
 	if (rc) {
 		rc = cmd_report(&err);
 	} else if (r.plan_text) {

@@ -17,6 +17,34 @@
 #include "fatbin.h"
 #include "sysroot_checks.h"
 
+/* "target half: libfoo.so.1 (needed by targets/x/lib/libbar.so), ..." */
+static void note_missing(struct strvec *notes, const char *half, const char *root,
+			 const struct autopatch_report *r)
+{
+	struct strvec list = STRVEC_INIT;
+	size_t shown = 0, root_len = strlen(root);
+	char *s;
+
+	for (size_t i = 0; i < r->n_missing; i++) {
+		const struct autopatch_missing *m = &r->missing[i];
+		const char *file = m->file;
+
+		if (m->ignored)
+			continue;
+		if (shown++ == 8) {
+			strvec_pushf(&list, "and %zu more", r->n_missing_unignored - 8);
+			break;
+		}
+		if (strncmp(file, root, root_len) == 0 && file[root_len] == '/')
+			file += root_len + 1;
+		strvec_pushf(&list, "%s (needed by %s)", m->library, file);
+	}
+	s = strvec_join(&list, ", ");
+	strvec_pushf(notes, "%s: not in the sysroot, so the device must provide: %s", half, s);
+	free(s);
+	strvec_free(&list);
+}
+
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
 		      int dry_run, struct strvec *notes, struct xcc_error *err)
 {
@@ -43,8 +71,7 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 			xcc_fail(err, e2.status, "autopatch of the host half: %s", e2.msg);
 			goto out;
 		}
-		strvec_pushf(notes, "host half: %zu dependencies not found (%s)",
-			     r.n_missing_unignored, e2.msg);
+		note_missing(notes, "host half", root, &r);
 	}
 	autopatch_report_free(&r);
 	memset(&r, 0, sizeof r);
@@ -58,8 +85,7 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 			xcc_fail(err, e2.status, "autopatch of the target half: %s", e2.msg);
 			goto out;
 		}
-		strvec_pushf(notes, "target half: %zu dependencies not found; the device must "
-			     "provide them (%s)", r.n_missing_unignored, e2.msg);
+		note_missing(notes, "target half", root, &r);
 	}
 	rc = 0;
 out:
