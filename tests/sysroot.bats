@@ -302,6 +302,16 @@ EOF
 	assert_output_contains "up to date"
 }
 
+@test "sysroot: a local directory as the mirror; a release it does not list is refused" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$FX/m126" --dest "$D" --progress never
+	assert_status 0
+	grep -q '"cuda":	"12.6.3"' "$D/sysroot.json"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.4 --mirror "$FX/m126" --dest "$D" --progress never
+	assert_status 2
+	assert_output_contains "lists no redistrib_12.4.N.json"
+	grep -q '"cuda":	"12.6.3"' "$D/sysroot.json"
+}
+
 @test "sysroot: a server that hangs up halfway, and one that sends wrong bytes" {
 	mk126
 	local sig
