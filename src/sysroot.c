@@ -401,14 +401,12 @@ static char *toolkit_path(enum plan_format f, const char *m)
 	return NULL;
 }
 
-static char *map_member(void *arg, const char *member)
+char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
+				 const char *member)
 {
-	const struct map_ctx *c = arg;
-	const struct plan_archive *a = c->a;
-	const char *dir = c->p->target_dir, *slash, *rest;
+	const char *dir = p->target_dir, *slash, *rest;
 	char *path = toolkit_path(a->format, member), *out = NULL;
 	size_t top_len;
-	int is_include;
 
 	if (!path)
 		return NULL;
@@ -417,7 +415,6 @@ static char *map_member(void *arg, const char *member)
 	rest = slash ? slash + 1 : "";
 
 #define TOP_IS(s) (top_len == strlen(s) && strncmp(path, s, top_len) == 0)
-	is_include = TOP_IS("include");
 	if (strcmp(path, "bin/nvcc.profile") == 0) {
 		out = NULL; /* ours is written afterwards */
 	} else if (!slash && !(TOP_IS("bin") || TOP_IS("nvvm") || TOP_IS("include") ||
@@ -445,7 +442,17 @@ static char *map_member(void *arg, const char *member)
 		out = xasprintf("targets/%s/%s", dir, path);
 	}
 #undef TOP_IS
-	if (out && c->keep_existing_headers && is_include) {
+	free(path);
+	return out;
+}
+
+static char *map_member(void *arg, const char *member)
+{
+	const struct map_ctx *c = arg;
+	char *out = sysroot_member_destination(c->p, c->a, member);
+	char *prefix = xasprintf("targets/%s/include/", c->p->target_dir);
+
+	if (out && c->keep_existing_headers && starts_with(out, prefix)) {
 		char *full = xasprintf("%s/%s", c->root, out);
 		struct stat st;
 
@@ -455,7 +462,7 @@ static char *map_member(void *arg, const char *member)
 		}
 		free(full);
 	}
-	free(path);
+	free(prefix);
 	return out;
 }
 

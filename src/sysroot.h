@@ -62,6 +62,14 @@ int sysroot_list(char **out, struct xcc_error *err);
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
 		   struct xcc_error *err);
 
+/* Where member (as stored in archive a, "./" stripped) goes in the tree,
+ * relative to its root, or NULL when it is not taken: the layout rules for
+ * redist archives, .debs and wheels. Caller frees. */
+struct plan;
+struct plan_archive;
+char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
+				 const char *member);
+
 /* The file that lists every entry of the tree (for verify). */
 #define SYSROOT_FILES_LIST "sysroot.files"
 

@@ -1,0 +1,108 @@
+/* Where each member of a redist archive, a .deb or a wheel lands in the
+ * sysroot: the layout rules, one member at a time. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "sysroot.h"
+#include "tap.h"
+
+static struct plan p;
+
+static void expect(enum plan_format fmt, enum plan_side side, unsigned parts, const char *member,
+		   const char *want)
+{
+	struct plan_archive a = { 0 };
+	char *got;
+
+	a.component = "comp";
+	a.format = fmt;
+	a.side = side;
+	a.parts = parts | PART_LICENSE;
+	got = sysroot_member_destination(&p, &a, member);
+	is_str(got, want, "%s -> %s", member, want ? want : "(skipped)");
+	free(got);
+}
+
+int main(void)
+{
+	const unsigned tools = PART_TOOLS, target = PART_HEADERS | PART_LIBS;
+
+	p.target_dir = "sbsa-linux";
+	/* redist: the top dir goes, host tools stay, target parts move */
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools, "cuda_nvcc-linux-x86_64-12.6.85-archive", NULL);
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools, "cuda_nvcc-linux-x86_64-12.6.85-archive/bin/nvcc",
+	       "bin/nvcc");
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools,
+	       "cuda_nvcc-linux-x86_64-12.6.85-archive/nvvm/bin/cicc", "nvvm/bin/cicc");
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools,
+	       "cuda_nvcc-linux-x86_64-12.6.85-archive/bin/nvcc.profile", NULL);
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools,
+	       "cuda_nvcc-linux-x86_64-12.6.85-archive/include/fatbinary_section.h", NULL);
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools | PART_HEADERS,
+	       "cuda_nvcc-linux-x86_64-12.6.85-archive/include/fatbinary_section.h",
+	       "targets/sbsa-linux/include/fatbinary_section.h");
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools,
+	       "cuda_nvcc-linux-x86_64-12.6.85-archive/lib/libnvptxcompiler_static.a", NULL);
+	expect(PLAN_FMT_REDIST, PLAN_HOST, tools, "cuda_nvcc-linux-x86_64-12.6.85-archive/LICENSE",
+	       "licenses/comp-host/LICENSE");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target,
+	       "cuda_cudart-linux-sbsa-12.6.77-archive/lib/libcudart.so.12",
+	       "targets/sbsa-linux/lib/libcudart.so.12");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target,
+	       "libcublas-linux-sbsa-12.6.4.1-archive/lib64/libcublas.so.12",
+	       "targets/sbsa-linux/lib/libcublas.so.12");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target, "libcublas-linux-sbsa-12.6.4.1-archive/lib64",
+	       "targets/sbsa-linux/lib");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target,
+	       "cuda_compat_orin-linux-sbsa-13.2.0-archive/compat_orin/libcuda.so.1",
+	       "targets/sbsa-linux/compat_orin/libcuda.so.1");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target, "cuda_cudart-linux-sbsa-12.6.77-archive/LICENSE",
+	       "licenses/comp/LICENSE");
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, PART_HEADERS,
+	       "cuda_nvcc-linux-sbsa-12.6.85-archive/bin/nvcc", NULL);
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, PART_HEADERS,
+	       "cuda_nvcc-linux-sbsa-12.6.85-archive/include/crt/host_config.h",
+	       "targets/sbsa-linux/include/crt/host_config.h");
+	/* a target archive's own bin is kept apart, never on nvcc's PATH */
+	expect(PLAN_FMT_REDIST, PLAN_TARGET, target, "cuda_x-linux-sbsa-1-archive/bin/tool",
+	       "targets/sbsa-linux/bin/tool");
+
+	/* Debian's layout */
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/nvidia-cuda-toolkit/bin/nvcc", "bin/nvcc");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile", NULL);
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc",
+	       "nvvm/libdevice/libdevice.10.bc");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/ptxas", "bin/ptxas");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/nvcc", NULL);
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/share/doc/nvidia-cuda-toolkit/copyright", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/include/cuda_runtime.h",
+	       "targets/sbsa-linux/include/cuda_runtime.h");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/stubs/libcuda.so",
+	       "targets/sbsa-linux/lib/stubs/libcuda.so");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/python3/dist-packages/x.py", NULL);
+	/* NVIDIA's .debs */
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/local/cuda-12.6/targets/sbsa-linux/lib/libcudart.so.12",
+	       "targets/sbsa-linux/lib/libcudart.so.12");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/local/cuda-12.6/targets/aarch64-linux/include/cuda.h",
+	       "targets/sbsa-linux/include/cuda.h");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/local/cuda-12.6/bin/ptxas", "bin/ptxas");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/local/cuda-12.6/nvvm/bin/cicc", "nvvm/bin/cicc");
+
+	/* wheels */
+	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cuda_runtime/lib/libcudart.so.12",
+	       "targets/sbsa-linux/lib/libcudart.so.12");
+	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cu13/include/cuda_runtime.h",
+	       "targets/sbsa-linux/include/cuda_runtime.h");
+	expect(PLAN_FMT_WHEEL, PLAN_HOST, tools, "nvidia/cuda_nvcc/bin/ptxas", "bin/ptxas");
+	expect(PLAN_FMT_WHEEL, PLAN_HOST, tools, "nvidia/cuda_nvcc/nvvm/bin/cicc", "nvvm/bin/cicc");
+	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/__init__.py", NULL);
+	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cuda_runtime/__init__.py", NULL);
+	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia_cuda_runtime-12.6.0.dist-info/WHEEL",
+	       NULL);
+	return done_testing();
+}
