@@ -3,6 +3,8 @@
 #
 #   scripts/build-static.sh [--cache DIR] [--builddir DIR] [-j N] [--offline]
 #
+# --offline: no apt-get update or download; build from what the cache holds.
+#
 # Every library cuda-xcc links (libelf, libarchive, cJSON, libcurl, OpenSSL's
 # libcrypto, and what they need: zlib, liblzma, libzstd) is built here from
 # Debian's source packages with musl, static only, into a prefix in the
@@ -35,7 +37,7 @@ set -euo pipefail
 
 usage() {
 	sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+	exit "${1:-2}"
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
 	-j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
 	-j*) jobs=${1#-j}; shift ;;
 	--offline) offline=yes; shift ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "build-static.sh: unknown argument '$1'" >&2; usage ;;
 	esac
 done
