@@ -43,7 +43,7 @@ in_root() {
 skip_if_no_cross_gcc() {
 	case "$output" in
 	*"aarch64-linux-gnu-gcc is not on PATH"*)
-		skip "sysroot create needs aarch64-linux-gnu-gcc on PATH for its autopatch step, which an empty root lacks: $output" ;;
+		skip "sysroot create needs aarch64-linux-gnu-gcc on PATH for its autopatch step, and an empty root has none" ;;
 	esac
 }
 
