@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
+#include <fnmatch.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,67 @@ int plan_components(struct cuda_version v, struct strvec *host, struct strvec *t
 			strvec_push(headers_only, name->valuestring);
 	}
 	cJSON_Delete(root);
+	return 0;
+}
+
+int plan_set_library_filter(struct plan *p, struct cuda_version v,
+			    const struct strvec *requested, struct xcc_error *err)
+{
+	struct strvec host = STRVEC_INIT, target = STRVEC_INIT, optional = STRVEC_INIT,
+		headers_only = STRVEC_INIT, known = STRVEC_INIT;
+	const char *text = embedded_file_text("components.json");
+	cJSON *root = NULL;
+	const cJSON *table, *e, *pat;
+	int rc = -1;
+
+	if (plan_components(v, &host, &target, &optional, &headers_only, err))
+		goto out;
+	root = text ? cJSON_Parse(text) : NULL;
+	table = cJSON_GetObjectItemCaseSensitive(root, "libraries");
+	if (!cJSON_IsObject(table)) {
+		xcc_fail(err, XCC_EFAIL, "the embedded components.json has no \"libraries\" table; "
+			 "this build of cuda-xcc is damaged");
+		goto out;
+	}
+	cJSON_ArrayForEach(e, table)
+		strvec_push(&known, e->string);
+	for (size_t i = 0; requested && i < requested->n; i++) {
+		if (!strvec_contains(&known, requested->v[i])) {
+			char *names = strvec_join(&known, ", ");
+
+			xcc_fail(err, XCC_EUSAGE, "component %s: which files of a .deb or wheel belong "
+				 "to it is unknown; known components: %s", requested->v[i], names);
+			free(names);
+			goto out;
+		}
+		if (!strvec_contains(&target, requested->v[i]))
+			strvec_push(&target, requested->v[i]);
+	}
+	strvec_extend(&target, &optional);
+	strvec_free(&p->lib_patterns);
+	for (size_t i = 0; i < target.n; i++)
+		cJSON_ArrayForEach(pat, cJSON_GetObjectItemCaseSensitive(table, target.v[i]))
+			if (cJSON_IsString(pat) && !strvec_contains(&p->lib_patterns, pat->valuestring))
+				strvec_push(&p->lib_patterns, pat->valuestring);
+	p->filter_libs = 1;
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	strvec_free(&host);
+	strvec_free(&target);
+	strvec_free(&optional);
+	strvec_free(&headers_only);
+	strvec_free(&known);
+	return rc;
+}
+
+int plan_keeps_library(const struct plan *p, const char *lib_path)
+{
+	if (!p->filter_libs)
+		return 1;
+	for (size_t i = 0; i < p->lib_patterns.n; i++)
+		if (fnmatch(p->lib_patterns.v[i], lib_path, FNM_PATHNAME) == 0)
+			return 1;
 	return 0;
 }
 
@@ -432,6 +494,9 @@ char *plan_fingerprint(const struct plan *p, const char *extra)
 		     p->target, p->cuda, p->tag, p->target_dir, extra ? extra : "");
 	for (size_t i = 0; i < p->capabilities.n; i++)
 		strvec_pushf(&fields, "cap %s", p->capabilities.v[i]);
+	if (p->filter_libs)
+		for (size_t i = 0; i < p->lib_patterns.n; i++)
+			strvec_pushf(&fields, "keep %s", p->lib_patterns.v[i]);
 	for (size_t i = 0; i < p->n_archives; i++) {
 		const struct plan_archive *a = &p->archives[i];
 
@@ -461,6 +526,7 @@ void plan_free(struct plan *p)
 	free(p->tag);
 	free(p->target_dir);
 	strvec_free(&p->capabilities);
+	strvec_free(&p->lib_patterns);
 	for (size_t i = 0; i < p->n_archives; i++)
 		plan_archive_free(&p->archives[i]);
 	free(p->archives);

@@ -53,6 +53,11 @@ struct plan {
 	struct strvec capabilities; /* 8.7 */
 	struct plan_archive *archives;
 	size_t n_archives;
+	/* .debs and wheels may hold many components: their lib/ members are
+	 * taken only when they match one of these fnmatch(3) patterns (the
+	 * path under lib/, FNM_PATHNAME). Unused while filter_libs is 0. */
+	int filter_libs;
+	struct strvec lib_patterns;
 };
 
 /* What to plan for. */
@@ -90,6 +95,18 @@ int plan_add_single(struct plan *p, const char *source, const char *name, const 
 int plan_components(struct cuda_version v, struct strvec *host, struct strvec *target,
 		    struct strvec *target_optional, struct strvec *headers_only,
 		    struct xcc_error *err);
+
+/*
+ * Set p's library filter (filter_libs, lib_patterns) for the planned
+ * components: the target ones components.json lists for v, plus requested.
+ * A requested component that components.json's "libraries" table does not
+ * know is a usage error naming the ones it knows.
+ */
+int plan_set_library_filter(struct plan *p, struct cuda_version v,
+			    const struct strvec *requested, struct xcc_error *err);
+
+/* Whether lib_path (a member's path under lib/) is taken under p's filter. */
+int plan_keeps_library(const struct plan *p, const char *lib_path);
 
 /* The plan as text, one archive per line (what --dry-run prints). */
 char *plan_describe(const struct plan *p);

@@ -435,7 +435,12 @@ char *sysroot_member_destination(const struct plan *p, const struct plan_archive
 		if (a->parts & PART_HEADERS)
 			out = xasprintf("targets/%s/include%s%s", dir, *rest ? "/" : "", rest);
 	} else if (TOP_IS("lib") || TOP_IS("lib64")) {
-		if (a->parts & PART_LIBS)
+		/* A .deb or wheel may carry many components (Debian's
+		 * nvidia-cuda-dev: all the math libraries, 2 GB); a redist
+		 * archive is one. Subdirectories come with the files kept. */
+		if ((a->parts & PART_LIBS) &&
+		    (a->format == PLAN_FMT_REDIST || !p->filter_libs ||
+		     (*rest && plan_keeps_library(p, rest))))
 			out = xasprintf("targets/%s/lib%s%s", dir, *rest ? "/" : "", rest);
 	} else if (a->parts & PART_LIBS) {
 		/* compat/, compat_orin/, res/, share/: beside include and lib. */
@@ -979,6 +984,39 @@ static char *existing_fingerprint(const char *dest)
 	return f;
 }
 
+/* Remove the symlinks under dir (relative to root, recursively) that lead
+ * nowhere: a .deb's development links (libnvToolsExt.so -> .so.1) whose
+ * library is in another package that was not given. They would only make
+ * a link fail later with a worse message, and verify report them. */
+static void remove_dangling_links(const char *root, const char *dir, struct strvec *removed)
+{
+	char *path = xasprintf("%s/%s", root, dir);
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *rel, *full;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		rel = xasprintf("%s/%s", dir, e->d_name);
+		full = xasprintf("%s/%s", root, rel);
+		if (lstat(full, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				remove_dangling_links(root, rel, removed);
+			else if (S_ISLNK(st.st_mode) && stat(full, &st) && errno == ENOENT &&
+				 unlink(full) == 0)
+				strvec_push(removed, rel);
+		}
+		free(full);
+		free(rel);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+}
+
 /* Fill the temporary tree: extraction, profile, ELF passes, listing,
  * metadata last. */
 static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *o,
@@ -1038,6 +1076,22 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 
 	if (check_tree(tmp, p, err))
 		goto out;
+	if (p->filter_libs) {
+		struct strvec removed = STRVEC_INIT;
+
+		path = xasprintf("targets/%s/lib", p->target_dir);
+		remove_dangling_links(tmp, path, &removed);
+		free(path);
+		path = NULL;
+		if (removed.n) {
+			char *names = strvec_join(&removed, ", ");
+
+			strvec_pushf(&res->notes, "left out, as the libraries they name are in "
+				     "packages not given: %s", names);
+			free(names);
+		}
+		strvec_free(&removed);
+	}
 	path = xasprintf("targets/%s/include/cccl", p->target_dir);
 	profile = sysroot_nvcc_profile(file_contains_dir(tmp, path));
 	free(path);
@@ -1105,7 +1159,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	struct xcc_error hc_err = { 0 };
 	char *dest = NULL, *tmp = NULL, *fingerprint = NULL, *old = NULL, *cuda_mm = NULL;
 	char *parent = NULL, b[32];
-	int lock_fd = -1, have_choice = 0, rc = -1;
+	int lock_fd = -1, have_choice = 0, multi_component = 0, rc = -1;
 
 	memset(res, 0, sizeof *res);
 	memset(&plan, 0, sizeof plan);
@@ -1163,16 +1217,23 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		}
 		if (plan_add_redist(&plan, &rq, mptrs, (const char *const *)bases, n_ms, err))
 			goto out;
-	} else if (comps.n) {
-		char *list = strvec_join(&comps, ", ");
-
-		strvec_pushf(&res->notes, "--components %s only apply to a manifest; the single "
-			     "archives given are used as they are", list);
-		free(list);
 	}
 	for (size_t i = 0; i < singles.n; i++)
 		if (add_single(&plan, &fo, singles.v[i], t->machine, err))
 			goto out;
+	for (size_t i = 0; i < plan.n_archives; i++)
+		if (plan.archives[i].format != PLAN_FMT_REDIST)
+			multi_component = 1;
+	if (multi_component) {
+		if (plan_set_library_filter(&plan, v, &comps, err))
+			goto out;
+	} else if (comps.n && !manifest_srcs.n) {
+		char *list = strvec_join(&comps, ", ");
+
+		strvec_pushf(&res->notes, "--components %s only apply to a manifest, a .deb or a "
+			     "wheel; the redist archives given are used as they are", list);
+		free(list);
+	}
 	if (plan.n_archives == 0) {
 		xcc_fail(err, XCC_EUSAGE, "nothing to make a sysroot from");
 		goto out;

@@ -78,6 +78,15 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	run find "$S" -lname '/*'
 	assert_status 0
 	[ -z "$output" ] || { echo "absolute symlinks escape the sysroot: $output" >&2; false; }
+	# Only cudart's files of nvidia-cuda-dev's 2 GB of libraries, no math library, and no
+	# development link left dangling (libnvToolsExt.so without libnvtoolsext1).
+	local lib=$S/targets/sbsa-linux/lib
+	[ -f "$lib/libcudart_static.a" ] && [ -f "$lib/libcudadevrt.a" ] && [ -f "$lib/stubs/libcuda.so" ]
+	[ -z "$(ls "$lib" "$lib/stubs" | grep -E 'cublas|cufft|cusparse|npp')" ]
+	[ -z "$(find -L "$lib" -type l)" ]
+	[ "$(du -sm "$lib" | cut -f1)" -lt 50 ]
+	run "$CUDA_XCC" sysroot verify "$S"
+	assert_status 0
 }
 
 @test "e2e: vector_add with static cudart runs under qemu and reports no driver (35)" {

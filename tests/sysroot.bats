@@ -290,6 +290,77 @@ EOF
 	[ -z "$(find "$D" -name __init__.py)" ]
 }
 
+# Debian-shaped CUDA packages in $1 (host.deb: the amd64 toolkit; dev.deb: the arm64
+# nvidia-cuda-dev with cudart's and cublas's files and headers, dev links into
+# rt.deb (libcudart12) and blas.deb (libcublas12), which are built too).
+make_debian_debs() {
+	need dpkg-deb "to build test .deb packages"
+	local p=$1 e=$FX/m126 x=$1/x l=usr/lib/aarch64-linux-gnu
+	mkdir -p "$x" "$p/host/DEBIAN" "$p/host/usr/lib/nvidia-cuda-toolkit/bin" "$p/host/usr/bin" \
+		"$p/dev/DEBIAN" "$p/dev/usr/include" "$p/dev/$l/stubs" "$p/dev/$l/cuda-gdb" \
+		"$p/rt/DEBIAN" "$p/rt/$l" "$p/blas/DEBIAN" "$p/blas/$l"
+	tar -xJf "$e"/cuda_nvcc/linux-x86_64/*.tar.xz -C "$x" --wildcards '*/bin/nvcc'
+	cp "$x"/cuda_nvcc-*/bin/nvcc "$p/host/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+	printf 'Package: nvidia-cuda-toolkit\nVersion: 12.6.0-1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/host/DEBIAN/control"
+	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$x"
+	tar -xJf "$e"/libcublas/linux-aarch64/*.tar.xz -C "$x"
+	cp "$x"/cuda_cudart-*/include/* "$x"/libcublas-*/include/* "$p/dev/usr/include/"
+	cp "$x"/cuda_cudart-*/lib/libcudart_static.a "$x"/cuda_cudart-*/lib/libcudadevrt.a "$p/dev/$l/"
+	cp "$x"/cuda_cudart-*/lib/libcudart_static.a "$p/dev/$l/libcublas_static.a"
+	cp "$x"/cuda_cudart-*/lib/libcudart_static.a "$p/dev/$l/cuda-gdb/libcudacore.a"
+	cp "$x"/cuda_cudart-*/lib/stubs/libcuda.so "$p/dev/$l/stubs/libcuda.so"
+	cp "$x"/cuda_cudart-*/lib/stubs/libcuda.so "$p/dev/$l/stubs/libcublas.so"
+	ln -s libcudart.so.12 "$p/dev/$l/libcudart.so"
+	ln -s libcublas.so.12 "$p/dev/$l/libcublas.so"
+	ln -s libnvToolsExt.so.1 "$p/dev/$l/libnvToolsExt.so"
+	printf 'Package: nvidia-cuda-dev\nVersion: 12.6.0-1\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/dev/DEBIAN/control"
+	cp "$x"/cuda_cudart-*/lib/libcudart.so.12.0.1 "$p/rt/$l/"
+	ln -s libcudart.so.12.0.1 "$p/rt/$l/libcudart.so.12"
+	printf 'Package: libcudart12\nVersion: 12.6.0-1\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/rt/DEBIAN/control"
+	cp "$x"/libcublas-*/lib64/libcublas.so.12.1 "$p/blas/$l/"
+	ln -s libcublas.so.12.1 "$p/blas/$l/libcublas.so.12"
+	printf 'Package: libcublas12\nVersion: 12.6.0-1\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/blas/DEBIAN/control"
+	for d in host dev rt blas; do dpkg-deb -Zxz --build "$p/$d" "$p/$d.deb" >/dev/null; done
+}
+
+@test "sysroot: from a .deb holding many libraries only the planned components' files are taken" {
+	local p=$BATS_TEST_TMPDIR/pkg l=$D/targets/sbsa-linux/lib
+	make_debian_debs "$p"
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb"
+	assert_status 0
+	# cudart's files, all headers (small), no cublas library, no cuda-gdb
+	[ -f "$l/libcudart_static.a" ] && [ -f "$l/libcudadevrt.a" ] && [ -f "$l/stubs/libcuda.so" ]
+	[ -f "$l/libcudart.so.12.0.1" ] && [ "$(readlink "$l/libcudart.so")" = libcudart.so.12 ]
+	[ -f "$D/targets/sbsa-linux/include/cublas_v2.h" ]
+	[ -z "$(ls "$l" "$l/stubs" | grep cublas)" ]
+	[ ! -e "$l/cuda-gdb" ]
+	# the dev link whose library's package was not given is not left dangling
+	[ ! -L "$l/libnvToolsExt.so" ]
+	assert_output_contains "libnvToolsExt.so"
+	[ -z "$(find -L "$l" -type l)" ]
+	run xcc sysroot verify "$D"
+	assert_status 0
+	# asked for, cublas comes, from both packages, and the sysroot is remade
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb" \
+		--components libcublas
+	assert_status 0
+	[ -f "$l/libcublas_static.a" ] && [ -f "$l/stubs/libcublas.so" ]
+	[ "$(machine_of "$l/libcublas.so.12.1")" = AArch64 ]
+	[ "$(readlink -f "$l/libcublas.so")" = "$(readlink -f "$l/libcublas.so.12.1")" ]
+	[ -f "$l/libcudart_static.a" ]
+	run xcc sysroot verify "$D"
+	assert_status 0
+	# a component whose files are unknown is refused before anything is done
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$BATS_TEST_TMPDIR/sr2" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --components libnosuch
+	assert_status 2
+	assert_output_contains "libnosuch"
+	assert_output_contains "libcublas"
+	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
+}
+
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
 	start_httpd "$FX/m126"
 	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never

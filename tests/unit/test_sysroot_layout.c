@@ -104,5 +104,55 @@ int main(void)
 	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cuda_runtime/__init__.py", NULL);
 	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia_cuda_runtime-12.6.0.dist-info/WHEEL",
 	       NULL);
+
+	/* The library filter: Debian's nvidia-cuda-dev holds every math
+	 * library; only the planned components' files are taken. */
+	{
+		struct strvec req = STRVEC_INIT;
+		struct cuda_version v = { 11, 8, -1 };
+		struct xcc_error err = { 0 };
+
+		ok(plan_set_library_filter(&p, v, &req, &err) == 0, "library filter: defaults");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/libcudart.so",
+		       "targets/sbsa-linux/lib/libcudart.so");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/libculibos.a",
+		       "targets/sbsa-linux/lib/libculibos.a");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/stubs/libcuda.so",
+		       "targets/sbsa-linux/lib/stubs/libcuda.so");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/libcublas_static.a", NULL);
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/stubs/libcublas.so", NULL);
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/stubs", NULL);
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/cuda-gdb/libcudacore.a", NULL);
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/include/cublas_v2.h",
+		       "targets/sbsa-linux/include/cublas_v2.h");
+		expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cublas/lib/libcublas.so.12", NULL);
+		/* a redist archive is one component: never filtered */
+		expect(PLAN_FMT_REDIST, PLAN_TARGET, target,
+		       "libcublas-linux-sbsa-12.6.4.1-archive/lib/libcublas.so.12",
+		       "targets/sbsa-linux/lib/libcublas.so.12");
+
+		strvec_push(&req, "libcublas");
+		ok(plan_set_library_filter(&p, v, &req, &err) == 0, "library filter: + libcublas");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/libcublasLt_static.a",
+		       "targets/sbsa-linux/lib/libcublasLt_static.a");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/stubs/libcublas.so",
+		       "targets/sbsa-linux/lib/stubs/libcublas.so");
+		expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cublas/lib/libcublas.so.12",
+		       "targets/sbsa-linux/lib/libcublas.so.12");
+		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+		       "usr/lib/aarch64-linux-gnu/libcufft_static.a", NULL);
+
+		strvec_push(&req, "libfoo");
+		ok(plan_set_library_filter(&p, v, &req, &err) == -1 && err.status == XCC_EUSAGE &&
+		   strstr(err.msg, "libfoo") && strstr(err.msg, "libcufft"),
+		   "an unknown component is refused, naming the known ones: %s", err.msg);
+		strvec_free(&req);
+		strvec_free(&p.lib_patterns);
+	}
 	return done_testing();
 }
