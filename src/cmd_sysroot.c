@@ -12,7 +12,7 @@ static const char sysroot_usage[] =
 	"Usage: cuda-xcc sysroot create --target T --cuda V [-arch LIST] [--from SRC]...\n"
 	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
 	"                               [--jobs N] [--progress auto|always|never]\n"
-	"                               [--allow-unserved] [--dry-run]\n"
+	"                               [--target-fs ROOTFS] [--allow-unserved] [--dry-run]\n"
 	"       cuda-xcc sysroot info DIR [--json]\n"
 	"       cuda-xcc sysroot list\n"
 	"       cuda-xcc sysroot verify DIR\n"
@@ -32,6 +32,9 @@ static const char sysroot_usage[] =
 	"  --components LIST  more target components, e.g. libcublas,libcufft (also which\n"
 	"                     libraries are taken from .debs and wheels)\n"
 	"  --dest DIR         where to put it (default: the store, see 'sysroot list')\n"
+	"  --target-fs ROOTFS the device's root filesystem: the target libraries' libstdc++\n"
+	"                     and libgcc_s are looked up there, and the driver builds against\n"
+	"                     it when its own command line gives no --target-fs\n"
 	"  --jobs N           archives extracted at once (default: the number of CPUs)\n"
 	"  --progress P       auto (a bar on a terminal), always or never\n"
 	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
@@ -46,6 +49,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "from", required_argument, NULL, 'f' },
 		{ "mirror", required_argument, NULL, 'm' },
 		{ "components", required_argument, NULL, 'C' },
+		{ "target-fs", required_argument, NULL, 'F' },
 		{ "dest", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "progress", required_argument, NULL, 'p' },
@@ -70,6 +74,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'f': strvec_push(&o.from, optarg); break;
 		case 'm': o.mirror = optarg; break;
 		case 'C': strvec_push(&o.components, optarg); break;
+		case 'F': o.target_fs = optarg; break;
 		case 'd': o.dest = optarg; break;
 		case 'j': {
 			char *end;

@@ -309,7 +309,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	struct user_flags u;
 	struct host_compiler hc = { 0 };
 	struct link_info li;
-	const char *target_name = o->target, *cuda_str = o->cuda;
+	const char *target_name = o->target, *cuda_str = o->cuda, *target_fs;
 	const struct target_profile *t;
 	struct cuda_version v;
 	char *nvcc;
@@ -418,8 +418,21 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	if (!u.has_arbin)
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
 	scan_link(&o->nvcc_args, &li);
-	if (o->target_fs) {
-		if (target_fs_args(o->target_fs, t, &plan->argv, &plan->target_libc, err))
+	/* The sysroot made for a device's rootfs builds against it unless the
+	 * command line names another. */
+	target_fs = o->target_fs;
+	if (!target_fs && have_meta && meta.target_fs) {
+		if (!is_dir(meta.target_fs)) {
+			xcc_fail(err, XCC_EUSAGE, "sysroot %s was made for the device root filesystem "
+				 "%s, which is no longer a directory: mount it again, pass "
+				 "--target-fs DIR, or recreate the sysroot", plan->sysroot,
+				 meta.target_fs);
+			goto out;
+		}
+		target_fs = meta.target_fs;
+	}
+	if (target_fs) {
+		if (target_fs_args(target_fs, t, &plan->argv, &plan->target_libc, err))
 			goto out;
 		if (li.links)
 			plan->linked_output = xstrdup(li.output ? li.output : "a.out");

@@ -944,9 +944,10 @@ out:
 }
 
 static void fill_meta(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
-		      const char *fingerprint, const char *serving)
+		      const char *target_fs, const char *fingerprint, const char *serving)
 {
 	memset(m, 0, sizeof *m);
+	m->target_fs = target_fs ? xstrdup(target_fs) : NULL;
 	m->cuda = xstrdup(p->cuda);
 	m->target = xstrdup(p->target);
 	m->tag = xstrdup(p->tag);
@@ -1021,8 +1022,9 @@ static void remove_dangling_links(const char *root, const char *dir, struct strv
  * metadata last. */
 static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *o,
 		      struct plan *p, const char *tmp, const char *host_compiler,
-		      const char *fingerprint, const char *triple, struct fetch_opts *fo,
-		      struct sysroot_create_result *res, struct xcc_error *err)
+		      const char *target_fs, const char *fingerprint, const char *triple,
+		      struct fetch_opts *fo, struct sysroot_create_result *res,
+		      struct xcc_error *err)
 {
 	struct progress pr = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -1099,7 +1101,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	if (write_file_atomic(path, profile, 0644, err))
 		goto out;
 
-	if (sysroot_autopatch(tmp, p->target_dir, triple, 0, &res->notes, err))
+	if (sysroot_autopatch(tmp, p->target_dir, triple, target_fs, 0, &res->notes, err))
 		goto out;
 	if (p->capabilities.n &&
 	    sysroot_serving(db, tmp, p->target_dir, &p->capabilities, &serving, &unserved, err))
@@ -1124,7 +1126,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	path = xasprintf("%s/%s", tmp, SYSROOT_FILES_LIST);
 	if (write_file_atomic(path, listing, 0644, err))
 		goto out;
-	fill_meta(&meta, p, host_compiler, fingerprint, serving);
+	fill_meta(&meta, p, host_compiler, target_fs, fingerprint, serving);
 	rc = sysroot_meta_save(tmp, &meta, err);
 	sysroot_meta_free(&meta);
 	if (rc == 0)
@@ -1158,7 +1160,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	struct host_compiler hc = { 0 };
 	struct xcc_error hc_err = { 0 };
 	char *dest = NULL, *tmp = NULL, *fingerprint = NULL, *old = NULL, *cuda_mm = NULL;
-	char *parent = NULL, b[32];
+	char *parent = NULL, *target_fs = NULL, *extra = NULL, b[32];
 	int lock_fd = -1, have_choice = 0, multi_component = 0, rc = -1;
 
 	memset(res, 0, sizeof *res);
@@ -1243,7 +1245,30 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		;
 	else
 		strvec_pushf(&res->notes, "no host compiler recorded: %s", hc_err.msg);
-	fingerprint = plan_fingerprint(&plan, hc.name);
+	if (o->target_fs) {
+		struct stat st;
+
+		if (stat(o->target_fs, &st) || !S_ISDIR(st.st_mode)) {
+			xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
+				 "device's root filesystem (a copy or a mount of it)", o->target_fs);
+			goto out;
+		}
+		if (strchr(o->target_fs, ',')) {
+			xcc_fail(err, XCC_EUSAGE, "--target-fs %s: nvcc splits its -Xcompiler and "
+				 "-Xlinker values at commas; use a path without ','", o->target_fs);
+			goto out;
+		}
+		/* Recorded for the driver, which runs from anywhere. */
+		if (!(target_fs = realpath(o->target_fs, NULL))) {
+			xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s", o->target_fs, strerror(errno));
+			goto out;
+		}
+	}
+	/* The rootfs decides what the autopatch resolves and is recorded:
+	 * another one makes another sysroot. */
+	extra = xasprintf("%s%s%s", hc.name ? hc.name : "", target_fs ? "\ntarget_fs " : "",
+			  target_fs ? target_fs : "");
+	fingerprint = plan_fingerprint(&plan, extra);
 
 	cuda_mm = xasprintf("%d.%d", v.major, v.minor);
 	dest = o->dest ? xstrdup(o->dest) : sysroot_store_path(t->name, cuda_mm);
@@ -1254,9 +1279,10 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	if (o->dry_run) {
 		char *text = plan_describe(&plan);
 
-		res->plan_text = xasprintf("%sdestination %s\nhost compiler %s\nfingerprint %s\n",
-					   text, dest, hc.name ? hc.name : "(none found)",
-					   fingerprint);
+		res->plan_text = xasprintf("%sdestination %s\nhost compiler %s\n%s%s%sfingerprint "
+					   "%s\n", text, dest, hc.name ? hc.name : "(none found)",
+					   target_fs ? "target fs " : "", target_fs ? target_fs : "",
+					   target_fs ? "\n" : "", fingerprint);
 		free(text);
 		rc = 0;
 		goto out;
@@ -1283,7 +1309,8 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		goto out;
 	}
 	chmod(tmp, 0755);
-	if (build_tree(db, o, &plan, tmp, hc.name, fingerprint, t->triple, &fo, res, err))
+	if (build_tree(db, o, &plan, tmp, hc.name, target_fs, fingerprint, t->triple, &fo, res,
+		       err))
 		goto out;
 	if (swap_into_place(tmp, dest, err))
 		goto out;
@@ -1309,6 +1336,8 @@ out:
 	free(dest);
 	free(cuda_mm);
 	free(fingerprint);
+	free(extra);
+	free(target_fs);
 	host_compiler_free(&hc);
 	plan_free(&plan);
 	if (have_choice)
@@ -1436,6 +1465,8 @@ int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 	strvec_pushf(&lines, "GPUs           %s", caps);
 	strvec_pushf(&lines, "host compiler  %s", m.host_compiler ? m.host_compiler :
 		     "(none recorded)");
+	if (m.target_fs)
+		strvec_pushf(&lines, "target fs      %s", m.target_fs);
 	strvec_pushf(&lines, "nvcc           %s/bin/nvcc", dir);
 	strvec_push(&lines, "components:");
 	for (size_t i = 0; i < m.n_components; i++) {
@@ -1622,7 +1653,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	t = gpudb_target(db, m.target);
 	if (!t)
 		strvec_pushf(problems, "unknown target '%s' in %s", m.target, SYSROOT_META_FILE);
-	else if (sysroot_autopatch(dir, m.target_dir, t->triple, 1, &notes, &e2))
+	else if (sysroot_autopatch(dir, m.target_dir, t->triple, m.target_fs, 1, &notes, &e2))
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
 	strvec_free(&notes);
 	sysroot_meta_free(&m);

@@ -31,6 +31,7 @@ struct sysroot_create_opts {
 	int allow_unserved;
 	int dry_run;
 	const char *cache_dir;    /* NULL: fetch's default */
+	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
 	FILE *log;                /* progress and notes go here (stderr) */
 };
 

@@ -46,7 +46,8 @@ static void note_missing(struct strvec *notes, const char *half, const char *roo
 }
 
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
-		      int dry_run, struct strvec *notes, struct xcc_error *err)
+		      const char *target_fs, int dry_run, struct strvec *notes,
+		      struct xcc_error *err)
 {
 	struct autopatch_opts host = AUTOPATCH_OPTS_INIT, target = AUTOPATCH_OPTS_INIT;
 	struct autopatch_report r = { 0 };
@@ -75,10 +76,14 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 	}
 	autopatch_report_free(&r);
 	memset(&r, 0, sizeof r);
-	/* Target half: the target's own libraries, then its cross toolchain
-	 * for libstdc++ and libgcc_s. */
+	/* Target half: the target's own libraries, then the device's root
+	 * filesystem when there is one (its libstdc++ and libgcc_s are the
+	 * ones the programs will meet), else the cross toolchain's. */
 	strvec_pushf(&target.paths, "%s/targets/%s", root, target_dir);
-	target.cross_prefix = prefix;
+	if (target_fs)
+		target.target_fs = target_fs;
+	else
+		target.cross_prefix = prefix;
 	target.dry_run = dry_run;
 	if (autopatch_run(&target, &r, &e2)) {
 		if (r.n_missing_unignored == 0) {

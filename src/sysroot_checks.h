@@ -13,12 +13,14 @@
 /*
  * Resolve the DT_NEEDED of the host half (bin, nvvm: x86_64, against the
  * build machine) and the target half (targets/<dir>: against the tree and
- * the cross toolchain <triple>-gcc), patching RUNPATHs unless dry_run.
+ * the cross toolchain <triple>-gcc, or the device's root filesystem
+ * target_fs when not NULL), patching RUNPATHs unless dry_run.
  * Unresolved dependencies are notes, not failures (the device provides
  * more than a sysroot can know); a patch that fails is an error.
  */
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
-		      int dry_run, struct strvec *notes, struct xcc_error *err);
+		      const char *target_fs, int dry_run, struct strvec *notes,
+		      struct xcc_error *err);
 
 /*
  * The serving table of every target library with device code:

@@ -111,6 +111,31 @@ fake_sysroot() {
 	assert_output_equals "$(printf '%s\n' -ccbin aarch64-linux-gnu-g++-12 -target-dir sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
 }
 
+@test "driver: the target_fs a sysroot was made for is used unless --target-fs names another" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/sr fs=$BATS_TEST_TMPDIR/fs other=$BATS_TEST_TMPDIR/other
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	mkdir -p "$fs/usr/lib/aarch64-linux-gnu" "$other/lib/aarch64-linux-gnu"
+	cp /usr/aarch64-linux-gnu/lib/libc.so.6 "$fs/usr/lib/aarch64-linux-gnu/"
+	cp /usr/aarch64-linux-gnu/lib/libc.so.6 "$other/lib/aarch64-linux-gnu/"
+	sed -i "s|\"host_compiler\"|\"target_fs\": \"$fs\", \"host_compiler\"|" "$s/sysroot.json"
+	run xcc --sysroot "$s" -arch sm_90 -### a.cu -o a
+	assert_status 0
+	assert_output_contains "-Xcompiler=--sysroot=$fs "
+	assert_output_contains "-Xlinker=-rpath-link=$fs/usr/lib/aarch64-linux-gnu "
+	# the command line wins
+	run xcc --sysroot "$s" -arch sm_90 --target-fs "$other" -### a.cu -o a
+	assert_status 0
+	assert_output_contains "-Xcompiler=--sysroot=$other "
+	[[ "$output" != *"$fs"* ]]
+	# a recorded rootfs that is gone is named, with the ways out
+	rm -rf "$fs"
+	run xcc --sysroot "$s" -arch sm_90 -### a.cu -o a
+	assert_status 2
+	assert_output_contains "$fs, which is no longer a directory"
+	assert_output_contains "--target-fs"
+}
+
 @test "driver: sysroot lookup: --sysroot, then CUDA_XCC_SYSROOT, then the store" {
 	need aarch64-linux-gnu-g++-12
 	fake_sysroot "$BATS_TEST_TMPDIR/env" sbsa 12.6 linux-sbsa sbsa-linux

@@ -361,6 +361,55 @@ make_debian_debs() {
 	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
 }
 
+@test "sysroot: --target-fs is recorded and gives the target libraries the device's libstdc++" {
+	need aarch64-linux-gnu-g++ "builds a target library that needs libstdc++"
+	local p=$BATS_TEST_TMPDIR/pkg fs=$BATS_TEST_TMPDIR/fs bare=$BATS_TEST_TMPDIR/bare t=/usr/aarch64-linux-gnu/lib
+	local a=$BATS_TEST_TMPDIR/cuda_cxx-linux-sbsa-1.0-archive
+	make_debian_debs "$p"
+	# a target library (a redist archive of its own) that needs libstdc++ and libgcc_s
+	mkdir -p "$a/lib"
+	printf '#include <string>\nstd::string cxx_name() { return std::string("cxx"); }\n' > "$p/cxx.cc"
+	aarch64-linux-gnu-g++ -shared -fPIC -Wl,-soname,libcxx.so.1 -o "$a/lib/libcxx.so.1" "$p/cxx.cc"
+	readelf -d "$a/lib/libcxx.so.1" | grep -q 'libstdc++.so.6'
+	tar -cJf "$a.tar.xz" -C "$BATS_TEST_TMPDIR" "$(basename "$a")"
+	# two device filesystems from the cross toolchain's own libraries: one with libstdc++
+	mkdir -p "$fs/usr/lib/aarch64-linux-gnu" "$bare/usr/lib/aarch64-linux-gnu"
+	cp "$t"/libc.so.6 "$t"/libm.so.6 "$t"/libgcc_s.so.1 "$t"/libstdc++.so.6* "$fs/usr/lib/aarch64-linux-gnu/"
+	cp "$t"/libc.so.6 "$t"/libm.so.6 "$t"/libgcc_s.so.1 "$bare/usr/lib/aarch64-linux-gnu/"
+	ln -s usr/lib "$fs/lib"
+	ln -s usr/lib "$bare/lib"
+	local from=(--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$a.tar.xz")
+
+	# without --target-fs the cross toolchain provides libstdc++: nothing to note
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}"
+	assert_status 0
+	[[ "$output" != *libstdc++* ]]
+	grep -q '"target_fs":	null' "$D/sysroot.json"
+	# a device without libstdc++: the toolchain's copy is not taken for it
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
+		--target-fs "$bare"
+	assert_status 0
+	assert_output_contains "device must provide: libstdc++.so.6 (needed by targets/sbsa-linux/lib/libcxx.so.1)"
+	grep -q "\"target_fs\":	\"$(realpath "$bare")\"" "$D/sysroot.json"
+	# one with it: resolved there; another rootfs is another sysroot (remade, recorded)
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
+		--target-fs "$BATS_TEST_TMPDIR/./fs"
+	assert_status 0
+	[[ "$output" != *libstdc++* ]]
+	[[ "$output" != *"up to date"* ]]
+	grep -q "\"target_fs\":	\"$(realpath "$fs")\"" "$D/sysroot.json"
+	run xcc sysroot info "$D"
+	assert_output_contains "target fs      $(realpath "$fs")"
+	run xcc sysroot verify "$D"
+	assert_status 0
+	# refused before anything is done
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$BATS_TEST_TMPDIR/sr2" --progress never \
+		"${from[@]}" --target-fs "$BATS_TEST_TMPDIR/nonesuch"
+	assert_status 2
+	assert_output_contains "--target-fs $BATS_TEST_TMPDIR/nonesuch is not a directory"
+	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
+}
+
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
 	start_httpd "$FX/m126"
 	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
