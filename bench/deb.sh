@@ -6,7 +6,7 @@
 #   bench/deb.sh [--cuda-xcc PATH] [--cache DIR] [--runs N] [--tmp DIR]
 #
 # The packages come from scripts/fetch-debian-cuda.sh (run first; default cache
-# /var/cache/cuda-xcc/debs). Each run takes about a minute on 2 CPUs; the best of N is used.
+# /var/cache/cuda-xcc/debs). Each run takes about half a minute on 2 CPUs; the best of N is used.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 xcc=${CUDA_XCC:-$top/build/src/cuda-xcc}

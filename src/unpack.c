@@ -355,17 +355,21 @@ static int is_tar_member(const char *name, const char *stem)
 	return strncmp(name, stem, n) == 0 && (name[n] == '\0' || name[n] == '.');
 }
 
-/* Advance a .deb's outer reader to the member "<stem>" or "<stem>.<ext>". */
+/* Advance a .deb's outer reader to the member "<stem>" or "<stem>.<ext>"
+ * (its entry into *entry unless NULL). */
 static int find_deb_member(struct archive *a, const char *path, const char *stem,
-			   const char **name, struct xcc_error *err)
+			   const char **name, struct archive_entry **entry, struct xcc_error *err)
 {
 	struct archive_entry *e;
 	int r;
 
 	while (header_ok(r = archive_read_next_header(a, &e))) {
 		*name = archive_entry_pathname(e);
-		if (*name && is_tar_member(*name, stem))
+		if (*name && is_tar_member(*name, stem)) {
+			if (entry)
+				*entry = e;
 			return 0;
+		}
 	}
 	if (r == ARCHIVE_EOF)
 		return xcc_fail(err, XCC_EUSAGE, "%s: a Debian package without a %s member", path,
@@ -1031,15 +1035,259 @@ static int finish_dirs(struct unpacker *u, struct xcc_error *err)
 	return 0;
 }
 
+#ifdef HAVE_LIBLZMA_MT
+/* ---------------------------------------------------------------------------
+ * xz that skips: a .deb's data.tar.xz read through its xz index
+ *
+ * A sysroot takes a few percent of Debian's nvidia-cuda-dev (cudart, not the
+ * 2 GB of math libraries). The tar reader hands the data of the members the
+ * map skips to the skip callback below, which, when the skip leaves the xz
+ * block being decoded, starts decoding at the block that holds the next
+ * member instead: the blocks in between (24 MiB each in Debian's packages)
+ * are never decoded. Only for multi-block data in a single xz stream; the
+ * other cases go through the decoders above.
+ */
+#define XZ_SEEK_IN (64 * 1024)
+
+struct xz_seek {
+	int fd;
+	uint64_t base, size;   /* the xz stream's offset and size in the file */
+	lzma_index *idx;
+	lzma_stream_flags flags;
+	lzma_index_iter it;    /* the block being decoded */
+	lzma_stream lz;
+	int block_open;
+	uint64_t in_off, in_end; /* file offsets: next compressed byte, block end */
+	uint64_t out_pos;      /* uncompressed offset of the next byte handed out */
+	uint64_t discard;      /* decoded bytes to drop before out_pos */
+	uint8_t in[XZ_SEEK_IN];
+	uint8_t out[XZ_OUT_BLOCK];
+};
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* Read the stream's header flags and index; 0 when the data is one xz
+ * stream of several blocks, -1 otherwise (then it is decoded as a whole). */
+static int xz_seek_index(struct xz_seek *x)
+{
+	uint8_t head[LZMA_STREAM_HEADER_SIZE], foot[LZMA_STREAM_HEADER_SIZE];
+	lzma_stream_flags footer;
+	uint64_t memlimit = UINT64_MAX;
+	size_t pos = 0;
+	uint8_t *ibuf;
+	int rc = -1;
+
+	if (x->size < 2 * LZMA_STREAM_HEADER_SIZE ||
+	    pread_all(x->fd, head, sizeof head, x->base) ||
+	    lzma_stream_header_decode(&x->flags, head) != LZMA_OK ||
+	    pread_all(x->fd, foot, sizeof foot, x->base + x->size - sizeof foot) ||
+	    lzma_stream_footer_decode(&footer, foot) != LZMA_OK ||
+	    lzma_stream_flags_compare(&x->flags, &footer) != LZMA_OK ||
+	    footer.backward_size > x->size - 2 * LZMA_STREAM_HEADER_SIZE)
+		return -1;
+	ibuf = xmalloc(footer.backward_size);
+	if (pread_all(x->fd, ibuf, footer.backward_size,
+		      x->base + x->size - sizeof foot - footer.backward_size) == 0 &&
+	    lzma_index_buffer_decode(&x->idx, &memlimit, NULL, ibuf, &pos,
+				     footer.backward_size) == LZMA_OK &&
+	    lzma_index_block_count(x->idx) > 1 &&
+	    lzma_index_total_size(x->idx) + footer.backward_size + 2 * LZMA_STREAM_HEADER_SIZE ==
+		    x->size)
+		rc = 0;
+	free(ibuf);
+	return rc;
+}
+
+/* Start decoding at the block holding uncompressed offset x->out_pos. */
+static int xz_seek_open_block(struct xz_seek *x, struct archive *inner)
+{
+	lzma_filter filters[LZMA_FILTERS_MAX + 1];
+	lzma_block block = { 0 };
+	uint8_t header[LZMA_BLOCK_HEADER_SIZE_MAX];
+	uint64_t off;
+	lzma_ret r;
+
+	lzma_index_iter_init(&x->it, x->idx);
+	if (lzma_index_iter_locate(&x->it, x->out_pos))
+		return 1; /* past the end */
+	off = x->base + x->it.block.compressed_file_offset;
+	if (pread_all(x->fd, header, 1, off))
+		goto broken;
+	block.version = 1;
+	block.check = x->flags.check;
+	block.filters = filters;
+	block.header_size = lzma_block_header_size_decode(header[0]);
+	if (header[0] == 0 || pread_all(x->fd, header, block.header_size, off) ||
+	    lzma_block_header_decode(&block, NULL, header) != LZMA_OK)
+		goto broken;
+	r = lzma_block_compressed_size(&block, x->it.block.unpadded_size);
+	if (r == LZMA_OK)
+		r = lzma_block_decoder(&x->lz, &block);
+	/* The decoder keeps its own copy of the filter options. */
+	for (size_t i = 0; filters[i].id != LZMA_VLI_UNKNOWN; i++)
+		free(filters[i].options);
+	if (r != LZMA_OK) {
+		archive_set_error(inner, EIO, "%s", lzma_problem(r));
+		return -1;
+	}
+	x->in_off = off + block.header_size;
+	x->in_end = off + x->it.block.total_size;
+	x->lz.avail_in = 0;
+	x->discard = x->out_pos - x->it.block.uncompressed_file_offset;
+	x->block_open = 1;
+	return 0;
+broken:
+	archive_set_error(inner, EIO, "corrupt xz block header");
+	return -1;
+}
+
+static la_ssize_t xz_seek_read(struct archive *inner, void *arg, const void **buf)
+{
+	struct xz_seek *x = arg;
+
+	for (;;) {
+		size_t made;
+		lzma_ret r;
+
+		if (!x->block_open) {
+			int o = xz_seek_open_block(x, inner);
+
+			if (o)
+				return o > 0 ? 0 : -1;
+		}
+		if (!x->lz.avail_in && x->in_off < x->in_end) {
+			size_t n = x->in_end - x->in_off < sizeof x->in ?
+				   (size_t)(x->in_end - x->in_off) : sizeof x->in;
+
+			if (pread_all(x->fd, x->in, n, x->in_off)) {
+				archive_set_error(inner, EIO, "truncated xz data");
+				return -1;
+			}
+			x->lz.next_in = x->in;
+			x->lz.avail_in = n;
+			x->in_off += n;
+		}
+		x->lz.next_out = x->out;
+		x->lz.avail_out = sizeof x->out;
+		r = lzma_code(&x->lz, LZMA_RUN);
+		if (r == LZMA_STREAM_END)
+			x->block_open = 0;
+		else if (r != LZMA_OK || (!x->lz.avail_in && x->in_off >= x->in_end &&
+					  x->lz.avail_out == sizeof x->out)) {
+			archive_set_error(inner, EIO, "%s",
+					  lzma_problem(r == LZMA_OK ? LZMA_BUF_ERROR : r));
+			return -1;
+		}
+		made = sizeof x->out - x->lz.avail_out;
+		if (x->discard >= made) {
+			x->discard -= made;
+			continue;
+		}
+		*buf = x->out + x->discard;
+		made -= (size_t)x->discard;
+		x->discard = 0;
+		x->out_pos += made;
+		return (la_ssize_t)made;
+	}
+}
+
+static la_int64_t xz_seek_skip(struct archive *inner, void *arg, la_int64_t request)
+{
+	struct xz_seek *x = arg;
+	uint64_t block_end = x->it.block.uncompressed_file_offset + x->it.block.uncompressed_size;
+
+	(void)inner;
+	if (request <= 0)
+		return 0;
+	/* Within the block being decoded: decoded and dropped, as the block
+	 * must be decoded up to the next member anyway. */
+	if (x->block_open && x->out_pos + (uint64_t)request < block_end)
+		x->discard += (uint64_t)request;
+	else
+		x->block_open = 0;
+	x->out_pos += (uint64_t)request;
+	return request;
+}
+
+/* Extract the data.tar.xz member the outer reader of a .deb stands on
+ * through its index. 1: not applicable (not a multi-block stream the
+ * file holds as is), nothing read; 0 done; -1 failed. */
+static int extract_xz_seeking(struct unpacker *u, struct archive *outer,
+			      struct archive_entry *member, struct xcc_error *err)
+{
+	struct xz_seek *x;
+	struct archive *inner;
+	char *what;
+	static const uint8_t magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	uint8_t head[6];
+	la_int64_t hpos = archive_read_header_position(outer);
+	int rc = 1;
+
+	if (hpos < 0 || !archive_entry_size_is_set(member))
+		return 1;
+	x = xmalloc(sizeof *x);
+	memset(x, 0, offsetof(struct xz_seek, in));
+	x->lz = (lzma_stream)LZMA_STREAM_INIT;
+	/* An ar member's data follows its 60-byte header. */
+	x->base = (uint64_t)hpos + 60;
+	x->size = (uint64_t)archive_entry_size(member);
+	x->fd = open(u->archive, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0 || pread_all(x->fd, head, sizeof head, x->base) ||
+	    memcmp(head, magic, sizeof magic) || xz_seek_index(x))
+		goto out;
+	what = xasprintf("%s: member %s", u->archive, archive_entry_pathname(member));
+	inner = archive_read_new();
+	archive_read_support_format_tar(inner);
+	archive_read_set_callback_data(inner, x);
+	archive_read_set_read_callback(inner, xz_seek_read);
+	archive_read_set_skip_callback(inner, xz_seek_skip);
+	if (archive_read_open1(inner) != ARCHIVE_OK)
+		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", what, archive_error_string(inner) ?
+			      archive_error_string(inner) : "unreadable");
+	else
+		rc = extract_all(u, inner, NULL, err);
+	archive_read_free(inner);
+	free(what);
+out:
+	if (x->fd >= 0)
+		close(x->fd);
+	if (x->idx)
+		lzma_index_end(x->idx, NULL);
+	lzma_end(&x->lz);
+	free(x);
+	return rc;
+}
+#endif
+
 static int extract_deb(struct unpacker *u, struct archive *outer, struct xcc_error *err)
 {
 	const char *name;
 	struct archive *inner;
+	struct archive_entry *member;
 	int rc;
 
-	if (find_deb_member(outer, u->archive, "data.tar", &name, err))
+	if (find_deb_member(outer, u->archive, "data.tar", &name, &member, err))
 		return -1;
 #ifdef HAVE_LIBLZMA_MT
+	/* With a map that may skip members, the blocks only they occupy need
+	 * no decoding; keeping everything, the threads decode it sooner. */
+	if (strcmp(name, "data.tar.xz") == 0 && u->o && u->o->map) {
+		rc = extract_xz_seeking(u, outer, member, err);
+		if (rc <= 0)
+			return rc;
+	}
 	if (strcmp(name, "data.tar.xz") == 0 && xz_threads() > 1) {
 		struct xz_source *x;
 		char *what = xasprintf("%s: member %s", u->archive, name);
@@ -1270,7 +1518,7 @@ static int identify_deb(struct archive *outer, const char *path, struct package_
 	char norm[PATH_MAX];
 	int r;
 
-	if (find_deb_member(outer, path, "control.tar", &name, err))
+	if (find_deb_member(outer, path, "control.tar", &name, NULL, err))
 		return -1;
 	inner = open_member(outer, path, name, err);
 	if (!inner)

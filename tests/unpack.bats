@@ -330,6 +330,41 @@ hostile_tar() { # OUT CASE
 	assert_output_contains "$S/bad.tar.xz"
 }
 
+@test "a .deb's multi-block data.tar.xz: the blocks only skipped members occupy are not decoded" {
+	need xz "making multi-block xz"
+	need ar "assembling a .deb"
+	mkdir -p "$S/src/usr/lib" "$S/deb"
+	seq 1 2000 >"$S/src/usr/lib/first.txt"
+	head -c 4000000 /dev/urandom >"$S/src/usr/lib/big.bin"
+	seq 1 3000 >"$S/src/usr/lib/last.txt"
+	printf '2.0\n' >"$S/deb/debian-binary"
+	printf 'Package: p\nVersion: 1\nArchitecture: amd64\n' >"$S/deb/control"
+	tar -C "$S/deb" -cJf "$S/deb/control.tar.xz" ./control
+	tar -C "$S/src" -cf - ./usr/lib/first.txt ./usr/lib/big.bin ./usr/lib/last.txt |
+		xz --block-size=65536 >"$S/deb/data.tar.xz"
+	(cd "$S/deb" && ar rc "$S/good.deb" debian-binary control.tar.xz data.tar.xz)
+	# Damage a block in the middle of big.bin's data (the middle of the stream).
+	size=$(stat -c %s "$S/deb/data.tar.xz")
+	printf '\x55\xaa\x55\xaa' | dd of="$S/deb/data.tar.xz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	(cd "$S/deb" && ar rc "$S/bad.deb" debian-binary control.tar.xz data.tar.xz)
+	# Taking everything decodes everything: the damage is found.
+	mkdir "$S/all"
+	run xcc debug unpack "$S/bad.deb" "$S/all"
+	assert_status 1
+	assert_output_contains "$S/bad.deb"
+	# Skipping big.bin never decodes its blocks; the members around it are whole.
+	mkdir "$S/some" "$S/ref"
+	run xcc debug unpack --skip usr/lib/big.bin "$S/bad.deb" "$S/some"
+	assert_status 0
+	[ ! -e "$S/some/usr/lib/big.bin" ]
+	cmp "$S/some/usr/lib/first.txt" "$S/src/usr/lib/first.txt"
+	cmp "$S/some/usr/lib/last.txt" "$S/src/usr/lib/last.txt"
+	# The undamaged package gives the same files, and big.bin whole when asked.
+	run xcc debug unpack "$S/good.deb" "$S/ref"
+	assert_status 0
+	diff -r "$S/ref" "$S/src"
+}
+
 @test "two archives with the same files unpacked into one tree at the same time both succeed" {
 	top=x-linux-x86_64-1-archive
 	mkdir -p "$S/src/$top/include/sub"
