@@ -276,6 +276,42 @@ EOF
 	assert_output_contains "is not a directory"
 }
 
+@test "e2e: a sysroot made with --target-fs builds against that rootfs without the option" {
+	need_sysroot
+	[ -z "${XCC_E2E_SYSROOT:-}" ] || skip "makes a sysroot of its own from the packages"
+	d=$(scratch)
+	cd "$d"
+	make_rootfs "$d/rootfs"
+	echo 'int device_value(void) { return 42; }' > dev.c
+	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libfromdevice.so.1 -o rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so.1 dev.c
+	ln -s libfromdevice.so.1 rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so
+	local from=() deb
+	while read -r deb; do from+=(--from "$deb"); done < <(debs)
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$d/S" --progress never \
+		--target-fs "$d/rootfs" "${from[@]}"
+	assert_status 0
+	grep -q "\"target_fs\":	\"$(realpath "$d/rootfs")\"" "$d/S/sysroot.json"
+	cat > uses.cu <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+extern "C" int device_value(void);
+int main()
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("device_value=%d err=%d\n", device_value(), (int)e);
+	return 2;
+}
+EOF
+	# -lfromdevice is found only in the recorded rootfs
+	run xcc --sysroot "$d/S" -arch sm_90 uses.cu -o uses -lfromdevice
+	assert_status 0
+	run qemu-aarch64 -L "$d/rootfs" ./uses
+	assert_output_contains "device_value=42 err=35"
+	run xcc --sysroot "$d/S" -arch sm_90 --dry-run uses.cu -o uses
+	assert_output_contains "-Xcompiler=--sysroot=$(realpath "$d/rootfs")"
+}
+
 @test "e2e: --target-fs warns when the program needs a newer GLIBC_ than the device has" {
 	need_sysroot
 	d=$(scratch)
