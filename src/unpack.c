@@ -556,6 +556,9 @@ struct unpacker {
 	const struct unpack_opts *o;
 	struct unpack_stats *stats;
 	struct archive *outer; /* whose byte count is the progress */
+	/* When set, the progress instead: a reader that seeks in the file. */
+	uint64_t (*file_pos)(void *arg);
+	void *file_pos_arg;
 	uint64_t progress_next;
 	struct strvec symlinks; /* canonical paths of the symlinks made */
 	struct dir_mode *dirs;
@@ -574,7 +577,8 @@ static void report_progress(struct unpacker *u, int done_all)
 
 	if (!u->o || !u->o->progress)
 		return;
-	done = (uint64_t)archive_filter_bytes(u->outer, -1);
+	done = u->file_pos ? u->file_pos(u->file_pos_arg) :
+			    (uint64_t)archive_filter_bytes(u->outer, -1);
 	/* Whatever follows the last member (padding, trailing ar members)
 	 * is read too, as far as the caller's byte count goes. */
 	if (done_all && stat(u->archive, &st) == 0)
@@ -1221,6 +1225,14 @@ static la_int64_t xz_seek_skip(struct archive *inner, void *arg, la_int64_t requ
 	return request;
 }
 
+/* How far into the file decoding has gone (skipped blocks count as read). */
+static uint64_t xz_seek_file_pos(void *arg)
+{
+	const struct xz_seek *x = arg;
+
+	return x->in_off ? x->in_off : x->base;
+}
+
 /* Extract the data.tar.xz member the outer reader of a .deb stands on
  * through its index. 1: not applicable (not a multi-block stream the
  * file holds as is), nothing read; 0 done; -1 failed. */
@@ -1256,8 +1268,12 @@ static int extract_xz_seeking(struct unpacker *u, struct archive *outer,
 	if (archive_read_open1(inner) != ARCHIVE_OK)
 		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", what, archive_error_string(inner) ?
 			      archive_error_string(inner) : "unreadable");
-	else
+	else {
+		u->file_pos = xz_seek_file_pos;
+		u->file_pos_arg = x;
 		rc = extract_all(u, inner, NULL, err);
+		u->file_pos = NULL;
+	}
 	archive_read_free(inner);
 	free(what);
 out:
