@@ -472,6 +472,12 @@ char *plan_describe(const struct plan *p)
 			     a->tag ? a->tag : format_name(a->format), size, a->source, a->dest,
 			     a->sha256 ? "  sha256 " : "", a->sha256 ? a->sha256 : "");
 	}
+	if (p->filter_libs) {
+		char *pats = p->lib_patterns.n ? strvec_join(&p->lib_patterns, " ") : xstrdup("-");
+
+		strvec_pushf(&lines, "libraries taken from .debs and wheels: %s", pats);
+		free(pats);
+	}
 	strvec_push(&lines, "");
 	s = strvec_join(&lines, "\n");
 	free(caps);

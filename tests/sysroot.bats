@@ -359,6 +359,11 @@ make_debian_debs() {
 	assert_output_contains "libnosuch"
 	assert_output_contains "libcublas"
 	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
+	# --dry-run shows which library files are taken
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --dry-run \
+		--from "$p/host.deb" --from "$p/dev.deb" --components libcublas
+	assert_output_contains "libraries taken from .debs and wheels: libcudart.so*"
+	assert_output_contains " libcublas_static.a "
 }
 
 @test "sysroot: --target-fs is recorded and gives the target libraries the device's libstdc++" {
