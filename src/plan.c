@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <fnmatch.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -77,6 +78,57 @@ int plan_components(struct cuda_version v, struct strvec *host, struct strvec *t
 	return 0;
 }
 
+/*
+ * The one component a package given with --from stands for, from its name:
+ * nvidia_cublas_cu12 (a wheel), libcublas11 (Debian), libcublas-12-6
+ * (NVIDIA's .deb) all mean libcublas; libcudart11.0 means cuda_cudart. A
+ * package that holds many components (nvidia-cuda-dev) stands for none.
+ * Giving such a package says which component is wanted, so its libraries are
+ * kept without --components. NULL when the name says nothing known.
+ */
+static const char *package_component(const char *package, const struct strvec *known)
+{
+	static const char *const prefixes[] = { "", "lib", "cuda_" };
+	char *s = xstrdup(package), *stem;
+	const char *found = NULL;
+	size_t n;
+
+	for (char *q = s; *q; q++)
+		*q = *q == '-' ? '_' : (char)tolower((unsigned char)*q);
+	stem = strncmp(s, "nvidia_", 7) == 0 ? s + 7 : s;
+	/* Drop version and flavour suffixes: _cu12, _12_6, 11.0, _dev. */
+	for (int changed = 1; changed;) {
+		char *us;
+
+		changed = 0;
+		n = strlen(stem);
+		while (n && (isdigit((unsigned char)stem[n - 1]) || stem[n - 1] == '.')) {
+			stem[--n] = '\0';
+			changed = 1;
+		}
+		us = strrchr(stem, '_');
+		if (us && (us[1] == '\0' || strcmp(us, "_cu") == 0 || strcmp(us, "_dev") == 0)) {
+			*us = '\0';
+			changed = 1;
+		}
+	}
+	for (size_t i = 0; !found && i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		const char *base = stem;
+		char *cand;
+
+		/* libcudart -> cuda_cudart */
+		if (strcmp(prefixes[i], "cuda_") == 0 && strncmp(stem, "lib", 3) == 0)
+			base = stem + 3;
+		cand = xasprintf("%s%s", prefixes[i], base);
+		for (size_t k = 0; k < known->n; k++)
+			if (strcmp(known->v[k], cand) == 0)
+				found = known->v[k];
+		free(cand);
+	}
+	free(s);
+	return found;
+}
+
 int plan_set_library_filter(struct plan *p, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err)
 {
@@ -109,6 +161,14 @@ int plan_set_library_filter(struct plan *p, struct cuda_version v,
 		}
 		if (!strvec_contains(&target, requested->v[i]))
 			strvec_push(&target, requested->v[i]);
+	}
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const struct plan_archive *a = &p->archives[i];
+		const char *c;
+
+		if (a->format != PLAN_FMT_REDIST && a->component &&
+		    (c = package_component(a->component, &known)) && !strvec_contains(&target, c))
+			strvec_push(&target, c);
 	}
 	strvec_extend(&target, &optional);
 	strvec_free(&p->lib_patterns);

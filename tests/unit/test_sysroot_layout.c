@@ -147,6 +147,43 @@ int main(void)
 		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
 		       "usr/lib/aarch64-linux-gnu/libcufft_static.a", NULL);
 
+		/* A single-component package given with --from brings its own
+		 * component: its name says which. */
+		{
+			static const char *const names[] = { "nvidia_cublas_cu12", "libcublas11",
+							     "libcublas-12-6", "libcublas-dev-12-6" };
+			struct plan_archive a = { .format = PLAN_FMT_WHEEL };
+			struct strvec none = STRVEC_INIT;
+
+			for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+				struct plan q = p;
+
+				a.component = (char *)names[i];
+				a.format = i ? PLAN_FMT_DEB : PLAN_FMT_WHEEL;
+				q.archives = &a;
+				q.n_archives = 1;
+				q.lib_patterns = (struct strvec)STRVEC_INIT;
+				ok(plan_set_library_filter(&q, v, &none, &err) == 0 &&
+				   plan_keeps_library(&q, "libcublas.so.12") &&
+				   !plan_keeps_library(&q, "libcufft.so.11"),
+				   "package %s brings libcublas, not libcufft", names[i]);
+				strvec_free(&q.lib_patterns);
+			}
+			a.component = "nvidia-cuda-dev";
+			{
+				struct plan q = p;
+
+				q.archives = &a;
+				q.n_archives = 1;
+				q.lib_patterns = (struct strvec)STRVEC_INIT;
+				ok(plan_set_library_filter(&q, v, &none, &err) == 0 &&
+				   !plan_keeps_library(&q, "libcublas.so.11") &&
+				   plan_keeps_library(&q, "libcudart.so.11.0"),
+				   "nvidia-cuda-dev stands for no single component");
+				strvec_free(&q.lib_patterns);
+			}
+		}
+
 		strvec_push(&req, "libfoo");
 		ok(plan_set_library_filter(&p, v, &req, &err) == -1 && err.status == XCC_EUSAGE &&
 		   strstr(err.msg, "libfoo") && strstr(err.msg, "libcufft"),
