@@ -327,7 +327,7 @@ make_debian_debs() {
 	local p=$BATS_TEST_TMPDIR/pkg l=$D/targets/sbsa-linux/lib
 	make_debian_debs "$p"
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
-		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb"
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
 	assert_status 0
 	# cudart's files, all headers (small), no cublas library, no cuda-gdb
 	[ -f "$l/libcudart_static.a" ] && [ -f "$l/libcudadevrt.a" ] && [ -f "$l/stubs/libcuda.so" ]
@@ -341,10 +341,15 @@ make_debian_debs() {
 	[ -z "$(find -L "$l" -type l)" ]
 	run xcc sysroot verify "$D"
 	assert_status 0
-	# asked for, cublas comes, from both packages, and the sysroot is remade
+	# asked for with --components, cublas's files in nvidia-cuda-dev come
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
-		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb" \
-		--components libcublas
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --components libcublas
+	assert_status 0
+	[ -f "$l/libcublas_static.a" ] && [ -f "$l/stubs/libcublas.so" ]
+	# cublas's own package given with --from asks for it too: it comes from both
+	# packages, and the sysroot is remade
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb"
 	assert_status 0
 	[ -f "$l/libcublas_static.a" ] && [ -f "$l/stubs/libcublas.so" ]
 	[ "$(machine_of "$l/libcublas.so.12.1")" = AArch64 ]
