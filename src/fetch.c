@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fetch.h"
+#include "fileio.h"
 #include "strvec.h"
 
 #define HASH_BLOCK (256 * 1024)
@@ -147,6 +148,15 @@ static EVP_MD_CTX *hash_new(void)
 	return md;
 }
 
+int fetch_sha256_buffer(const void *data, size_t len, char hex[65])
+{
+	EVP_MD_CTX *md = hash_new();
+	int rc = md && EVP_DigestUpdate(md, data, len) ? finish_hash(md, hex) : -1;
+
+	EVP_MD_CTX_free(md);
+	return rc;
+}
+
 /* Feed fd's bytes from its current offset to EOF into md. */
 static int hash_fd(int fd, EVP_MD_CTX *md, uint64_t *size)
 {
@@ -226,30 +236,6 @@ static int fsync_dir(const char *dir)
 	rc = fsync(fd);
 	close(fd);
 	return rc;
-}
-
-static int mkdir_p(const char *dir, struct xcc_error *err)
-{
-	char *buf = xstrdup(dir);
-
-	for (char *p = buf + 1;; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST) {
-			xcc_fail(err, XCC_EFAIL, "cannot create the cache directory %s: %s", buf,
-				 strerror(errno));
-			free(buf);
-			return -1;
-		}
-		if (!c)
-			break;
-		*p = c;
-	}
-	free(buf);
-	return 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -593,7 +579,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	uint64_t have;
 	int rc = -1, resumed;
 
-	if (mkdir_p(cache, err))
+	if (file_mkdir_p(cache, err))
 		goto out;
 	if (sha) {
 		final = xasprintf("%s/%s", cache, sha);
@@ -607,14 +593,10 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	} else {
 		/* Without a promised hash, the .part is named after the URL
 		 * so that it can still be resumed. */
-		EVP_MD_CTX *md = hash_new();
-
-		if (!md || !EVP_DigestUpdate(md, url, strlen(url)) || finish_hash(md, actual)) {
-			EVP_MD_CTX_free(md);
+		if (fetch_sha256_buffer(url, strlen(url), actual)) {
 			xcc_fail(err, XCC_EFAIL, "OpenSSL has no SHA-256");
 			goto out;
 		}
-		EVP_MD_CTX_free(md);
 		part = xasprintf("%s/url-%s.part", cache, actual);
 	}
 	t.fd = open_part_locked(part, err);

@@ -3,12 +3,12 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <fnmatch.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data.h"
+#include "fetch.h"
 #include "plan.h"
 
 const char *plan_side_name(enum plan_side s)
@@ -547,11 +547,8 @@ char *plan_describe(const struct plan *p)
 
 char *plan_fingerprint(const struct plan *p, const char *extra)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
 	struct strvec fields = STRVEC_INIT;
-	char *text, *hex;
+	char *text, hex[65] = "";
 
 	/* Everything that decides the tree, and nothing that does not (where
 	 * the bytes came from). The layout version makes a new cuda-xcc redo
@@ -571,18 +568,11 @@ char *plan_fingerprint(const struct plan *p, const char *extra)
 			     a->version ? a->version : "-");
 	}
 	text = strvec_join(&fields, "\n");
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
-	    EVP_DigestUpdate(ctx, text, strlen(text)) != 1 ||
-	    EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
-		mdlen = 0;
-	EVP_MD_CTX_free(ctx);
-	hex = xmalloc(2 * mdlen + 1);
-	for (unsigned int i = 0; i < mdlen; i++)
-		sprintf(hex + 2 * i, "%02x", md[i]);
-	hex[2 * mdlen] = '\0';
+	if (fetch_sha256_buffer(text, strlen(text), hex))
+		hex[0] = '\0';
 	free(text);
 	strvec_free(&fields);
-	return hex;
+	return xstrdup(hex);
 }
 
 void plan_free(struct plan *p)

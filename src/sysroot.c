@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fetch.h"
+#include "fileio.h"
 #include "flags.h"
 #include "hostcc.h"
 #include "manifest.h"
@@ -158,30 +159,6 @@ static int remove_tree(const char *path)
 	return lstat(path, &st) == 0 ? -1 : 0;
 }
 
-static int mkdir_p(const char *path, struct xcc_error *err)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			xcc_fail(err, XCC_EFAIL, "cannot create %s: %s", p, strerror(errno));
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST) {
-		xcc_fail(err, XCC_EFAIL, "cannot create %s: %s", p, strerror(errno));
-		free(p);
-		return -1;
-	}
-	free(p);
-	return 0;
-}
-
 static int is_dir(const char *p)
 {
 	struct stat st;
@@ -267,32 +244,6 @@ static char *tree_listing(const char *root)
 	s = strvec_join(&l.lines, "\n");
 	strvec_free(&l.lines);
 	return s;
-}
-
-static int write_file_atomic(const char *path, const char *text, mode_t mode,
-			     struct xcc_error *err)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	size_t len = strlen(text);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd)) {
-		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		xcc_fail(err, XCC_EFAIL, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
 }
 
 /* ---- nvcc.profile ---------------------------------------------------------- */
@@ -1098,7 +1049,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	profile = sysroot_nvcc_profile(file_contains_dir(tmp, path));
 	free(path);
 	path = xasprintf("%s/bin/nvcc.profile", tmp);
-	if (write_file_atomic(path, profile, 0644, err))
+	if (file_write_atomic(path, profile, strlen(profile), 0644, err))
 		goto out;
 
 	if (sysroot_autopatch(tmp, p->target_dir, triple, target_fs, 0, &res->notes, err))
@@ -1124,7 +1075,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	free(path);
 	listing = tree_listing(tmp);
 	path = xasprintf("%s/%s", tmp, SYSROOT_FILES_LIST);
-	if (write_file_atomic(path, listing, 0644, err))
+	if (file_write_atomic(path, listing, strlen(listing), 0644, err))
 		goto out;
 	fill_meta(&meta, p, host_compiler, target_fs, fingerprint, serving);
 	rc = sysroot_meta_save(tmp, &meta, err);
@@ -1289,7 +1240,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	}
 
 	parent = dir_name(dest);
-	if (mkdir_p(parent, err) || take_lock(dest, &lock_fd, err))
+	if (file_mkdir_p(parent, err) || take_lock(dest, &lock_fd, err))
 		goto out;
 	remove_stale(dest);
 	old = existing_fingerprint(dest);
@@ -1365,25 +1316,6 @@ void sysroot_create_opts_free(struct sysroot_create_opts *o)
 }
 
 /* ---- info, list, verify -------------------------------------------------------------- */
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return NULL;
-	do {
-		if (len + 4096 > cap)
-			buf = xrealloc(buf, cap = cap ? cap * 2 : 65536);
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n);
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
 
 static void push_trimmed(struct strvec *out, char *line)
 {
@@ -1626,7 +1558,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	if (sysroot_meta_load(dir, &m, err))
 		return -1;
 	path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST);
-	want = read_text(path);
+	want = file_read_text(path, NULL);
 	if (!want) {
 		strvec_pushf(problems, "%s is missing: the tree cannot be checked", path);
 	} else {
@@ -1637,7 +1569,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	}
 	free(path);
 	path = xasprintf("%s/bin/nvcc.profile", dir);
-	have = read_text(path);
+	have = file_read_text(path, NULL);
 	inc = xasprintf("%s/targets/%s/include/cccl", dir, m.target_dir);
 	profile = sysroot_nvcc_profile(is_dir(inc));
 	if (!have || strcmp(have, profile) != 0)

@@ -2,12 +2,11 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fileio.h"
 #include "sysroot_meta.h"
 
 static char *dup_string(const cJSON *obj, const char *key)
@@ -20,32 +19,18 @@ static char *dup_string(const cJSON *obj, const char *key)
 int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error *err)
 {
 	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
+	char *text = file_read_text(path, NULL);
 	cJSON *root = NULL;
 	const cJSON *arr, *it;
 	int rc = -1;
 
 	memset(m, 0, sizeof *m);
-	if (!f) {
+	if (!text) {
 		xcc_fail(err, XCC_EFAIL, "%s is not a cuda-xcc sysroot: cannot read %s: %s%s", dir,
 			 path, strerror(errno),
 			 errno == ENOENT ? "\nCreate one with 'cuda-xcc sysroot create'." : "");
 		goto out;
 	}
-	for (;;) {
-		size_t n;
-
-		if (len + 4096 > cap)
-			text = xrealloc(text, cap = cap ? cap * 2 : 16384);
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
-	text[len] = '\0';
 	root = cJSON_Parse(text);
 	if (!cJSON_IsObject(root)) {
 		xcc_fail(err, XCC_EFAIL, "%s is not valid JSON; recreate the sysroot", path);
@@ -146,32 +131,11 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_error *err)
 {
 	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	char *text = sysroot_meta_to_json(m);
-	size_t len = strlen(text);
-	int fd, rc = -1;
+	char *json = sysroot_meta_to_json(m), *text = xasprintf("%s\n", json);
+	int rc = file_write_atomic(path, text, strlen(text), 0644, err);
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
-		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		xcc_fail(err, XCC_EFAIL, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
 	free(text);
-	free(tmp);
+	free(json);
 	free(path);
 	return rc;
 }

@@ -8,25 +8,8 @@
 
 #include "manifest.h"
 #include "strvec.h"
+#include "fileio.h"
 #include "tap.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static char *data_path(const char *rel)
 {
@@ -41,7 +24,7 @@ static int load(const char *rel, struct manifest *m, struct xcc_error *err)
 	size_t len = 0;
 	int rc;
 
-	text = slurp(path, &len);
+	text = file_read_text(path, &len);
 	if (!text) {
 		free(path);
 		return xcc_fail(err, XCC_EFAIL, "cannot read %s", rel);
@@ -229,7 +212,7 @@ static void truncations(void)
 	char *path = data_path("cuda/redistrib_12.6.3.json"), *text;
 	size_t len = 0, bad = 0, tried = 0;
 
-	text = slurp(path, &len);
+	text = file_read_text(path, &len);
 	ok(text != NULL, "read 12.6.3 for truncation");
 	for (size_t cut = 0; text && cut + 1 < len; cut += 397) {
 		struct manifest m;

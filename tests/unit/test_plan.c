@@ -8,27 +8,10 @@
 
 #include "flags.h"
 #include "plan.h"
+#include "fileio.h"
 #include "tap.h"
 
 static struct gpudb db;
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static int load(const char *rel, struct manifest *m)
 {
@@ -38,7 +21,7 @@ static int load(const char *rel, struct manifest *m)
 	size_t len = 0;
 	int rc = -1;
 
-	text = slurp(path, &len);
+	text = file_read_text(path, &len);
 	if (text)
 		rc = manifest_parse(text, len, rel, m, &err);
 	if (rc)

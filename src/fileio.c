@@ -1,0 +1,89 @@
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "strvec.h"
+
+char *file_read_text(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t used = 0, cap = 0, n;
+	int saved;
+
+	if (!f)
+		return NULL;
+	do {
+		if (used + 4096 > cap)
+			buf = xrealloc(buf, cap = cap ? cap * 2 : 16384);
+		n = fread(buf + used, 1, cap - used - 1, f);
+		used += n;
+	} while (n);
+	if (ferror(f)) {
+		saved = errno;
+		fclose(f);
+		free(buf);
+		errno = saved;
+		return NULL;
+	}
+	fclose(f);
+	buf[used] = '\0';
+	if (len)
+		*len = used;
+	return buf;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		      struct xcc_error *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fsync(fd)) {
+		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		xcc_fail(err, XCC_EFAIL, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int file_mkdir_p(const char *path, struct xcc_error *err)
+{
+	char *buf = xstrdup(path);
+
+	for (char *p = buf + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			xcc_fail(err, XCC_EFAIL, "cannot create %s: %s", buf, strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (!c)
+			break;
+		*p = c;
+	}
+	free(buf);
+	return 0;
+}

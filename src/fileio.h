@@ -1,0 +1,23 @@
+/* Small file helpers for the modules that keep state on disk: one way to
+ * read a text file, to replace a file atomically, to make a directory path. */
+#ifndef XCC_FILEIO_H
+#define XCC_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* The whole file, NUL-terminated (*len without the NUL, when len is not
+ * NULL); NULL with errno set when it cannot be read. Caller frees. */
+char *file_read_text(const char *path, size_t *len);
+
+/* Replace path with data: a temporary file next to it, fsync, rename. A
+ * failure leaves the old file as it was. */
+int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		      struct xcc_error *err);
+
+/* mkdir -p: every missing directory of path, mode 0755. */
+int file_mkdir_p(const char *path, struct xcc_error *err);
+
+#endif
