@@ -1186,12 +1186,13 @@ static int write_output(struct model *m, const char *output, struct xcc_error *e
 	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), strrchr(output, '/')
 							  ? strrchr(output, '/') + 1 : output);
 	fd = mkstemp(tmp);
+	/* Name the output the user asked for, not our temporary file. */
 	if (fd < 0) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", tmp, strerror(errno));
+		xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
 		goto out;
 	}
 	if (copy_fd(m->fd, fd)) {
-		xcc_fail(err, XCC_EFAIL, "%s: copying: %s", tmp, strerror(errno));
+		xcc_fail(err, XCC_EFAIL, "%s: writing: %s", output, strerror(errno));
 		goto fail;
 	}
 	if (fstat(m->fd, &st) == 0) {

@@ -504,7 +504,7 @@ run_with_readonly_dir() {
 	# --output into the read-only directory: refused, and no temporary file left behind
 	run_with_readonly_dir "$d" patchelf --set-rpath /x --output "$d/prog.out" "$f"
 	assert_status 1
-	assert_output_contains "$why"
+	assert_output_equals "cuda-xcc: $d/prog.out: $why"
 	[ "$(sha256sum < "$f")" = "$sum" ]
 	[ "$(ls -A "$d")" = "$(printf 'lib\nprog')" ]
 	# the same commands patch the file once it is writable again
