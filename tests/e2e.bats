@@ -371,3 +371,25 @@ EOF
 	assert_status 2
 	assert_output_contains "without ','"
 }
+
+@test "e2e: a CMake project through the toolchain file builds with nvcc 11.8 and runs" {
+	need_sysroot
+	need cmake "builds the example project"
+	d=$(scratch)
+	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 0
+	assert_output_contains "Found CUDAToolkit: $S/targets/sbsa-linux/include (found version \"11.8.89\")"
+	grep -qx 'CMAKE_CUDA_ARCHITECTURES:STRING=90' "$d/b/CMakeCache.txt"
+	grep -q "CMAKE_CUDA_HOST_COMPILER:.*=.*aarch64-linux-gnu-g++-11" "$d/b/CMakeCache.txt" ||
+		grep -q "aarch64-linux-gnu-g++-11" "$d/b/CMakeFiles/"*/CMakeCUDACompiler.cmake
+	run cmake --build "$d/b"
+	assert_status 0
+	run file "$d/b/vector_add"
+	assert_output_contains "ARM aarch64"
+	# CMake links the shared cudart (CUDA::cudart) without a run path into the sysroot.
+	run_qemu -E LD_LIBRARY_PATH="$S/targets/sbsa-linux/lib" "$d/b/vector_add"
+	assert_status 2
+	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+}
