@@ -409,12 +409,8 @@ done
 
 # --- cuda-xcc itself -----------------------------------------------------------
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi)
-# musl gives threads 128 KiB of stack by default, glibc 8 MiB; musl takes
-# the default from the program's PT_GNU_STACK size, so -z stack-size gives
-# the worker threads of sysroot create glibc's room (with 128 KiB, a deep
-# frame jumped the guard page and corrupted xz data in e2e.bats).
 conf_args=(--enable-static-binary CC=musl-gcc
-	CFLAGS="$CFLAGS" CPPFLAGS="-isystem $kinc" LDFLAGS="-Wl,--gc-sections -s -Wl,-z,stack-size=8388608"
+	CFLAGS="$CFLAGS" CPPFLAGS="-isystem $kinc" LDFLAGS="-Wl,--gc-sections -s"
 	PKG_CONFIG_PATH="$PKG_CONFIG_PATH" PKG_CONFIG_LIBDIR="$PKG_CONFIG_LIBDIR")
 conf_key=$(printf '%s\n' "${key[@]}" "$toolchain_id" "$top" "${conf_args[@]}" |
 	sha256sum | cut -d' ' -f1)
