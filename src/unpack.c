@@ -1064,6 +1064,9 @@ struct xz_seek {
 	uint64_t in_off, in_end; /* file offsets: next compressed byte, block end */
 	uint64_t out_pos;      /* uncompressed offset of the next byte handed out */
 	uint64_t discard;      /* decoded bytes to drop before out_pos */
+	/* liblzma's block decoder keeps a pointer to this and reads it while
+	 * decoding: it must live as long as the decoder, not on a stack. */
+	lzma_block block;
 	uint8_t in[XZ_SEEK_IN];
 	uint8_t out[XZ_OUT_BLOCK];
 };
@@ -1118,7 +1121,7 @@ static int xz_seek_index(struct xz_seek *x)
 static int xz_seek_open_block(struct xz_seek *x, struct archive *inner)
 {
 	lzma_filter filters[LZMA_FILTERS_MAX + 1];
-	lzma_block block = { 0 };
+	lzma_block *bp = &x->block;
 	uint8_t header[LZMA_BLOCK_HEADER_SIZE_MAX];
 	uint64_t off;
 	lzma_ret r;
@@ -1129,24 +1132,26 @@ static int xz_seek_open_block(struct xz_seek *x, struct archive *inner)
 	off = x->base + x->it.block.compressed_file_offset;
 	if (pread_all(x->fd, header, 1, off))
 		goto broken;
-	block.version = 1;
-	block.check = x->flags.check;
-	block.filters = filters;
-	block.header_size = lzma_block_header_size_decode(header[0]);
-	if (header[0] == 0 || pread_all(x->fd, header, block.header_size, off) ||
-	    lzma_block_header_decode(&block, NULL, header) != LZMA_OK)
+	memset(bp, 0, sizeof *bp);
+	bp->version = 1;
+	bp->check = x->flags.check;
+	bp->filters = filters;
+	bp->header_size = lzma_block_header_size_decode(header[0]);
+	if (header[0] == 0 || pread_all(x->fd, header, bp->header_size, off) ||
+	    lzma_block_header_decode(bp, NULL, header) != LZMA_OK)
 		goto broken;
-	r = lzma_block_compressed_size(&block, x->it.block.unpadded_size);
+	r = lzma_block_compressed_size(bp, x->it.block.unpadded_size);
 	if (r == LZMA_OK)
-		r = lzma_block_decoder(&x->lz, &block);
+		r = lzma_block_decoder(&x->lz, bp);
 	/* The decoder keeps its own copy of the filter options. */
 	for (size_t i = 0; filters[i].id != LZMA_VLI_UNKNOWN; i++)
 		free(filters[i].options);
+	bp->filters = NULL; /* a stack array: nothing may read it from now on */
 	if (r != LZMA_OK) {
 		archive_set_error(inner, EIO, "%s", lzma_problem(r));
 		return -1;
 	}
-	x->in_off = off + block.header_size;
+	x->in_off = off + bp->header_size;
 	x->in_end = off + x->it.block.total_size;
 	x->lz.avail_in = 0;
 	x->discard = x->out_pos - x->it.block.uncompressed_file_offset;
