@@ -17,7 +17,7 @@ packages=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
-	musl-tools
+	musl-tools cmake
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
@@ -41,12 +41,19 @@ fi
 
 bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
-make -j"$(nproc)" check || true
-# The same suite against the static musl build. If that build fails,
-# test-suite-static.log is missing, and the summary counts a failure.
+
+# The static musl build comes first, so that tests/static.bats runs in both passes; the
+# whole suite then runs against the normal binary and against the static one. If the
+# static build fails, test-suite-static.log is missing and the summary counts a failure.
 static=/var/cache/cuda-xcc/static
 rm -f test-suite-static.log
+static_ok=0
 if bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)"; then
-	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" || true
+	export CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc"
+	static_ok=1
+fi
+make -j"$(nproc)" check || true
+if [ "$static_ok" = 1 ]; then
+	make -j"$(nproc)" check-static || true
 fi
 exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log
