@@ -64,6 +64,22 @@ run_qemu() {
 	run qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
 }
 
+# A program that calls a function only the device's rootfs provides.
+write_uses_cu() {
+	cat > "$1" <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+extern "C" int device_value(void);
+int main()
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("device_value=%d err=%d\n", device_value(), (int)e);
+	return 2;
+}
+EOF
+}
+
 vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 
 @test "e2e: sysroot create from the Debian packages gives a relocatable nvcc 11.8" {
@@ -245,18 +261,7 @@ make_rootfs() {
 	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libdevdep.so.1 -o rootfs/usr/lib/aarch64-linux-gnu/libdevdep.so.1 dep.c
 	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libfromdevice.so.1 -o rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so.1 dev.c rootfs/usr/lib/aarch64-linux-gnu/libdevdep.so.1
 	ln -s libfromdevice.so.1 rootfs/usr/lib/aarch64-linux-gnu/libfromdevice.so
-	cat > uses.cu <<'EOF'
-#include <cstdio>
-#include <cuda_runtime.h>
-extern "C" int device_value(void);
-int main()
-{
-	int n = -1;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	std::printf("device_value=%d err=%d\n", device_value(), (int)e);
-	return 2;
-}
-EOF
+	write_uses_cu uses.cu
 	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" uses.cu -o uses -lfromdevice
 	assert_status 0
 	[[ "$output" != *warning* ]]
@@ -291,18 +296,7 @@ EOF
 		--target-fs "$d/rootfs" "${from[@]}"
 	assert_status 0
 	grep -q "\"target_fs\":	\"$(realpath "$d/rootfs")\"" "$d/S/sysroot.json"
-	cat > uses.cu <<'EOF'
-#include <cstdio>
-#include <cuda_runtime.h>
-extern "C" int device_value(void);
-int main()
-{
-	int n = -1;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	std::printf("device_value=%d err=%d\n", device_value(), (int)e);
-	return 2;
-}
-EOF
+	write_uses_cu uses.cu
 	# -lfromdevice is found only in the recorded rootfs
 	run xcc --sysroot "$d/S" -arch sm_90 uses.cu -o uses -lfromdevice
 	assert_status 0

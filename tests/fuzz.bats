@@ -32,7 +32,8 @@ need_fuzzer() {
 }
 
 # The build's own compiler flags and libraries (configure found them with
-# pkg-config), minus -Werror and its relative include paths.
+# pkg-config), minus -Werror and its relative include paths (relative to the
+# build dir, and wrong here): the absolute ones of both trees stand for them.
 lib_flags() {
 	local w
 	for w in $(make -s --no-print-directory -C "$XCC_BUILDDIR" print-lib-cflags); do
@@ -41,7 +42,7 @@ lib_flags() {
 		*) printf '%s ' "$w" ;;
 		esac
 	done
-	printf '%s ' "-I$XCC_BUILDDIR" "-I$XCC_BUILDDIR/src"
+	printf '%s ' "-I$XCC_BUILDDIR" "-I$XCC_BUILDDIR/src" "-I$XCC_SRCDIR/src"
 }
 
 build_library() {
@@ -63,6 +64,8 @@ build_library() {
 	run lib_flags
 	assert_status 0
 	[[ "$output" == *-std=c11* && "$output" != *-Werror* ]]
+	# data.c is generated into the build tree but includes src/data.h
+	assert_output_contains "-I$XCC_SRCDIR/src"
 }
 
 @test "fuzz: every fuzz/fuzz_*.c builds and runs ${FUZZ_SECONDS}s without a crash" {
