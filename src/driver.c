@@ -302,6 +302,16 @@ int driver_run_child(const struct driver_plan *plan, struct xcc_error *err)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* Does the --cuda the user gave (12.6, or 12.6.3) name the sysroot's release? */
+static int cuda_matches(const char *asked, const char *have)
+{
+	struct cuda_version a, h;
+
+	if (cuda_version_parse(asked, &a) || cuda_version_parse(have, &h))
+		return strcmp(asked, have) == 0;
+	return cuda_version_cmp(a, h) == 0 && (a.patch < 0 || a.patch == h.patch);
+}
+
 int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
 		struct xcc_error *err)
 {
@@ -329,7 +339,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 				 plan->sysroot, meta.target, o->target);
 			goto out;
 		}
-		if (o->cuda && strncmp(meta.cuda, o->cuda, strlen(o->cuda)) != 0) {
+		if (o->cuda && !cuda_matches(o->cuda, meta.cuda)) {
 			xcc_fail(err, XCC_EUSAGE, "sysroot %s holds CUDA %s, not %s", plan->sysroot,
 				 meta.cuda, o->cuda);
 			goto out;
@@ -380,14 +390,14 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	/* The user's own -gencode/-code win over -arch; they are only checked. */
 	if (u.has_gencode) {
 		struct strvec all = STRVEC_INIT;
+		int bad;
 
 		strvec_extend(&all, &u.specs);
 		strvec_extend(&all, &o->arch);
-		rc = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
+		bad = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
 		strvec_free(&all);
-		if (rc)
+		if (bad)
 			goto out;
-		rc = -1;
 	} else if (flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err)) {
 		goto out;
 	}

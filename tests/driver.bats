@@ -166,6 +166,15 @@ fake_sysroot() {
 	run xcc --sysroot "$s" --cuda 12.6 -arch sm_87 --dry-run a.cu
 	assert_status 2
 	assert_output_contains "holds CUDA 12.8.1, not 12.6"
+	run xcc --sysroot "$s" --cuda 1 -arch sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "holds CUDA 12.8.1, not 1"
+	run xcc --sysroot "$s" --cuda 12.8.0 -arch sm_87 --dry-run a.cu
+	assert_status 2
+	run xcc --sysroot "$s" --cuda 12.8 -arch sm_87 --dry-run a.cu
+	assert_status 0
+	run xcc --sysroot "$s" --cuda 12.8.1 -arch sm_87 --dry-run a.cu
+	assert_status 0
 	echo '{broken' > "$s/sysroot.json"
 	run xcc --sysroot "$s" -arch sm_87 --dry-run a.cu
 	assert_status 1
