@@ -1,15 +1,14 @@
 #include <config.h>
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "driver.h"
+#include "fileio.h"
 #include "glibc.h"
 #include "hostcc.h"
 #include "proc.h"
@@ -172,13 +171,6 @@ static void scan_user_flags(const struct strvec *args, struct user_flags *u)
 	}
 }
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* --sysroot, then $CUDA_XCC_SYSROOT, then the default store. */
 static char *locate_sysroot(const struct driver_opts *o)
 {
@@ -251,7 +243,7 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 	const char *const libdirs[] = { "lib/%s", "usr/lib/%s", "lib", "usr/lib", NULL };
 	char *abs;
 
-	if (!is_dir(rootfs))
+	if (!file_is_dir(rootfs))
 		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
 				"device's root filesystem (a copy or a mount of it)", rootfs);
 	if (strchr(rootfs, ','))
@@ -272,7 +264,7 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 		char *rel = xasprintf(libdirs[i], t->triple);
 		char *dir = xasprintf("%s/%s", abs, rel);
 
-		if (is_dir(dir)) {
+		if (file_is_dir(dir)) {
 			if (strchr(libdirs[i], '%'))
 				strvec_pushf(argv, "-Xcompiler=-B%s/", dir);
 			strvec_pushf(argv, "-Xlinker=-rpath-link=%s", dir);
@@ -286,20 +278,7 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 
 int driver_run_child(const struct driver_plan *plan, struct xcc_error *err)
 {
-	extern char **environ;
-	pid_t pid;
-	int status, rc;
-
-	fflush(NULL);
-	rc = posix_spawnp(&pid, plan->argv.v[0], NULL, NULL, plan->argv.v, environ);
-	if (rc)
-		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", plan->argv.v[0], strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return xcc_fail(err, XCC_EFAIL, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return proc_run(plan->argv.v, err);
 }
 
 /* Does the --cuda the user gave (12.6, or 12.6.3) name the sysroot's release? */
@@ -330,7 +309,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	scan_user_flags(&o->nvcc_args, &u);
 
 	plan->sysroot = locate_sysroot(o);
-	if (plan->sysroot && is_dir(plan->sysroot)) {
+	if (plan->sysroot && file_is_dir(plan->sysroot)) {
 		if (sysroot_meta_load(plan->sysroot, &meta, err))
 			goto out;
 		have_meta = plan->sysroot_exists = 1;
@@ -432,7 +411,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	 * command line names another. */
 	target_fs = o->target_fs;
 	if (!target_fs && have_meta && meta.target_fs) {
-		if (!is_dir(meta.target_fs)) {
+		if (!file_is_dir(meta.target_fs)) {
 			xcc_fail(err, XCC_EUSAGE, "sysroot %s was made for the device root filesystem "
 				 "%s, which is no longer a directory: mount it again, pass "
 				 "--target-fs DIR, or recreate the sysroot", plan->sysroot,

@@ -65,6 +65,13 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 	return 0;
 }
 
+int file_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int file_mkdir_p(const char *path, struct xcc_error *err)
 {
 	char *buf = xstrdup(path);

@@ -17,6 +17,9 @@ char *file_read_text(const char *path, size_t *len);
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		      struct xcc_error *err);
 
+/* Whether path is a directory (following symlinks). */
+int file_is_dir(const char *path);
+
 /* mkdir -p: every missing directory of path, mode 0755. */
 int file_mkdir_p(const char *path, struct xcc_error *err);
 

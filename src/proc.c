@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,19 @@
 #include "proc.h"
 
 extern char **environ;
+
+/* The child's exit status as a shell reports it: 128 + N for signal N. */
+static int wait_exit_status(pid_t pid, struct xcc_error *err)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return xcc_fail(err, XCC_EFAIL, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
 
 int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 {
@@ -55,15 +69,24 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 	}
 	buf[len] = '\0';
 	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return xcc_fail(err, XCC_EFAIL, "waitpid: %s", strerror(errno));
-		}
-	*out = buf;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	status = wait_exit_status(pid, err);
+	if (status < 0)
+		free(buf);
+	else
+		*out = buf;
+	return status;
+}
+
+int proc_run(char *const argv[], struct xcc_error *err)
+{
+	pid_t pid;
+	int rc;
+
+	fflush(NULL);
+	rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (rc)
+		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));
+	return wait_exit_status(pid, err);
 }
 
 static int is_executable_file(const char *path)

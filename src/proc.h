@@ -10,6 +10,11 @@
  * err set when it could not be started. */
 int proc_capture(char *const argv[], char **out, struct xcc_error *err);
 
+/* Run argv (looked up on PATH) with this process's stdio and wait: its exit
+ * status (128 + N after signal N), or -1 with err set when it could not be
+ * started. */
+int proc_run(char *const argv[], struct xcc_error *err);
+
 /* The full path of an executable found on PATH, or NULL. Caller frees. */
 char *proc_which(const char *name);
 

@@ -159,13 +159,6 @@ static int remove_tree(const char *path)
 	return lstat(path, &st) == 0 ? -1 : 0;
 }
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static int exists(const char *p)
 {
 	struct stat st;
@@ -801,7 +794,7 @@ static int check_replaceable(const char *dest, struct xcc_error *err)
 
 	if (!exists(dest))
 		return 0;
-	if (!is_dir(dest))
+	if (!file_is_dir(dest))
 		return xcc_fail(err, XCC_EUSAGE, "%s exists and is not a directory; choose another "
 				"--dest", dest);
 	meta = xasprintf("%s/%s", dest, SYSROOT_META_FILE);
@@ -836,7 +829,7 @@ static int default_jobs(void)
 static int file_contains_dir(const char *root, const char *rel)
 {
 	char *p = xasprintf("%s/%s", root, rel);
-	int r = is_dir(p);
+	int r = file_is_dir(p);
 
 	free(p);
 	return r;
@@ -1571,7 +1564,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	path = xasprintf("%s/bin/nvcc.profile", dir);
 	have = file_read_text(path, NULL);
 	inc = xasprintf("%s/targets/%s/include/cccl", dir, m.target_dir);
-	profile = sysroot_nvcc_profile(is_dir(inc));
+	profile = sysroot_nvcc_profile(file_is_dir(inc));
 	if (!have || strcmp(have, profile) != 0)
 		strvec_pushf(problems, "%s is not the profile cuda-xcc writes", path);
 	free(have);

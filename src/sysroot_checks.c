@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "autopatch.h"
+#include "elfinfo.h"
 #include "fatbin.h"
 #include "sysroot_checks.h"
 
@@ -137,7 +138,7 @@ static int has_object_magic(const char *path)
 		return 0;
 	n = fread(m, 1, sizeof m, f);
 	fclose(f);
-	return (n >= 4 && memcmp(m, "\177ELF", 4) == 0) ||
+	return elf_is_elf(m, n) ||
 	       (n == 8 && memcmp(m, "!<arch>\n", 8) == 0);
 }
 
@@ -362,7 +363,7 @@ static int static_library_serving(const char *path, const struct gpu_cap *const 
 				break;
 			got += (size_t)k;
 		}
-		if (got != (size_t)size || memcmp(buf, "\177ELF", 4) != 0)
+		if (got != (size_t)size || !elf_is_elf(buf, got))
 			continue;
 		if (fatbin_read_memory(buf, got, path, &sections_only, &f, &e2))
 			continue;

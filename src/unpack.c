@@ -34,6 +34,7 @@
 #include <lzma.h>
 #endif
 
+#include "elfinfo.h"
 #include "strvec.h"
 #include "unpack.h"
 
@@ -1416,7 +1417,10 @@ int unpack_archive(const char *archive, const char *dest_dir, const struct unpac
  * Identification
  */
 
-static const char *elf_machine_name(unsigned machine)
+/* uname-style names, the same spelling package architectures map to
+ * (amd64 -> x86_64, ppc64el -> ppc64le), so that a package's machine and its
+ * ELF files' machines compare equal. */
+static const char *package_machine_name(unsigned machine)
 {
 	switch (machine) {
 	case EM_X86_64:
@@ -1447,12 +1451,12 @@ static char *member_elf_machine(struct archive *a)
 	while (got < (la_ssize_t)sizeof head &&
 	       (n = archive_read_data(a, head + got, sizeof head - (size_t)got)) > 0)
 		got += n;
-	if (got < 16 || memcmp(head, ELFMAG, SELFMAG) != 0)
+	if (got < 16 || !elf_is_elf(head, (size_t)got))
 		return NULL;
 	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)head, (size_t)got);
 	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr)) {
-		const char *name = elf_machine_name(ehdr.e_machine);
+		const char *name = package_machine_name(ehdr.e_machine);
 
 		machine = name ? xstrdup(name) : xasprintf("elf-machine-%u", ehdr.e_machine);
 	}
