@@ -32,17 +32,12 @@ need_fuzzer() {
 }
 
 # The build's own compiler flags and libraries (configure found them with
-# pkg-config), minus -Werror and its relative include paths (relative to the
-# build dir, and wrong here): the absolute ones of both trees stand for them.
+# pkg-config), minus -Werror.
 lib_flags() {
 	local w
 	for w in $(make -s --no-print-directory -C "$XCC_BUILDDIR" print-lib-cflags); do
-		case "$w" in
-		-Werror|-I.|-I./*|-I..*) ;;
-		*) printf '%s ' "$w" ;;
-		esac
+		[ "$w" = -Werror ] || printf '%s ' "$w"
 	done
-	printf '%s ' "-I$XCC_BUILDDIR" "-I$XCC_BUILDDIR/src" "-I$XCC_SRCDIR/src"
 }
 
 build_library() {
