@@ -17,7 +17,7 @@ packages=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
-	musl-tools cmake
+	musl-tools cmake meson ninja-build
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive

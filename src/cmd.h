@@ -30,5 +30,6 @@ cmd_fn cmd_autopatch;
 cmd_fn cmd_debug;
 cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
+cmd_fn cmd_toolchain;
 
 #endif

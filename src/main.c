@@ -21,6 +21,7 @@ static const struct verb verbs[] = {
 	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
 	{ "debug", cmd_debug, NULL }, /* internal: fetch/unpack for tests, not in --help */
 	{ "autopatch", cmd_autopatch, "resolve libraries per architecture, write $ORIGIN run paths" },
+	{ "toolchain", cmd_toolchain, "a CMake toolchain or Meson cross file bound to a sysroot" },
 	{ NULL, NULL, NULL },
 };
 

@@ -387,3 +387,23 @@ make_rootfs() {
 	assert_status 2
 	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
 }
+
+@test "e2e: a Meson project through 'cuda-xcc toolchain meson' builds with nvcc 11.8 and its test runs" {
+	need_sysroot
+	need meson "builds the example project"
+	need ninja "Meson's backend"
+	d=$(scratch)
+	run "$CUDA_XCC" toolchain meson --sysroot "$S" -arch sm_90 --output "$d/cross.ini"
+	assert_status 0
+	run env CUDA_PATH="$S" meson setup --cross-file "$d/cross.ini" "$d/b" "$XCC_SRCDIR/examples/meson"
+	assert_status 0
+	assert_output_contains "Run-time dependency CUDA (modules: cudart) found: YES 11.8 ($S)"
+	run ninja -C "$d/b"
+	assert_status 0
+	run file "$d/b/launch"
+	assert_output_contains "ARM aarch64"
+	# meson test runs the program through the cross file's exe_wrapper (qemu).
+	run meson test -C "$d/b" --print-errorlogs
+	assert_status 0
+	grep -q "launch_increment: err=35 (cudaErrorInsufficientDriver)" "$d/b/meson-logs/testlog.txt"
+}

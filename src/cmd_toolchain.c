@@ -1,0 +1,150 @@
+#include <config.h>
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fileio.h"
+#include "toolchain.h"
+
+static const char toolchain_usage[] =
+	"Usage: cuda-xcc toolchain cmake|meson [--sysroot DIR] [-arch LIST]...\n"
+	"                          [--target-fs ROOTFS] [--output FILE]\n"
+	"       cuda-xcc toolchain --data-dir\n"
+	"\n"
+	"Print a build system's file bound to a sysroot:\n"
+	"  cmake   a CMake toolchain file that names the sysroot and includes the\n"
+	"          cuda-xcc-toolchain.cmake shipped with cuda-xcc\n"
+	"  meson   a Meson cross file: C and C++ through the cross g++, CUDA through\n"
+	"          the cuda-xcc driver, test programs through qemu\n"
+	"\n"
+	"  --sysroot DIR     the sysroot (default: $CUDA_XCC_SYSROOT)\n"
+	"  -arch LIST        GPU capabilities (default: the sysroot's)\n"
+	"  --target-fs DIR   the device's root filesystem (default: the sysroot's)\n"
+	"  --output FILE     write FILE (atomically) instead of standard output\n"
+	"  --data-dir        print where the shipped wrappers (cmake/, yocto/,\n"
+	"                    buildroot/) are and exit\n";
+
+/* The absolute path of this binary, so that the files it writes call the
+ * same cuda-xcc whatever PATH the build system runs with. */
+static char *self_path(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return xstrdup("cuda-xcc");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static char *absolute(const char *path)
+{
+	char *abs = realpath(path, NULL);
+
+	return abs ? abs : xstrdup(path);
+}
+
+int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "target-fs", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "data-dir", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xcc_error err = { 0 };
+	struct toolchain_request req = { .arch = STRVEC_INIT };
+	struct sysroot_meta meta = { 0 };
+	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *output = NULL, *kind;
+	char *text = NULL, *sysroot_abs = NULL, *fs_abs = NULL, *self = NULL, *generic = NULL;
+	int c, rc = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long_only(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': sysroot = optarg; break;
+		case 'a': strvec_split(&req.arch, optarg); break;
+		case 'f': req.target_fs = optarg; break;
+		case 'o': output = optarg; break;
+		case 'D': {
+			const char *dir = toolchain_data_dir();
+
+			if (!dir) {
+				fputs("cuda-xcc: the shipped wrappers are not installed and the source "
+				      "tree is gone; reinstall cuda-xcc ('make install')\n", stderr);
+				return XCC_EFAIL;
+			}
+			puts(dir);
+			return 0;
+		}
+		case 'h': fputs(toolchain_usage, stdout); return 0;
+		default:
+			return cmd_usage_error("toolchain", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("toolchain", "name one build system: cmake or meson");
+	kind = argv[optind];
+	if (strcmp(kind, "cmake") && strcmp(kind, "meson"))
+		return cmd_usage_error("toolchain", "unknown build system '%s': use cmake or meson",
+				       kind);
+	if (!sysroot || !*sysroot)
+		return cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made "
+				       "by 'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
+
+	sysroot_abs = absolute(sysroot);
+	if (sysroot_meta_load(sysroot_abs, &meta, &err)) {
+		rc = cmd_report(&err);
+		goto out;
+	}
+	/* The files are read from other directories: every path absolute. */
+	free(meta.dir);
+	meta.dir = xstrdup(sysroot_abs);
+	if (req.target_fs)
+		req.target_fs = fs_abs = absolute(req.target_fs);
+	req.cuda_xcc = self = self_path();
+
+	if (strcmp(kind, "meson") == 0) {
+		const struct gpudb *db = cmd_gpudb(ctx, &err);
+
+		text = db ? toolchain_meson(db, &meta, &req, &err) : NULL;
+	} else {
+		const char *dir = toolchain_data_dir();
+
+		if (!dir) {
+			xcc_fail(&err, XCC_EFAIL, "the shipped cuda-xcc-toolchain.cmake is not installed "
+				 "and the source tree is gone; reinstall cuda-xcc ('make install')");
+		} else {
+			generic = xasprintf("%s/cmake/cuda-xcc-toolchain.cmake", dir);
+			text = toolchain_cmake(&meta, &req, generic, &err);
+		}
+	}
+	if (!text) {
+		rc = cmd_report(&err);
+		goto out;
+	}
+	if (output) {
+		if (file_write_atomic(output, text, strlen(text), 0644, &err))
+			rc = cmd_report(&err);
+	} else {
+		fputs(text, stdout);
+	}
+out:
+	free(text);
+	free(sysroot_abs);
+	free(fs_abs);
+	free(self);
+	free(generic);
+	strvec_free(&req.arch);
+	sysroot_meta_free(&meta);
+	return rc;
+}

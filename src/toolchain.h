@@ -1,0 +1,34 @@
+/* Build-system files bound to one sysroot: a Meson cross file and a CMake
+ * toolchain file that names the sysroot, plus where the generic files that
+ * ship with cuda-xcc are installed. The texts are built from sysroot.json
+ * and the target profile, so they can never disagree with the sysroot. */
+#ifndef XCC_TOOLCHAIN_H
+#define XCC_TOOLCHAIN_H
+
+#include "error.h"
+#include "gpus.h"
+#include "strvec.h"
+#include "sysroot_meta.h"
+
+struct toolchain_request {
+	const char *cuda_xcc;  /* absolute path of the cuda-xcc binary the files call */
+	struct strvec arch;    /* -arch lists; empty: the sysroot's capabilities */
+	const char *target_fs; /* the device's root filesystem, or NULL for the sysroot's */
+};
+
+/* Where cuda-xcc's shipped build-system files live: the installed
+ * $(pkgdatadir) when it holds them, else the source tree this binary was
+ * built from. NULL when neither exists. */
+const char *toolchain_data_dir(void);
+
+/* The text of a Meson cross file for the sysroot described by m; caller
+ * frees. */
+char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
+		      const struct toolchain_request *r, struct xcc_error *err);
+
+/* The text of a CMake toolchain file that binds the shipped generic one
+ * (generic_file) to this sysroot; caller frees. */
+char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_request *r,
+		      const char *generic_file, struct xcc_error *err);
+
+#endif

@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# cuda-xcc toolchain: build-system files bound to a sysroot, and where the
+# shipped wrappers are. The real Meson and CMake builds are in tests/e2e.bats.
+load lib/common
+
+# A sysroot.json is all the toolchain verb reads.
+fake_sysroot() {
+	mkdir -p "$1/bin"
+	cat > "$1/sysroot.json" <<-'EOS'
+	{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64",
+	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
+	 "capabilities": ["8.7"], "components": []}
+	EOS
+}
+
+@test "toolchain: usage errors name the problem and exit 2" {
+	run xcc toolchain
+	assert_status 2
+	assert_output_contains "name one build system: cmake or meson"
+	run xcc toolchain ninja --sysroot /nonexistent
+	assert_status 2
+	assert_output_contains "unknown build system 'ninja'"
+	run env -u CUDA_XCC_SYSROOT "$CUDA_XCC" toolchain meson
+	assert_status 2
+	assert_output_contains "give --sysroot DIR"
+	run xcc toolchain meson --bogus
+	assert_status 2
+	assert_output_contains "unknown option '--bogus'"
+}
+
+@test "toolchain: a directory that is no sysroot is refused" {
+	d=$(scratch)
+	run xcc toolchain meson --sysroot "$d"
+	assert_status 1
+	assert_output_contains "sysroot.json"
+}
+
+@test "toolchain meson: the cross file names the cross compilers, the driver and qemu" {
+	d=$(scratch)
+	fake_sysroot "$d/sr"
+	run xcc toolchain meson --sysroot "$d/sr"
+	assert_status 0
+	assert_output_contains "c = 'aarch64-linux-gnu-gcc-12'"
+	assert_output_contains "cpp = 'aarch64-linux-gnu-g++-12'"
+	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
+	assert_output_contains "exe_wrapper = ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu'"
+	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
+	assert_output_contains "cpu_family = 'aarch64'"
+	# The driver is named by its absolute path, so PATH does not matter.
+	line=$(grep '^cuda = ' <<<"$output")
+	bin=${line#cuda = [\'}
+	bin=${bin%%\'*}
+	[ -x "$bin" ]
+	[ "${bin:0:1}" = / ]
+}
+
+@test "toolchain meson: -arch and --target-fs override the sysroot's; --output writes the file" {
+	d=$(scratch)
+	fake_sysroot "$d/sr"
+	mkdir -p "$d/rootfs"
+	run xcc toolchain meson --sysroot "$d/sr" -arch sm_87 --target-fs "$d/rootfs" --output "$d/x.ini"
+	assert_status 0
+	assert_output_equals ""
+	grep -q "'-arch', 'sm_87', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
+	grep -q "exe_wrapper = \['qemu-aarch64', '-L', '$d/rootfs'" "$d/x.ini"
+	grep -q "'--sysroot=$d/rootfs'" "$d/x.ini"
+}
+
+@test "toolchain meson: quotes in paths are escaped for Meson" {
+	d=$(scratch)
+	fake_sysroot "$d/it's"
+	run xcc toolchain meson --sysroot "$d/it's"
+	assert_status 0
+	assert_output_contains "'--sysroot', '$d/it\\'s'"
+}
+
+@test "toolchain cmake: a toolchain file bound to the sysroot that includes the shipped one" {
+	d=$(scratch)
+	fake_sysroot "$d/sr"
+	run xcc toolchain cmake --sysroot "$d/sr" -arch 8.7
+	assert_status 0
+	assert_output_contains "set(CUDA_XCC_SYSROOT [[$d/sr]] CACHE PATH"
+	assert_output_contains "set(CUDA_XCC_ARCH [[8.7]] CACHE STRING"
+	line=$(grep '^include(' <<<"$output")
+	file=${line#include([[}
+	file=${file%]])}
+	[ -f "$file" ]
+	cmp "$file" "$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake"
+}
+
+@test "toolchain cmake: CMake configures through the bound file and validates the GPUs" {
+	need cmake
+	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
+	d=$(scratch)
+	fake_sysroot "$d/sr"
+	run xcc toolchain cmake --sysroot "$d/sr" -arch sm_90 --output "$d/tc.cmake"
+	assert_status 0
+	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$d/tc.cmake"
+	assert_status 1
+	assert_output_contains "sm_90"
+	assert_output_contains "jetson"
+}
+
+@test "toolchain --data-dir: the shipped wrappers, installed or in the sources" {
+	run xcc toolchain --data-dir
+	assert_status 0
+	[ -f "$output/cmake/cuda-xcc-toolchain.cmake" ]
+}
+
+@test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc" {
+	need make
+	[ -f "${XCC_BUILDDIR:-}/Makefile" ] || skip "needs the build tree (XCC_BUILDDIR)"
+	[ "$CUDA_XCC" = "$XCC_BUILDDIR/src/cuda-xcc" ] || skip "installs the build tree's binary, not $CUDA_XCC"
+	d=$(scratch)
+	run make -C "$XCC_BUILDDIR" install DESTDIR="$d/dest" prefix=/opt/xcc
+	assert_status 0
+	[ -f "$d/dest/opt/xcc/share/cuda-xcc/cmake/cuda-xcc-toolchain.cmake" ]
+	[ -x "$d/dest/opt/xcc/bin/cuda-xcc" ]
+}
