@@ -407,3 +407,24 @@ make_rootfs() {
 	assert_status 0
 	grep -q "launch_increment: err=35 (cudaErrorInsufficientDriver)" "$d/b/meson-logs/testlog.txt"
 }
+
+@test "e2e: CMake names the component to add when a target links a CUDA library the sysroot lacks" {
+	need_sysroot
+	need cmake "configures the project"
+	d=$(scratch)
+	mkdir -p "$d/p"
+	cat > "$d/p/CMakeLists.txt" <<-EOF2
+	cmake_minimum_required(VERSION 3.19)
+	project(uses_cublas LANGUAGES CXX CUDA)
+	find_package(CUDAToolkit REQUIRED)
+	add_executable(uses_cublas "$XCC_SRCDIR/examples/vector_add.cu")
+	target_link_libraries(uses_cublas PRIVATE CUDA::cudart CUDA::cublas)
+	EOF2
+	run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 1
+	assert_output_contains "cuda-xcc: uses_cublas links CUDA::cublas, but the"
+	assert_output_contains "--components"
+	assert_output_contains "libcublas'"
+}

@@ -37,3 +37,86 @@ toolchain() { echo "$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake"; }
 	assert_status 1
 	assert_output_contains "Use --cuda 12.9 or older, or --cuda 13.2 or newer"
 }
+
+# A sysroot.json for an sbsa CUDA 11.8 sysroot: enough for configure-time checks.
+sbsa_sysroot() {
+	mkdir -p "$1/bin"
+	cat > "$1/sysroot.json" <<-'EOS'
+	{"format": 1, "cuda": "11.8", "target": "sbsa", "tag": "linux-sbsa",
+	 "target_dir": "sbsa-linux", "host_compiler": "aarch64-linux-gnu-g++-11",
+	 "capabilities": ["9.0"], "components": []}
+	EOS
+}
+
+# Only the toolchain file runs: a project without languages needs no nvcc.
+configure_archs() {
+	local d=$1
+	shift
+	mkdir -p "$d/p"
+	printf 'cmake_minimum_required(VERSION 3.19)\nproject(p NONE)\nmessage(STATUS "archs=${CMAKE_CUDA_ARCHITECTURES}")\n' > "$d/p/CMakeLists.txt"
+	run "$@" cmake -S "$d/p" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" "${CMAKE_EXTRA[@]}"
+}
+
+@test "wrappers: -DCMAKE_CUDA_ARCHITECTURES is validated; a Jetson GPU on an sbsa sysroot is refused" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	CMAKE_EXTRA=(-DCMAKE_CUDA_ARCHITECTURES=87)
+	configure_archs "$d"
+	assert_status 1
+	assert_output_contains "Use --target jetson"
+	CMAKE_EXTRA=(-DCMAKE_CUDA_ARCHITECTURES=80-real\;90)
+	configure_archs "$d"
+	assert_status 0
+	assert_output_contains "archs=80-real;90"
+}
+
+@test "wrappers: CUDAARCHS from the environment is validated too" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	CMAKE_EXTRA=()
+	configure_archs "$d" env CUDAARCHS=72
+	assert_status 1
+	assert_output_contains "Use --target jetson"
+	rm -rf "$d/b"
+	configure_archs "$d" env CUDAARCHS=86-real
+	assert_status 0
+	assert_output_contains "archs=86-real"
+}
+
+@test "wrappers: 'all' becomes cuda-xcc's list for the target; 'native' is refused" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	CMAKE_EXTRA=(-DCMAKE_CUDA_ARCHITECTURES=all)
+	configure_archs "$d"
+	assert_status 0
+	expected=$(xcc flags --target sbsa --cuda 11.8 -arch all --format cmake)
+	assert_output_contains "archs=$expected"
+	[[ "$expected" != *87* ]]
+	rm -rf "$d/b"
+	CMAKE_EXTRA=(-DCMAKE_CUDA_ARCHITECTURES=native)
+	configure_archs "$d"
+	assert_status 1
+	assert_output_contains "name the board's capability"
+}
+
+@test "wrappers: a changed CUDA_XCC_ARCH takes effect on the next configure" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	CMAKE_EXTRA=(-DCUDA_XCC_ARCH=sm_90)
+	configure_archs "$d"
+	assert_status 0
+	assert_output_contains "archs=90"
+	CMAKE_EXTRA=(-DCUDA_XCC_ARCH=sm_80)
+	configure_archs "$d"
+	assert_status 0
+	assert_output_contains "archs=80"
+}

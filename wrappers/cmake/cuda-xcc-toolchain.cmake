@@ -61,8 +61,74 @@ set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
 # aarch64 and would miss an sbsa-linux sysroot; name the target dir for it.
 set(CUDAToolkit_TARGET_DIR "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
 
-# The architectures, validated for this target and CUDA version.
-if(NOT CMAKE_CUDA_ARCHITECTURES)
+# The architectures, validated for this target and CUDA version. Every
+# source goes through 'cuda-xcc flags', so a GPU this sysroot cannot serve
+# fails here, whichever way it was named: -DCMAKE_CUDA_ARCHITECTURES (also
+# "all" and "all-major"), the CUDAARCHS environment variable CMake itself
+# reads, CUDA_XCC_ARCH, or the capabilities the sysroot was made for.
+function(_xcc_validate_archs out_var)
+	execute_process(
+		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+			${ARGN} --format cmake
+		OUTPUT_VARIABLE _archs ERROR_VARIABLE _err
+		RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+	if(NOT _rc EQUAL 0)
+		message(FATAL_ERROR "${_err}")
+	endif()
+	set(${out_var} "${_archs}" PARENT_SCOPE)
+endfunction()
+
+# CMake's spelling of one architecture as cuda-xcc -arch arguments: 87-real
+# is SASS only (sm_87), 87 SASS and PTX (compute_87); 87-virtual has no
+# SASS and is checked as compute_87 but kept as written.
+function(_xcc_cmake_arch_to_args entry out_var)
+	if(entry MATCHES "^native$")
+		message(FATAL_ERROR "cuda-xcc: CUDA architectures 'native' means the GPU of the build "
+			"machine, and a cross build targets another one: name the board's capability, "
+			"e.g. -DCMAKE_CUDA_ARCHITECTURES=87-real for Jetson Orin")
+	elseif(entry MATCHES "^(all|all-major)$")
+		set(${out_var} -arch ${entry} PARENT_SCOPE)
+	elseif(entry MATCHES "^([0-9]+[af]?)-real$")
+		set(${out_var} -arch sm_${CMAKE_MATCH_1} PARENT_SCOPE)
+	elseif(entry MATCHES "^([0-9]+[af]?)(-virtual)?$")
+		set(${out_var} -arch compute_${CMAKE_MATCH_1} PARENT_SCOPE)
+	else()
+		message(FATAL_ERROR "cuda-xcc: '${entry}' is not a CUDA architecture CMake knows "
+			"(e.g. 87, 87-real, 90a-real, all, all-major)")
+	endif()
+endfunction()
+
+# A value this file cached from CUDA_XCC_ARCH or the sysroot on an earlier
+# run is not the user's, so a changed CUDA_XCC_ARCH still takes effect.
+set(_xcc_archs_from)
+if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL ""
+		AND (_CUDA_XCC_ARCHS_FROM_USER
+			OR NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${_CUDA_XCC_CACHED_ARCHS}"))
+	set(_xcc_archs_from "${CMAKE_CUDA_ARCHITECTURES}")
+elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")
+	set(_xcc_archs_from "$ENV{CUDAARCHS}")
+endif()
+if(_xcc_archs_from)
+	set(_xcc_arch_args)
+	set(_xcc_keep_spelling TRUE)
+	foreach(_xcc_entry IN LISTS _xcc_archs_from)
+		_xcc_cmake_arch_to_args("${_xcc_entry}" _xcc_args)
+		list(APPEND _xcc_arch_args ${_xcc_args})
+		if(_xcc_entry MATCHES "^all")
+			set(_xcc_keep_spelling FALSE)
+		endif()
+	endforeach()
+	if(_xcc_keep_spelling)
+		# Explicit entries are the user's choice of SASS and PTX: check them
+		# and keep them as written.
+		_xcc_validate_archs(_xcc_archs ${_xcc_arch_args} --ptx none)
+		set(_xcc_archs "${_xcc_archs_from}")
+	else()
+		# "all" is nvcc's list for this CUDA release, which holds GPUs this
+		# target cannot run: take cuda-xcc's list for the target instead.
+		_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
+	endif()
+else()
 	set(_xcc_arch_args)
 	if(CUDA_XCC_ARCH)
 		set(_xcc_arch_args -arch "${CUDA_XCC_ARCH}")
@@ -76,15 +142,14 @@ if(NOT CMAKE_CUDA_ARCHITECTURES)
 			endforeach()
 		endif()
 	endif()
-	execute_process(
-		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
-			${_xcc_arch_args} --format cmake
-		OUTPUT_VARIABLE _xcc_archs ERROR_VARIABLE _xcc_arch_err
-		RESULT_VARIABLE _xcc_rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-	if(NOT _xcc_rc EQUAL 0)
-		message(FATAL_ERROR "${_xcc_arch_err}")
-	endif()
-	set(CMAKE_CUDA_ARCHITECTURES "${_xcc_archs}" CACHE STRING "validated by cuda-xcc")
+	_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
+endif()
+set(CMAKE_CUDA_ARCHITECTURES "${_xcc_archs}" CACHE STRING "validated by cuda-xcc" FORCE)
+set(_CUDA_XCC_CACHED_ARCHS "${_xcc_archs}" CACHE INTERNAL "")
+if(_xcc_archs_from)
+	set(_CUDA_XCC_ARCHS_FROM_USER TRUE CACHE INTERNAL "")
+else()
+	set(_CUDA_XCC_ARCHS_FROM_USER FALSE CACHE INTERNAL "")
 endif()
 
 # Look for the target's headers and libraries only inside the sysroot (and
@@ -102,3 +167,54 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+# A sysroot holds only the libraries it was made with, so FindCUDAToolkit
+# defines no CUDA::cublas in one made without libcublas, and CMake's own
+# error ("target not found") does not say why. At the end of the top-level
+# CMakeLists, each target that links a CUDA:: library the sysroot lacks is
+# named with the component to add. The library names are FindCUDAToolkit's
+# (its CUDA_<name>_LIBRARY cache entries are global, unlike the imported
+# targets), the components cuda-xcc's.
+set(_CUDA_XCC_LIBRARY_COMPONENTS
+	cublas=libcublas cublasLt=libcublas cublas_static=libcublas cublasLt_static=libcublas
+	cufft=libcufft cufftw=libcufft cufft_static=libcufft curand=libcurand
+	curand_static=libcurand cusparse=libcusparse cusparse_static=libcusparse
+	cusolver=libcusolver cusolver_static=libcusolver nvjpeg=libnvjpeg
+	nvjpeg_static=libnvjpeg nppc=libnpp nvrtc=cuda_nvrtc cupti=cuda_cupti
+	nvToolsExt=cuda_nvtx nvml=cuda_nvml_dev)
+function(_cuda_xcc_check_cuda_links)
+	set(_dirs "${CMAKE_SOURCE_DIR}")
+	while(_dirs)
+		list(POP_FRONT _dirs _dir)
+		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
+		list(APPEND _dirs ${_subdirs})
+		get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
+		foreach(_t IN LISTS _targets)
+			get_target_property(_libs ${_t} LINK_LIBRARIES)
+			get_target_property(_ilibs ${_t} INTERFACE_LINK_LIBRARIES)
+			foreach(_l IN LISTS _libs _ilibs)
+				if(NOT _l MATCHES "^CUDA::(.+)$")
+					continue()
+				endif()
+				set(_lib "${CMAKE_MATCH_1}")
+				if(NOT "${CUDA_${_lib}_LIBRARY}" MATCHES "-NOTFOUND$")
+					continue()
+				endif()
+				foreach(_pair IN LISTS _CUDA_XCC_LIBRARY_COMPONENTS)
+					if(_pair MATCHES "^${_lib}=(.*)$")
+						message(SEND_ERROR "cuda-xcc: ${_t} links CUDA::${_lib}, but the "
+							"sysroot ${CUDA_XCC_SYSROOT} was made without ${CMAKE_MATCH_1}: "
+							"create it again with 'cuda-xcc sysroot create ... --components "
+							"${CMAKE_MATCH_1}'")
+					endif()
+				endforeach()
+			endforeach()
+		endforeach()
+	endwhile()
+endfunction()
+# CMake reads a toolchain file more than once per project: check once.
+get_property(_xcc_deferred GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED)
+if(NOT _xcc_deferred)
+	set_property(GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED TRUE)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
+endif()
