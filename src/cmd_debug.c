@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "fetch.h"
 #include "strvec.h"
+#include "package.h"
 #include "unpack.h"
 
 static const char debug_usage[] =

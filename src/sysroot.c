@@ -28,6 +28,7 @@
 #include "sysroot.h"
 #include "sysroot_checks.h"
 #include "sysroot_meta.h"
+#include "package.h"
 #include "unpack.h"
 
 int progress_mode_parse(const char *s, enum progress_mode *out)

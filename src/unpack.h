@@ -1,31 +1,13 @@
-/* Unpacking one archive (redist .tar.xz, .deb, .whl) into a directory, with
- * libarchive, streaming, under a path policy that refuses anything that
- * would write outside the destination. What goes where is decided by a
- * mapping callback: the sysroot's policy, not this module's. */
+/* Unpacking one package (redist .tar.xz, .deb, .whl; see package.h) into a
+ * directory, with libarchive, streaming, under a path policy that refuses
+ * anything that would write outside the destination. What goes where is
+ * decided by a mapping callback: the sysroot's layout, not this module's. */
 #ifndef XCC_UNPACK_H
 #define XCC_UNPACK_H
 
 #include <stdint.h>
 
 #include "error.h"
-
-enum package_kind {
-	PACKAGE_REDIST, /* NVIDIA redist <name>-<tag>-<ver>-archive.tar.xz */
-	PACKAGE_DEB,
-	PACKAGE_WHEEL,
-};
-
-/* Which side of the sysroot a package serves, read from the package
- * itself: deb control Architecture, wheel tags, or ELF e_machine. */
-struct package_info {
-	enum package_kind kind;
-	char *name;    /* cuda_cudart, nvidia-cuda-dev, nvidia_cuda_runtime_cu12 */
-	char *version;
-	char *machine; /* "x86_64", "aarch64", or "all" for arch-independent */
-};
-
-int package_identify(const char *path, struct package_info *info, struct xcc_error *err);
-void package_info_free(struct package_info *info);
 
 /*
  * Map one member path (as stored in the archive, after stripping a leading

@@ -18,6 +18,7 @@
 
 #include "strvec.h"
 #include "tap.h"
+#include "package.h"
 #include "unpack.h"
 
 struct member {
