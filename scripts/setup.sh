@@ -31,9 +31,11 @@ cd build
 [ -f Makefile ] || ../configure --enable-warnings-as-errors
 make -j"$(nproc)"
 
-# Debian's CUDA 11.8 packages (751 MB) live outside the checkout, so reruns reuse them; the
-# demo and tests/e2e.bats find them through XCC_DEB_CACHE.
+# Debian's CUDA 11.8 packages (751 MB) and CUDA 12.4 packages (1.42 GB, about a minute to
+# download) live outside the checkout, so reruns reuse them; the demo and tests/e2e.bats find
+# the first through XCC_DEB_CACHE, tests/e2e-cuda124.bats the second through XCC_DEB_CACHE_TRIXIE.
 export XCC_DEB_CACHE=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
+export XCC_DEB_CACHE_TRIXIE=${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}
 
 if [ "$mode" = demo ]; then
 	exec bash "$top/scripts/demo.sh" "$top/build/src/cuda-xcc"
@@ -41,6 +43,8 @@ fi
 
 bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
+bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACHE_TRIXIE" >/dev/null ||
+	echo "setup.sh: could not fetch the CUDA 12.4 packages; tests/e2e-cuda124.bats will skip" >&2
 
 # The static musl build comes first, so that tests/static.bats runs in both passes; the
 # whole suite then runs against the normal binary and against the static one. If the

@@ -159,3 +159,52 @@ no_index_targets() {
 	assert_output_contains "no Debian bookworm mirror in this machine's apt sources"
 	[ -z "$(ls "$d/cache" 2>/dev/null | grep '\.deb$')" ]
 }
+
+@test "fetch-debian-cuda: --release trixie fetches CUDA 12.4 with cuBLAS and cuFFT into its own cache" {
+	# The machine's sources name only bookworm: the Debian mirror serves trixie as well.
+	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache"
+	assert_status 0
+	[ "${#lines[@]}" -eq 9 ]
+	assert_output_contains "$d/cache/nvidia-cuda-toolkit_12.4.131~12.4.1-2_amd64.deb"
+	assert_output_contains "$d/cache/nvidia-cuda-dev_12.4.127~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcudart12_12.4.127~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcublas12_12.4.5.8~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcublaslt12_12.4.5.8~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcufft11_11.2.1.3~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcu++-dev_2.3.2-2_all.deb"
+	[[ "$output" != *11.8* ]]
+	for f in "${lines[@]}"; do
+		dpkg-deb --info "$f" >/dev/null
+	done
+	run cat "$d/cache/apt/sources.list"
+	assert_output_contains " http://deb.example.org/debian trixie main contrib non-free"
+
+	# Its default cache is not bookworm's, so globs over either never mix the two.
+	XCC_DEB_CACHE_TRIXIE=$d/t XCC_DEB_CACHE=$d/b run --separate-stderr bash "$(script)" --release=trixie
+	assert_status 0
+	assert_output_contains "$d/t/libcufft11_"
+	[ ! -e "$d/b" ]
+	XCC_DEB_CACHE_TRIXIE=$d/t XCC_DEB_CACHE=$d/b run --separate-stderr bash "$(script)"
+	assert_status 0
+	assert_output_contains "$d/b/libcudart11.0_"
+
+	run bash "$(script)" --release sid
+	assert_status 2
+	assert_output_contains "unknown release 'sid'"
+}
+
+@test "fetch-debian-cuda: trixie from deb822 sources that list only bookworm" {
+	no_index_targets
+	{
+		echo "Types: deb"
+		echo "URIs: http://security.example.net/debian-security"
+		echo "Suites: bookworm-security"
+		echo
+		echo "Types: deb"
+		echo "URIs: http://mirror.example.net/debian"
+		echo "Suites: bookworm bookworm-updates"
+	} > "$d/etc/sources.list.d/debian.sources"
+	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache"
+	assert_status 0
+	grep -q " http://mirror.example.net/debian trixie main contrib non-free" "$d/cache/apt/sources.list"
+}
