@@ -17,12 +17,15 @@ packages=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
-	musl-tools cmake meson ninja-build
+	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends "${packages[@]}"
+	# tests/run.bats starts an sshd of its own (never the system's) as this unprivileged
+	# user when the suite runs as root: an sshd not run by root logs in only its own user.
+	id cuda-xcc-test >/dev/null 2>&1 || useradd --create-home --shell /bin/sh cuda-xcc-test
 fi
 
 autoreconf -fi

@@ -124,6 +124,16 @@ static int driver_library(const char *name)
 	       strcmp(name, "libnvidia-ml.so.1") == 0;
 }
 
+int autopatch_is_libc(const char *name)
+{
+	return libc_family(name);
+}
+
+int autopatch_is_driver_library(const char *name)
+{
+	return driver_library(name);
+}
+
 static void add_note(struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(struct state *st, const char *fmt, ...)
 {

@@ -114,4 +114,10 @@ char *autopatch_report_json(const struct autopatch_report *r);
 void autopatch_report_free(struct autopatch_report *r);
 void autopatch_opts_free(struct autopatch_opts *o);
 
+/* Libraries every target system has: the C library's family (libc.so.6,
+ * libm.so.6, ld-linux...) and the GPU driver's (libcuda.so.1). They are
+ * never copied and never put in RUNPATH. */
+int autopatch_is_libc(const char *name);
+int autopatch_is_driver_library(const char *name);
+
 #endif

@@ -31,5 +31,6 @@ cmd_fn cmd_debug;
 cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
 cmd_fn cmd_toolchain;
+cmd_fn cmd_run;
 
 #endif

@@ -22,6 +22,7 @@ static const struct verb verbs[] = {
 	{ "debug", cmd_debug, NULL }, /* internal: fetch/unpack for tests, not in --help */
 	{ "autopatch", cmd_autopatch, "resolve libraries per architecture, write $ORIGIN run paths" },
 	{ "toolchain", cmd_toolchain, "a CMake toolchain or Meson cross file bound to a sysroot" },
+	{ "run", cmd_run, "run a cross-built program under qemu or on a device over ssh" },
 	{ NULL, NULL, NULL },
 };
 

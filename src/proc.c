@@ -89,6 +89,32 @@ int proc_run(char *const argv[], struct xcc_error *err)
 	return wait_exit_status(pid, err);
 }
 
+pid_t proc_spawn(char *const argv[], int stdin_fd, int stdout_fd, struct xcc_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+
+	fflush(NULL);
+	posix_spawn_file_actions_init(&fa);
+	if (stdin_fd >= 0 && stdin_fd != STDIN_FILENO)
+		posix_spawn_file_actions_adddup2(&fa, stdin_fd, STDIN_FILENO);
+	if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO)
+		posix_spawn_file_actions_adddup2(&fa, stdout_fd, STDOUT_FILENO);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));
+		return -1;
+	}
+	return pid;
+}
+
+int proc_wait(pid_t pid, struct xcc_error *err)
+{
+	return wait_exit_status(pid, err);
+}
+
 static int is_executable_file(const char *path)
 {
 	struct stat st;

@@ -2,6 +2,8 @@
 #ifndef XCC_PROC_H
 #define XCC_PROC_H
 
+#include <sys/types.h>
+
 #include "error.h"
 #include "strvec.h"
 
@@ -14,6 +16,15 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err);
  * status (128 + N after signal N), or -1 with err set when it could not be
  * started. */
 int proc_run(char *const argv[], struct xcc_error *err);
+
+/* Start argv (looked up on PATH) with stdin and stdout from the given
+ * descriptors (-1: this process's own), stderr this process's own. Returns
+ * the child's pid, or -1 with err set. */
+pid_t proc_spawn(char *const argv[], int stdin_fd, int stdout_fd, struct xcc_error *err);
+
+/* Wait for a child: its exit status (128 + N after signal N), or -1 with
+ * err set. */
+int proc_wait(pid_t pid, struct xcc_error *err);
 
 /* The full path of an executable found on PATH, or NULL. Caller frees. */
 char *proc_which(const char *name);

@@ -386,6 +386,68 @@ make_rootfs() {
 	run_qemu -E LD_LIBRARY_PATH="$S/targets/sbsa-linux/lib" "$d/b/vector_add"
 	assert_status 2
 	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+	# cuda-xcc run finds the sysroot's libcudart by itself...
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$d/b/vector_add"
+	assert_status 2
+	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+	# ...and so does ctest through it: no GPU, so the example's test is skipped, not passed.
+	run env -u LD_LIBRARY_PATH ctest --test-dir "$d/b" -V
+	assert_status 0
+	assert_output_contains "vector_add (Skipped)"
+	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
+}
+
+@test "e2e: ctest runs a cross-built project's tests through cuda-xcc run and reports a failure" {
+	need_sysroot
+	need cmake "builds the project"
+	need ctest "runs its tests"
+	d=$(scratch)
+	mkdir "$d/src"
+	cat > "$d/src/CMakeLists.txt" <<-'EOF'
+	cmake_minimum_required(VERSION 3.19)
+	project(twotests LANGUAGES CXX CUDA)
+	find_package(CUDAToolkit REQUIRED)
+	enable_testing()
+	add_executable(probe probe.cu)
+	target_link_libraries(probe PRIVATE CUDA::cudart)
+	# Passes: with no GPU driver the runtime says so (35), as expected here.
+	add_test(NAME expects_no_driver COMMAND probe 35)
+	# Fails on purpose: it expects a working GPU.
+	add_test(NAME expects_a_gpu COMMAND probe 0)
+	EOF
+	cat > "$d/src/probe.cu" <<-'EOF'
+	#include <cstdlib>
+	#include <iostream>
+	#include <cuda_runtime.h>
+	int main(int argc, char **argv)
+	{
+		int n = -1, want = argc > 1 ? std::atoi(argv[1]) : 0;
+		cudaError_t e = cudaGetDeviceCount(&n);
+		std::cout << "probe: err=" << (int)e << " want=" << want << std::endl;
+		return (int)e == want ? 0 : 1;
+	}
+	EOF
+	run cmake -S "$d/src" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 0
+	# The tests run through cuda-xcc run with the sysroot.
+	grep -qF "\"$CUDA_XCC\" \"run\" \"--sysroot\" \"$S\"" "$d/b/CTestTestfile.cmake"
+	run cmake --build "$d/b"
+	assert_status 0
+	run readelf -d "$d/b/probe"
+	assert_output_contains "Shared library: [libcudart.so.11.0]"
+	[[ "$output" != *"$S"* ]]
+	run env -u LD_LIBRARY_PATH ctest --test-dir "$d/b" --output-on-failure
+	assert_status 8
+	assert_output_contains "expects_no_driver ................   Passed"
+	assert_output_contains "expects_a_gpu ....................***Failed"
+	assert_output_contains "probe: err=35 want=0"
+	assert_output_contains "50% tests passed, 1 tests failed out of 2"
+	# With a device set, the tests run there instead.
+	run cmake -S "$d/src" -B "$d/b" -DCUDA_XCC_DEVICE=ssh://tester@127.0.0.1:2222 -DCUDA_XCC_SSH_CONFIG="$d/cfg"
+	assert_status 0
+	grep -qF "\"--device\" \"ssh://tester@127.0.0.1:2222\" \"--ssh-config\" \"$d/cfg\" \"$d/b/probe\"" "$d/b/CTestTestfile.cmake"
 }
 
 @test "e2e: a Meson project through 'cuda-xcc toolchain meson' builds with nvcc 11.8 and its test runs" {

@@ -6,7 +6,13 @@
 #         -DCUDA_XCC_ARCH=sm_87              # optional; else the sysroot's capabilities
 #
 # Optional: CUDA_XCC_TARGET_FS (the device's root filesystem: glibc, libstdc++),
-# CUDA_XCC_EXECUTABLE (the cuda-xcc binary; else found on PATH).
+# CUDA_XCC_EXECUTABLE (the cuda-xcc binary; else found on PATH),
+# CUDA_XCC_DEVICE (ssh://user@host[:port]: ctest and try_run run the programs there
+# instead of under qemu here) and CUDA_XCC_SSH_CONFIG (an ssh configuration file for it).
+#
+# Programs built for the target run through `cuda-xcc run` (CMAKE_CROSSCOMPILING_EMULATOR),
+# so `ctest` works on a cross-built tree: under qemu with the sysroot's libraries, or on
+# the device.
 #
 # nvcc itself is the CUDA compiler (CMake parses its -v output and reads the
 # INCLUDES/LIBRARIES of the sysroot's nvcc.profile); cuda-xcc validates the
@@ -16,7 +22,8 @@ cmake_minimum_required(VERSION 3.19)
 
 # Toolchain files are read again by try_compile projects: pass the settings on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
-	CUDA_XCC_SYSROOT CUDA_XCC_ARCH CUDA_XCC_TARGET_FS CUDA_XCC_EXECUTABLE)
+	CUDA_XCC_SYSROOT CUDA_XCC_ARCH CUDA_XCC_TARGET_FS CUDA_XCC_EXECUTABLE
+	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG)
 
 if(NOT CUDA_XCC_SYSROOT AND DEFINED ENV{CUDA_XCC_SYSROOT})
 	set(CUDA_XCC_SYSROOT "$ENV{CUDA_XCC_SYSROOT}")
@@ -45,6 +52,19 @@ string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
 if(NOT CUDA_XCC_EXECUTABLE)
 	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
 endif()
+
+# ctest, add_custom_command and try_run run target programs through cuda-xcc.
+set(_xcc_emulator "${CUDA_XCC_EXECUTABLE}" run --sysroot "${CUDA_XCC_SYSROOT}")
+if(CUDA_XCC_TARGET_FS)
+	list(APPEND _xcc_emulator --target-fs "${CUDA_XCC_TARGET_FS}")
+endif()
+if(CUDA_XCC_DEVICE)
+	list(APPEND _xcc_emulator --device "${CUDA_XCC_DEVICE}")
+	if(CUDA_XCC_SSH_CONFIG)
+		list(APPEND _xcc_emulator --ssh-config "${CUDA_XCC_SSH_CONFIG}")
+	endif()
+endif()
+set(CMAKE_CROSSCOMPILING_EMULATOR "${_xcc_emulator}")
 
 set(CMAKE_SYSTEM_NAME Linux)
 string(REGEX REPLACE "-.*" "" CMAKE_SYSTEM_PROCESSOR "${_xcc_triple}")

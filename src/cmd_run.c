@@ -1,0 +1,147 @@
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "run.h"
+
+static const char run_usage[] =
+	"Usage: cuda-xcc run [--sysroot DIR] [--target-fs ROOTFS] [--dry-run] PROGRAM [ARGS...]\n"
+	"       cuda-xcc run --device ssh://[user@]host[:port] [--ssh-config FILE] [--keep]\n"
+	"                    [--lib FILE]... [--sysroot DIR] [--target-fs ROOTFS] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run a cross-built program. Here: under the qemu for its ELF machine (natively when it\n"
+	"is this machine's), with the loader prefix and library path of the sysroot and the\n"
+	"target root, so it finds libcudart, libcublas and the target's libstdc++ by itself.\n"
+	"On a device: copy it and the libraries the device lacks into a private temporary\n"
+	"directory there over ssh, run it with that directory on its library path, remove it.\n"
+	"Its output and exit status are the program's own.\n"
+	"\n"
+	"Options:\n"
+	"  --sysroot DIR      the sysroot (default: $CUDA_XCC_SYSROOT; none: no CUDA libraries)\n"
+	"  --target-fs ROOTFS the device's root filesystem: its loader and libraries (default:\n"
+	"                     the one the sysroot was made with, else /usr/<triple>)\n"
+	"  --device URL       run on ssh://[user@]host[:port] instead of here\n"
+	"  --ssh-config FILE  an ssh configuration file for --device (ssh -F)\n"
+	"  --lib FILE         with --device: copy these libraries (repeatable) instead of\n"
+	"                     those the program needs that the device lacks\n"
+	"  --keep             with --device: leave the directory on the device\n"
+	"  --dry-run          print the command that would run here, run nothing\n"
+	"\n"
+	"Exit status: the program's own (here a signal that kills it kills cuda-xcc too;\n"
+	"on a device it comes back as 128 + N); 1 or 2 when it could not be started.\n";
+
+int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "target-fs", required_argument, NULL, 'F' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "ssh-config", required_argument, NULL, 'S' },
+		{ "lib", required_argument, NULL, 'l' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_opts o = { 0 };
+	struct run_plan plan;
+	struct xcc_error err = { 0 };
+	const struct gpudb *db;
+	int c, dry_run = 0, rc;
+
+	optind = 1;
+	opterr = 0;
+	/* '+': options end at PROGRAM; everything after it is the program's. */
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': o.sysroot = optarg; break;
+		case 'F': o.target_fs = optarg; break;
+		case 'D': o.device = optarg; break;
+		case 'S': o.ssh_config = optarg; break;
+		case 'l': strvec_push(&o.libs, optarg); break;
+		case 'k': o.keep = 1; break;
+		case 'n': dry_run = 1; break;
+		case 'h':
+			fputs(run_usage, stdout);
+			run_opts_free(&o);
+			return 0;
+		default:
+			run_opts_free(&o);
+			if (optopt)
+				return cmd_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+			return cmd_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		run_opts_free(&o);
+		return cmd_usage_error("run", "no program to run: give PROGRAM [ARGS...]");
+	}
+	if (!o.device && (o.keep || o.libs.n || o.ssh_config)) {
+		run_opts_free(&o);
+		return cmd_usage_error("run", "--keep, --lib and --ssh-config go with --device");
+	}
+	if (o.device && dry_run) {
+		run_opts_free(&o);
+		return cmd_usage_error("run", "--dry-run shows a local run; it does not go with --device");
+	}
+	o.argv = argv + optind;
+	if (!(db = cmd_gpudb(ctx, &err))) {
+		run_opts_free(&o);
+		return cmd_report(&err);
+	}
+	if (o.device) {
+		struct run_remote_result r;
+		/* The plan's local half gives the machine, sysroot and library
+		 * dirs; qemu is not needed for a device. */
+		if (run_plan_target(db, &o, &plan, &err)) {
+			run_opts_free(&o);
+			return cmd_report(&err);
+		}
+		if (run_remote(&o, &plan, &r, &err)) {
+			rc = cmd_report(&err);
+		} else {
+			if (o.keep)
+				fprintf(stderr, "cuda-xcc: kept %s on %s\n", r.device_dir, o.device);
+			rc = r.status;
+		}
+		run_remote_result_free(&r);
+		run_plan_free(&plan);
+		run_opts_free(&o);
+		return rc;
+	}
+	if (run_plan_local(db, &o, &plan, &err)) {
+		run_opts_free(&o);
+		return cmd_report(&err);
+	}
+	if (dry_run) {
+		char *line = strvec_join_quoted(&plan.argv);
+
+		if (plan.ld_library_path) {
+			char *q = shell_quote(plan.ld_library_path);
+
+			printf("LD_LIBRARY_PATH=%s ", q);
+			free(q);
+		}
+		puts(line);
+		free(line);
+		run_plan_free(&plan);
+		run_opts_free(&o);
+		return 0;
+	}
+	if (plan.ld_library_path)
+		setenv("LD_LIBRARY_PATH", plan.ld_library_path, 1);
+	fflush(NULL);
+	/* exec: the program's (or qemu's) output, status and signals are
+	 * this process's own, with nothing in between. */
+	execv(plan.argv.v[0], plan.argv.v);
+	fprintf(stderr, "cuda-xcc: cannot run %s: %s\n", plan.argv.v[0], strerror(errno));
+	run_plan_free(&plan);
+	run_opts_free(&o);
+	return XCC_EFAIL;
+}

@@ -1,0 +1,100 @@
+/* Running a cross-built program: locally under the qemu for its ELF
+ * machine (natively when it is this machine's), with the loader prefix and
+ * library path of the sysroot and the target root, or on a device over
+ * OpenSSH with the libraries the device lacks copied next to it. */
+#ifndef XCC_RUN_H
+#define XCC_RUN_H
+
+#include "error.h"
+#include "gpus.h"
+#include "strvec.h"
+
+struct run_opts {
+	const char *sysroot;    /* --sysroot; NULL: $CUDA_XCC_SYSROOT, else none */
+	const char *target_fs;  /* --target-fs; NULL: the sysroot's, else /usr/<triple> */
+	const char *device;     /* --device ssh://[user@]host[:port]; NULL: run here */
+	const char *ssh_config; /* --ssh-config: ssh -F FILE */
+	int keep;               /* --keep: leave the files on the device */
+	struct strvec libs;     /* --lib FILE: copy exactly these, not the computed set */
+	char *const *argv;      /* PROGRAM ARGS..., NULL-terminated */
+};
+
+/* What was worked out about the program and where it runs. */
+struct run_plan {
+	char *program;        /* the program's path as given (found on PATH otherwise) */
+	char *machine;        /* its ELF machine: "aarch64" */
+	char *sysroot;        /* the sysroot used, or NULL */
+	char *triple;         /* "aarch64-linux-gnu", or NULL when unknown */
+	char *prefix;         /* the loader prefix (qemu -L), or NULL (native, static) */
+	struct strvec lib_dirs; /* put on LD_LIBRARY_PATH, in order */
+	int native;           /* runs on this machine's own loader */
+	struct strvec argv;   /* local: what to execute */
+	char *ld_library_path; /* local, native: the value to set, or NULL */
+};
+
+/* The program, its machine, the sysroot, loader prefix and library dirs:
+ * what a local and a device run both need. */
+int run_plan_target(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
+		    struct xcc_error *err);
+
+/*
+ * Work out how to run o->argv here. A program for another machine runs
+ * under qemu-<machine> -L PREFIX -E LD_LIBRARY_PATH=...; a missing qemu is
+ * an error naming the Debian package. Runs nothing.
+ */
+int run_plan_local(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
+		   struct xcc_error *err);
+
+struct ssh_target {
+	char *user; /* NULL: ssh's default */
+	char *host;
+	char *port; /* NULL: ssh's default */
+};
+
+/* ssh://[user@]host[:port] (host may be [v6-address]). */
+int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *err);
+void ssh_target_free(struct ssh_target *t);
+
+/* A library the program needs, found on the build machine. */
+struct run_library {
+	char *name; /* the DT_NEEDED name: libcudart.so.11.0 */
+	char *path; /* where it was found */
+};
+
+struct run_libraries {
+	struct run_library *v;
+	size_t n;
+	struct strvec unresolved; /* needed names found nowhere here */
+};
+
+/*
+ * Every shared library the program needs (transitively) that is not the C
+ * library or the GPU driver's, looked up in its own RPATH/RUNPATH, the
+ * sysroot's target lib dir, the target root and /usr/<triple>/lib, with the
+ * program's ELF machine.
+ */
+int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
+			 struct xcc_error *err);
+void run_libraries_free(struct run_libraries *l);
+
+struct run_remote_result {
+	int status;       /* the program's exit status (128 + N for signal N on the device) */
+	char *device_dir; /* the private directory used on the device */
+	struct strvec copied; /* names of the files copied */
+};
+
+/*
+ * Copy the program and the libraries the device lacks (or o->libs) into a
+ * private temporary directory on the device, run it there with that
+ * directory on LD_LIBRARY_PATH and this process's stdin/stdout/stderr, and
+ * remove the directory unless o->keep. Returns 0 with r->status set, or -1
+ * when ssh or the copy failed.
+ */
+int run_remote(const struct run_opts *o, const struct run_plan *plan,
+	       struct run_remote_result *r, struct xcc_error *err);
+void run_remote_result_free(struct run_remote_result *r);
+
+void run_plan_free(struct run_plan *plan);
+void run_opts_free(struct run_opts *o);
+
+#endif
