@@ -32,5 +32,6 @@ cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
 cmd_fn cmd_toolchain;
 cmd_fn cmd_run;
+cmd_fn cmd_doctor;
 
 #endif

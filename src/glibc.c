@@ -248,6 +248,11 @@ static char *rootfs_resolve(const char *rootfs, const char *rel)
 
 char *glibc_find_libc(const char *rootfs, const char *triple)
 {
+	return glibc_find_in_rootfs(rootfs, triple, "libc.so.6");
+}
+
+char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *name)
+{
 	char *dirs[6], *found = NULL;
 	size_t n = 0;
 
@@ -260,7 +265,7 @@ char *glibc_find_libc(const char *rootfs, const char *triple)
 	dirs[n++] = xstrdup("usr/lib64");
 	dirs[n++] = xstrdup("usr/lib");
 	for (size_t i = 0; i < n; i++) {
-		char *rel = xasprintf("%s/libc.so.6", dirs[i]);
+		char *rel = xasprintf("%s/%s", dirs[i], name);
 
 		if (!found)
 			found = rootfs_resolve(rootfs, rel);
@@ -333,4 +338,28 @@ void glibc_report_free(struct glibc_report *r)
 	free(r->provided_max);
 	strvec_free(&r->missing);
 	memset(r, 0, sizeof *r);
+}
+
+char *elf_version_defs_max(const char *path, const char *prefix, struct xcc_error *err)
+{
+	struct strvec defs = STRVEC_INIT;
+	const char *best = NULL;
+	char *out;
+	size_t plen = strlen(prefix);
+
+	if (elf_version_defs_read(path, &defs, err))
+		return NULL;
+	for (size_t i = 0; i < defs.n; i++) {
+		long n[4];
+
+		if (strncmp(defs.v[i], prefix, plen) != 0 || version_numbers(defs.v[i], n) <= 0)
+			continue;
+		if (!best || glibc_version_cmp(defs.v[i], best) > 0)
+			best = defs.v[i];
+	}
+	out = best ? xstrdup(best) : NULL;
+	if (!out)
+		xcc_fail(err, XCC_EFAIL, "%s defines no %s version", path, prefix);
+	strvec_free(&defs);
+	return out;
 }

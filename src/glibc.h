@@ -33,6 +33,13 @@ int glibc_version_cmp(const char *a, const char *b);
  * symlinks followed inside rootfs (an absolute link target is read relative
  * to rootfs, as on the device). NULL when there is none; caller frees. */
 char *glibc_find_libc(const char *rootfs, const char *triple);
+/* The same for any library name (libstdc++.so.6 ...). */
+char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *name);
+
+/* The highest version a library defines among those named prefix<numbers>
+ * ("GLIBC_" for libc, "GLIBCXX_" for libstdc++). NULL with err set when it
+ * defines none. Caller frees. */
+char *elf_version_defs_max(const char *path, const char *prefix, struct xcc_error *err);
 
 struct glibc_report {
 	char *needed_max;     /* the program's highest GLIBC_ need, or NULL */

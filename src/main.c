@@ -23,6 +23,7 @@ static const struct verb verbs[] = {
 	{ "autopatch", cmd_autopatch, "resolve libraries per architecture, write $ORIGIN run paths" },
 	{ "toolchain", cmd_toolchain, "a CMake toolchain or Meson cross file bound to a sysroot" },
 	{ "run", cmd_run, "run a cross-built program under qemu or on a device over ssh" },
+	{ "doctor", cmd_doctor, "check the cross toolchain, qemu, sysroot and device floor" },
 	{ NULL, NULL, NULL },
 };
 

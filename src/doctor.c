@@ -1,0 +1,689 @@
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "doctor.h"
+#include "fileio.h"
+#include "glibc.h"
+#include "hostcc.h"
+#include "proc.h"
+#include "strvec.h"
+#include "sysroot.h"
+#include "sysroot_meta.h"
+
+/* What the checks share: the target and CUDA release, and the sysroot. */
+struct doctor_ctx {
+	const struct gpudb *db;
+	const struct doctor_opts *o;
+	const struct target_profile *target;
+	struct cuda_version cuda;
+	int have_cuda;
+	char *sysroot;          /* the sysroot's directory, or NULL */
+	struct sysroot_meta meta;
+	int have_meta;
+	char *meta_error;       /* why the sysroot could not be read */
+	char *host_compiler;    /* the cross g++ found, or NULL */
+};
+
+static void add(struct doctor_report *r, const char *name, enum doctor_status st, char *detail,
+		char *fix)
+{
+	struct doctor_check *c;
+
+	r->v = xrealloc(r->v, (r->n + 1) * sizeof *r->v);
+	c = &r->v[r->n++];
+	c->name = name;
+	c->status = st;
+	c->detail = detail;
+	c->fix = fix;
+}
+
+static int host_is(const char *machine)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strcmp(u.machine, machine) == 0;
+}
+
+static char *create_hint(const struct doctor_ctx *c)
+{
+	char b[32];
+
+	if (!c->target || !c->have_cuda)
+		return xstrdup("cuda-xcc sysroot create --target T --cuda V (see 'cuda-xcc sysroot "
+			       "create --help')");
+	return xasprintf("cuda-xcc sysroot create --target %s --cuda %s%s%s", c->target->name,
+			 cuda_version_str(c->cuda, b, sizeof b), c->sysroot ? " --dest " : "",
+			 c->sysroot ? c->sysroot : "");
+}
+
+/* --- the checks ------------------------------------------------------------ */
+
+static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
+{
+	struct host_compiler hc;
+	struct xcc_error err = { 0 };
+	char b[32];
+
+	if (!c->target || !c->have_cuda) {
+		add(r, "cross-g++", DOCTOR_SKIP,
+		    xstrdup("no target and CUDA release to check for: give --sysroot DIR, or "
+			    "--target T and --cuda V"), NULL);
+		return;
+	}
+	cuda_version_str(c->cuda, b, sizeof b);
+	if (c->have_meta && c->meta.host_compiler) {
+		char *path = proc_which(c->meta.host_compiler);
+
+		if (!path) {
+			const struct host_compiler_limit *lim = gpudb_host_limit(c->db, c->cuda);
+			char *pkg = hostcc_debian_package(c->target, lim ? lim->gcc_max : 0);
+
+			add(r, "cross-g++", DOCTOR_FAIL,
+			    xasprintf("%s, which the sysroot was made with, is not on PATH",
+				      c->meta.host_compiler),
+			    xasprintf("apt-get install %s", pkg));
+			free(pkg);
+			return;
+		}
+		free(path);
+	}
+	if (hostcc_find(c->db, c->target, c->cuda, 0, &hc, &err)) {
+		const struct host_compiler_limit *lim = gpudb_host_limit(c->db, c->cuda);
+		char *pkg = lim ? hostcc_debian_package(c->target, lim->gcc_max) : NULL;
+		char *nl = strchr(err.msg, '\n');
+
+		if (nl)
+			*nl = '\0'; /* the rest is the fix, said below */
+		add(r, "cross-g++", DOCTOR_FAIL, xstrdup(err.msg),
+		    pkg ? xasprintf("apt-get install %s", pkg)
+			: xasprintf("pass -ccbin with a %s g++", c->target->triple));
+		free(pkg);
+		return;
+	}
+	add(r, "cross-g++", DOCTOR_OK,
+	    xasprintf("%s (gcc %d), accepted by CUDA %s", hc.path, hc.major, b), NULL);
+	c->host_compiler = xstrdup(hc.path);
+	host_compiler_free(&hc);
+}
+
+/* The qemu user-mode emulator the target's programs run under here. */
+static char *qemu_for(const struct target_profile *t)
+{
+	char *name = xasprintf("qemu-%s", t->machine), *path = proc_which(name);
+
+	if (!path) {
+		char *static_name = xasprintf("%s-static", name);
+
+		path = proc_which(static_name);
+		free(static_name);
+	}
+	free(name);
+	return path;
+}
+
+static void check_qemu(struct doctor_ctx *c, struct doctor_report *r)
+{
+	char *path;
+
+	if (!c->target) {
+		add(r, "qemu", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
+		return;
+	}
+	if (host_is(c->target->machine)) {
+		add(r, "qemu", DOCTOR_SKIP,
+		    xasprintf("not needed: %s programs run natively here", c->target->machine), NULL);
+		return;
+	}
+	path = qemu_for(c->target);
+	if (!path) {
+		add(r, "qemu", DOCTOR_FAIL,
+		    xasprintf("qemu-%s is not on PATH: 'cuda-xcc run' and ctest cannot run %s "
+			      "programs here", c->target->machine, c->target->machine),
+		    xstrdup("apt-get install qemu-user (or run on the device: cuda-xcc run "
+			    "--device ssh://user@host)"));
+		return;
+	}
+	add(r, "qemu", DOCTOR_OK, xasprintf("%s", path), NULL);
+	free(path);
+}
+
+static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
+{
+	struct strvec problems = STRVEC_INIT;
+	struct xcc_error err = { 0 };
+
+	if (!c->sysroot) {
+		if (!c->target || !c->have_cuda)
+			add(r, "sysroot", DOCTOR_SKIP,
+			    xstrdup("no sysroot given: give --sysroot DIR, or --target T and --cuda V "
+				    "for the store's"), NULL);
+		else
+			add(r, "sysroot", DOCTOR_FAIL,
+			    xasprintf("no sysroot for %s and CUDA %d.%d in the store",
+				      c->target->name, c->cuda.major, c->cuda.minor),
+			    create_hint(c));
+		return;
+	}
+	if (!c->have_meta) {
+		add(r, "sysroot", DOCTOR_FAIL, xstrdup(c->meta_error), create_hint(c));
+		return;
+	}
+	if (sysroot_verify(c->db, c->sysroot, &problems, &err)) {
+		char *first = problems.n ? xstrdup(problems.v[0]) : xstrdup(err.msg);
+
+		add(r, "sysroot", DOCTOR_FAIL,
+		    problems.n > 1 ? xasprintf("%s does not verify: %s (and %zu more problems; "
+					       "'cuda-xcc sysroot verify %s' lists them)",
+					       c->sysroot, first, problems.n - 1, c->sysroot)
+				   : xasprintf("%s does not verify: %s", c->sysroot, first),
+		    create_hint(c));
+		free(first);
+	} else {
+		add(r, "sysroot", DOCTOR_OK,
+		    xasprintf("%s (CUDA %s, %s, %s) verifies", c->sysroot, c->meta.cuda,
+			      c->meta.target, c->meta.target_dir), NULL);
+	}
+	strvec_free(&problems);
+}
+
+/* The serving table sysroot create recorded: a GPU no library has code for
+ * fails at run time with "no kernel image is available". */
+static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
+{
+	cJSON *table, *row;
+	struct strvec unserved = STRVEC_INIT;
+	size_t libs = 0, jit = 0;
+
+	if (!c->have_meta) {
+		add(r, "serving", DOCTOR_SKIP, xstrdup("no sysroot to read the serving table of"),
+		    NULL);
+		return;
+	}
+	if (!c->meta.serving_json) {
+		add(r, "serving", DOCTOR_SKIP,
+		    xasprintf("%s records no serving table (made before cuda-xcc recorded one, or "
+			      "no library carries device code)", c->sysroot),
+		    NULL);
+		return;
+	}
+	table = cJSON_Parse(c->meta.serving_json);
+	cJSON_ArrayForEach(row, table) {
+		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
+		const cJSON *serving = cJSON_GetObjectItemCaseSensitive(row, "serving"), *cell;
+
+		libs++;
+		cJSON_ArrayForEach(cell, serving) {
+			if (!cJSON_IsString(cell))
+				continue;
+			if (strcmp(cell->valuestring, "NOT SERVED") == 0)
+				strvec_pushf(&unserved, "%s for %s",
+					     cJSON_IsString(lib) ? lib->valuestring : "?", cell->string);
+			else if (strcmp(cell->valuestring, "PTX-JIT") == 0)
+				jit++;
+		}
+	}
+	cJSON_Delete(table);
+	if (libs == 0) {
+		add(r, "serving", DOCTOR_SKIP,
+		    xstrdup("no target library carries device code: nothing to serve"), NULL);
+	} else if (unserved.n) {
+		char *list = strvec_join(&unserved, ", ");
+
+		add(r, "serving", DOCTOR_FAIL,
+		    xasprintf("no code in %s: such a GPU gets \"no kernel image is available\"",
+			      list),
+		    xasprintf("'cuda-xcc sysroot info %s' shows the table; choose GPUs the "
+			      "libraries serve (-arch) or a CUDA release that serves them",
+			      c->sysroot));
+		free(list);
+	} else {
+		add(r, "serving", DOCTOR_OK,
+		    xasprintf("every GPU the sysroot was made for is served by its %zu librar%s "
+			      "with device code%s", libs, libs == 1 ? "y" : "ies",
+			      jit ? " (some through PTX JIT: slow first start)" : ""),
+		    NULL);
+	}
+	strvec_free(&unserved);
+}
+
+/* nvcc finds ptxas, cicc, fatbinary... through PATH: the sysroot's profile
+ * must put its own first, and have them all, or another CUDA's are used. */
+static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
+{
+	/* cicc is in nvvm/bin in NVIDIA's layout, in bin in Debian's. */
+	static const char *const tools[] = { "ptxas", "fatbinary", "nvlink", "cudafe++", "cicc",
+					     NULL };
+	char *profile_path, *profile, *line, *save = NULL;
+	struct strvec missing = STRVEC_INIT, elsewhere = STRVEC_INIT;
+	int first_path_ok = -1;
+
+	if (!c->have_meta) {
+		add(r, "nvcc-path", DOCTOR_SKIP, xstrdup("no sysroot to check the nvcc of"), NULL);
+		return;
+	}
+	profile_path = xasprintf("%s/bin/nvcc.profile", c->sysroot);
+	profile = file_read_text(profile_path, NULL);
+	for (line = profile ? strtok_r(profile, "\n", &save) : NULL; line && first_path_ok < 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *p = line + strspn(line, " \t");
+		const char *v;
+
+		if (strncmp(p, "PATH", 4) != 0 || !strchr(" \t+=", p[4]))
+			continue;
+		v = strchr(p, '=');
+		if (!v)
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		/* The first PATH assignment starts with the sysroot's nvvm/bin and bin. */
+		first_path_ok = strncmp(v, "$(_HERE_)/../nvvm/bin:$(_HERE_):", 32) == 0 ||
+				strncmp(v, "$(_HERE_):$(_HERE_)/../nvvm/bin:", 32) == 0;
+	}
+	for (const char *const *t = tools; *t; t++) {
+		char *path = xasprintf("%s/bin/%s", c->sysroot, *t);
+		char *nvvm = xasprintf("%s/nvvm/bin/%s", c->sysroot, *t);
+
+		if (access(path, X_OK) && access(nvvm, X_OK)) {
+			char *other = proc_which(*t);
+
+			strvec_push(&missing, *t);
+			if (other)
+				strvec_push(&elsewhere, other);
+			free(other);
+		}
+		free(path);
+		free(nvvm);
+	}
+	if (!profile) {
+		add(r, "nvcc-path", DOCTOR_FAIL,
+		    xasprintf("%s is missing: nvcc would take its tools from PATH", profile_path),
+		    create_hint(c));
+	} else if (first_path_ok != 1) {
+		add(r, "nvcc-path", DOCTOR_FAIL,
+		    xasprintf("%s does not put the sysroot's nvvm/bin and bin first on PATH: nvcc "
+			      "may run another CUDA's ptxas, cicc or fatbinary found on PATH",
+			      profile_path),
+		    create_hint(c));
+	} else if (missing.n) {
+		char *m = strvec_join(&missing, ", ");
+		char *e = elsewhere.n ? strvec_join(&elsewhere, ", ") : NULL;
+
+		add(r, "nvcc-path", DOCTOR_FAIL,
+		    e ? xasprintf("the sysroot lacks %s: nvcc would run %s from PATH instead", m, e)
+		      : xasprintf("the sysroot lacks %s: nvcc cannot compile", m),
+		    create_hint(c));
+		free(m);
+		free(e);
+	} else {
+		add(r, "nvcc-path", DOCTOR_OK,
+		    xasprintf("%s/bin/nvcc runs its own ptxas, cicc, fatbinary, nvlink and "
+			      "cudafe++ whatever PATH holds", c->sysroot), NULL);
+	}
+	strvec_free(&missing);
+	strvec_free(&elsewhere);
+	free(profile);
+	free(profile_path);
+}
+
+/* The device's glibc and libstdc++ against what the cross toolchain links
+ * programs with: a program needing newer versions than the device defines
+ * does not start there. */
+static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
+{
+	const char *rootfs = c->o->target_fs;
+	char *dev_libc = NULL, *dev_cxx = NULL, *tc_libc = NULL, *tc_cxx = NULL;
+	char *dev_glibc = NULL, *dev_glibcxx = NULL, *tc_glibc = NULL, *tc_glibcxx = NULL;
+	struct xcc_error err = { 0 };
+	struct strvec bad = STRVEC_INIT, fixes = STRVEC_INIT;
+	int links_against_rootfs;
+
+	if (!rootfs && c->have_meta)
+		rootfs = c->meta.target_fs;
+	if (!rootfs) {
+		add(r, "glibc-floor", DOCTOR_SKIP,
+		    xstrdup("no device root filesystem to compare with: give --target-fs ROOTFS "
+			    "(a copy or mount of the device's /)"), NULL);
+		return;
+	}
+	if (!c->target) {
+		add(r, "glibc-floor", DOCTOR_SKIP,
+		    xstrdup("no target given: the cross toolchain to compare with is unknown"), NULL);
+		return;
+	}
+	if (!file_is_dir(rootfs)) {
+		add(r, "glibc-floor", DOCTOR_FAIL, xasprintf("%s is not a directory", rootfs),
+		    xstrdup("give --target-fs the device's root filesystem"));
+		return;
+	}
+	/* The driver links against the rootfs's libc when it is given or recorded. */
+	links_against_rootfs = c->have_meta && c->meta.target_fs && !c->o->target_fs;
+	dev_libc = glibc_find_libc(rootfs, c->target->triple);
+	dev_cxx = glibc_find_in_rootfs(rootfs, c->target->triple, "libstdc++.so.6");
+	if (!dev_libc) {
+		add(r, "glibc-floor", DOCTOR_FAIL,
+		    xasprintf("%s has no libc.so.6 in its lib dirs: it is not a %s root filesystem",
+			      rootfs, c->target->triple),
+		    xstrdup("give --target-fs the device's root filesystem"));
+		goto out;
+	}
+	dev_glibc = elf_version_defs_max(dev_libc, "GLIBC_", &err);
+	if (dev_cxx)
+		dev_glibcxx = elf_version_defs_max(dev_cxx, "GLIBCXX_", &err);
+	/* The cross toolchain: Debian's keeps the target's glibc in /usr/<triple>/lib, and
+	 * libstdc++ next to the g++ that links it. */
+	tc_libc = xasprintf("/usr/%s/lib/libc.so.6", c->target->triple);
+	if (access(tc_libc, R_OK) == 0)
+		tc_glibc = elf_version_defs_max(tc_libc, "GLIBC_", &err);
+	if (c->host_compiler) {
+		char *argv[] = { c->host_compiler, "-print-file-name=libstdc++.so.6", NULL };
+		char *out = NULL;
+
+		if (proc_capture(argv, &out, &err) == 0 && out) {
+			out[strcspn(out, "\n")] = '\0';
+			if (strchr(out, '/') && access(out, R_OK) == 0)
+				tc_cxx = xstrdup(out);
+		}
+		free(out);
+		if (tc_cxx)
+			tc_glibcxx = elf_version_defs_max(tc_cxx, "GLIBCXX_", &err);
+	}
+	if (dev_glibc && tc_glibc && glibc_version_cmp(tc_glibc, dev_glibc) > 0 &&
+	    !links_against_rootfs) {
+		strvec_pushf(&bad, "the device's glibc is %s, the cross toolchain's %s", dev_glibc,
+			     tc_glibc);
+		strvec_pushf(&fixes, "build with --target-fs %s (or make the sysroot with it): "
+			     "programs then link against the device's libc", rootfs);
+	}
+	if (dev_glibcxx && tc_glibcxx && glibc_version_cmp(tc_glibcxx, dev_glibcxx) > 0) {
+		strvec_pushf(&bad, "the device's libstdc++ defines up to %s, %s's up to %s",
+			     dev_glibcxx, c->host_compiler, tc_glibcxx);
+		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
+			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
+	}
+	if (bad.n) {
+		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
+
+		add(r, "glibc-floor", DOCTOR_FAIL,
+		    xasprintf("%s: programs may need versions the device lacks and not start there",
+			      b), f);
+		free(b);
+	} else if (!dev_glibc || !tc_glibc || (dev_cxx && !tc_glibcxx && c->host_compiler)) {
+		add(r, "glibc-floor", DOCTOR_SKIP,
+		    xasprintf("cannot compare: %s", err.msg[0] ? err.msg
+				    : "the cross toolchain's C library was not found"), NULL);
+	} else {
+		add(r, "glibc-floor", DOCTOR_OK,
+		    xasprintf("device glibc %s%s%s, cross toolchain %s%s%s%s", dev_glibc,
+			      dev_glibcxx ? ", libstdc++ " : "", dev_glibcxx ? dev_glibcxx : "",
+			      tc_glibc, tc_glibcxx ? ", libstdc++ " : "", tc_glibcxx ? tc_glibcxx : "",
+			      links_against_rootfs && glibc_version_cmp(tc_glibc, dev_glibc) > 0
+				      ? " (programs link against the device's libc: the sysroot "
+					"records it)" : ""),
+		    NULL);
+	}
+out:
+	strvec_free(&bad);
+	strvec_free(&fixes);
+	free(dev_libc);
+	free(dev_cxx);
+	free(tc_libc);
+	free(tc_cxx);
+	free(dev_glibc);
+	free(dev_glibcxx);
+	free(tc_glibc);
+	free(tc_glibcxx);
+}
+
+/* binfmt_misc lets the kernel start target programs through qemu by
+ * themselves: CMake's try_run and build systems that run what they built
+ * need it; 'cuda-xcc run' does not. */
+static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
+{
+	const char *dir = c->o->binfmt_dir ? c->o->binfmt_dir : "/proc/sys/fs/binfmt_misc";
+	char *status_path, *status = NULL, *entry_path = NULL, *entry = NULL, *interp = NULL;
+	static const char fix[] = "apt-get install qemu-user-binfmt (it registers qemu with "
+				  "binfmt_misc; in a container, the host must register it)";
+
+	if (!c->target) {
+		add(r, "binfmt", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
+		return;
+	}
+	if (host_is(c->target->machine)) {
+		add(r, "binfmt", DOCTOR_SKIP,
+		    xasprintf("not needed: %s programs run natively here", c->target->machine), NULL);
+		return;
+	}
+	status_path = xasprintf("%s/status", dir);
+	status = file_read_text(status_path, NULL);
+	if (!status) {
+		add(r, "binfmt", DOCTOR_FAIL,
+		    xasprintf("binfmt_misc is not mounted at %s: %s programs cannot be started "
+			      "directly (CMake's try_run, some build systems)", dir,
+			      c->target->machine),
+		    xasprintf("mount -t binfmt_misc binfmt_misc %s; %s", dir, fix));
+		goto out;
+	}
+	if (strncmp(status, "enabled", 7) != 0) {
+		add(r, "binfmt", DOCTOR_FAIL, xasprintf("binfmt_misc is disabled (%s)", status_path),
+		    xasprintf("echo 1 > %s", status_path));
+		goto out;
+	}
+	entry_path = xasprintf("%s/qemu-%s", dir, c->target->machine);
+	entry = file_read_text(entry_path, NULL);
+	if (!entry) {
+		add(r, "binfmt", DOCTOR_FAIL,
+		    xasprintf("no qemu-%s entry in %s: %s programs cannot be started directly",
+			      c->target->machine, dir, c->target->machine),
+		    xstrdup(fix));
+		goto out;
+	}
+	{
+		char *p = strstr(entry, "interpreter ");
+
+		if (p) {
+			p += strlen("interpreter ");
+			interp = strndup(p, strcspn(p, "\n"));
+		}
+	}
+	if (strncmp(entry, "enabled", 7) != 0) {
+		add(r, "binfmt", DOCTOR_FAIL, xasprintf("%s is disabled", entry_path),
+		    xasprintf("echo 1 > %s", entry_path));
+	} else if (!interp || access(interp, X_OK)) {
+		add(r, "binfmt", DOCTOR_FAIL,
+		    xasprintf("%s names the interpreter %s, which is not there", entry_path,
+			      interp ? interp : "(none)"),
+		    xstrdup(fix));
+	} else {
+		add(r, "binfmt", DOCTOR_OK, xasprintf("%s runs %s programs through %s", entry_path,
+						      c->target->machine, interp), NULL);
+	}
+out:
+	free(status_path);
+	free(status);
+	free(entry_path);
+	free(entry);
+	free(interp);
+}
+
+static void check_ccache(struct doctor_ctx *c, struct doctor_report *r)
+{
+	char *path = proc_which("ccache");
+
+	(void)c;
+	if (!path) {
+		add(r, "ccache", DOCTOR_FAIL,
+		    xstrdup("ccache is not on PATH: every rebuild compiles everything again"),
+		    xstrdup("apt-get install ccache, then -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache "
+			    "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"));
+		return;
+	}
+	add(r, "ccache", DOCTOR_OK, path, NULL);
+}
+
+/* --- the whole report -------------------------------------------------------- */
+
+static int resolve(struct doctor_ctx *c, struct xcc_error *err)
+{
+	const struct doctor_opts *o = c->o;
+	const char *dir = o->sysroot ? o->sysroot : getenv("CUDA_XCC_SYSROOT");
+	struct xcc_error e = { 0 };
+
+	if (o->target && !(c->target = gpudb_target(c->db, o->target))) {
+		char *names = gpudb_target_names(c->db);
+
+		xcc_fail(err, XCC_EUSAGE, "unknown target '%s' (known: %s)", o->target, names);
+		free(names);
+		return -1;
+	}
+	if (o->cuda) {
+		if (cuda_version_parse(o->cuda, &c->cuda))
+			return xcc_fail(err, XCC_EUSAGE, "--cuda %s is not a CUDA version (e.g. 12.6)",
+					o->cuda);
+		c->have_cuda = 1;
+	}
+	if (dir && *dir) {
+		c->sysroot = xstrdup(dir);
+	} else if (c->target && c->have_cuda) {
+		char b[32];
+		char *store = sysroot_store_path(c->target->name,
+						 cuda_version_str(c->cuda, b, sizeof b));
+
+		if (file_is_dir(store))
+			c->sysroot = store;
+		else
+			free(store);
+	}
+	if (!c->sysroot)
+		return 0;
+	if (sysroot_meta_load(c->sysroot, &c->meta, &e)) {
+		c->meta_error = xstrdup(e.msg);
+		return 0;
+	}
+	c->have_meta = 1;
+	/* The sysroot says what it is for; --target/--cuda must agree with it. */
+	if (!c->target && !(c->target = gpudb_target(c->db, c->meta.target)))
+		return xcc_fail(err, XCC_EFAIL, "%s names the unknown target '%s'", c->sysroot,
+				c->meta.target);
+	if (strcmp(c->target->name, c->meta.target) != 0)
+		return xcc_fail(err, XCC_EUSAGE, "%s was made for --target %s, not %s", c->sysroot,
+				c->meta.target, c->target->name);
+	if (!c->have_cuda) {
+		if (cuda_version_parse(c->meta.cuda, &c->cuda))
+			return xcc_fail(err, XCC_EFAIL, "%s names the CUDA release '%s', which does "
+					"not parse", c->sysroot, c->meta.cuda);
+		c->have_cuda = 1;
+	} else {
+		struct cuda_version mv;
+
+		if (cuda_version_parse(c->meta.cuda, &mv) == 0 && cuda_version_cmp(mv, c->cuda) != 0)
+			return xcc_fail(err, XCC_EUSAGE, "%s was made for CUDA %s, not %s", c->sysroot,
+					c->meta.cuda, o->cuda);
+	}
+	return 0;
+}
+
+int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct doctor_report *r,
+	       struct xcc_error *err)
+{
+	struct doctor_ctx c = { .db = db, .o = o };
+	char b[32];
+	int rc = -1;
+
+	memset(r, 0, sizeof *r);
+	if (resolve(&c, err))
+		goto out;
+	if (c.target)
+		r->target = xstrdup(c.target->name);
+	if (c.have_cuda)
+		r->cuda = xstrdup(cuda_version_str(c.cuda, b, sizeof b));
+	if (c.sysroot)
+		r->sysroot = xstrdup(c.sysroot);
+	check_cross_gxx(&c, r);
+	check_qemu(&c, r);
+	check_sysroot(&c, r);
+	check_serving(&c, r);
+	check_nvcc_path(&c, r);
+	check_floor(&c, r);
+	check_binfmt(&c, r);
+	check_ccache(&c, r);
+	rc = 0;
+out:
+	if (c.have_meta)
+		sysroot_meta_free(&c.meta);
+	free(c.sysroot);
+	free(c.meta_error);
+	free(c.host_compiler);
+	return rc;
+}
+
+int doctor_failed(const struct doctor_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].status == DOCTOR_FAIL)
+			return 1;
+	return 0;
+}
+
+const char *doctor_status_name(enum doctor_status s)
+{
+	switch (s) {
+	case DOCTOR_OK:
+		return "ok";
+	case DOCTOR_FAIL:
+		return "FAIL";
+	default:
+		return "skip";
+	}
+}
+
+static void add_str(cJSON *obj, const char *key, const char *val)
+{
+	if (val)
+		cJSON_AddStringToObject(obj, key, val);
+	else
+		cJSON_AddNullToObject(obj, key);
+}
+
+char *doctor_report_json(const struct doctor_report *r)
+{
+	cJSON *root = cJSON_CreateObject(), *checks;
+	char *text;
+
+	add_str(root, "target", r->target);
+	add_str(root, "cuda", r->cuda);
+	add_str(root, "sysroot", r->sysroot);
+	cJSON_AddBoolToObject(root, "ok", !doctor_failed(r));
+	checks = cJSON_AddArrayToObject(root, "checks");
+	for (size_t i = 0; i < r->n; i++) {
+		cJSON *c = cJSON_CreateObject();
+		static const char *const names[] = { "ok", "fail", "skip" };
+
+		cJSON_AddStringToObject(c, "check", r->v[i].name);
+		cJSON_AddStringToObject(c, "status", names[r->v[i].status]);
+		add_str(c, "detail", r->v[i].detail);
+		add_str(c, "fix", r->v[i].fix);
+		cJSON_AddItemToArray(checks, c);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	return text;
+}
+
+void doctor_report_free(struct doctor_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].detail);
+		free(r->v[i].fix);
+	}
+	free(r->v);
+	free(r->target);
+	free(r->cuda);
+	free(r->sysroot);
+	memset(r, 0, sizeof *r);
+}

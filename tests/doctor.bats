@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# cuda-xcc doctor: every check in its good and its bad state. The sysroot is made from
+# redist-shaped archives built at test time (tests/fixtures/make-redist.sh); the bad states
+# come from PATHs that lack a tool, damaged copies of the sysroot, device roots with old
+# libraries and fake binfmt_misc directories (CUDA_XCC_BINFMT_MISC).
+load lib/common
+
+setup_file() {
+	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
+	local fx=$BATS_FILE_TMPDIR/fx
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$fx" --cuda 12.6.3 >/dev/null
+	XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache "$CUDA_XCC" sysroot create --target jetson -arch sm_87 \
+		--cuda 12.6 --from "$fx/redistrib_12.6.3.json" --dest "$BATS_FILE_TMPDIR/sr" \
+		--progress never >/dev/null 2>&1
+}
+
+setup() {
+	SR=$BATS_FILE_TMPDIR/sr
+	[ -f "$SR/sysroot.json" ] || { echo "the fixture sysroot was not made" >&2; return 1; }
+	export XDG_DATA_HOME=$BATS_TEST_TMPDIR/data
+	unset CUDA_XCC_SYSROOT
+	# A binfmt_misc with qemu-aarch64 registered, as qemu-user-binfmt leaves it.
+	BF=$BATS_TEST_TMPDIR/binfmt
+	mkdir -p "$BF"
+	echo enabled > "$BF/status"
+	printf 'enabled\ninterpreter %s\nflags: POCF\noffset 0\nmagic 7f454c460201010000000000000000000200b700\n' \
+		"$(command -v qemu-aarch64 || echo /usr/bin/qemu-aarch64)" > "$BF/qemu-aarch64"
+	export CUDA_XCC_BINFMT_MISC=$BF
+}
+
+need_tools() {
+	need aarch64-linux-gnu-g++-12 "a cross g++ CUDA 12.6 accepts"
+	need qemu-aarch64 "qemu-user"
+	need ccache
+}
+
+# A PATH of links to the named tools only.
+fake_path() {
+	local d=$BATS_TEST_TMPDIR/path t
+	mkdir -p "$d"
+	for t in "$@"; do
+		ln -sf "$(command -v "$t")" "$d/$t"
+	done
+	echo "$d"
+}
+
+# The line of one check.
+line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 == "skip") && $2 == n'; }
+
+@test "doctor: everything in order gives one ok line per check and exit 0" {
+	need_tools
+	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu
+	assert_status 0
+	assert_output_contains "target jetson, CUDA 12.6.3, sysroot $SR"
+	for check in cross-g++ qemu sysroot nvcc-path glibc-floor binfmt ccache; do
+		l=$(line_of "$check")
+		[[ "$l" == "ok "* ]] || { echo "$check: $l" >&2; false; }
+	done
+	# The fixture's libraries carry no device code: said, not called ok.
+	[[ "$(line_of serving)" == "skip "* ]]
+	[[ "$output" != *FAIL* ]]
+	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu --json
+	assert_status 0
+	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 8; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
+}
+
+@test "doctor: cross-g++ missing, or only one that CUDA refuses" {
+	need_tools
+	p=$(fake_path qemu-aarch64 ccache)
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of cross-g++)
+	[[ "$l" == "FAIL "* ]]
+	[[ "$l" == *"is not on PATH"* ]]
+	[[ "$l" == *"fix: apt-get install g++-13-aarch64-linux-gnu"* ]]
+	# CUDA 11.8 takes gcc 11 at most: g++-12 alone does not do.
+	p=$(fake_path qemu-aarch64 ccache aarch64-linux-gnu-g++-12)
+	PATH=$p run "$CUDA_XCC" doctor --target sbsa --cuda 11.8
+	assert_status 1
+	l=$(line_of cross-g++)
+	[[ "$l" == "FAIL "* ]]
+	[[ "$l" == *"aarch64-linux-gnu-g++-12 (gcc 12)"* ]]
+	[[ "$l" == *"fix: apt-get install g++-11-aarch64-linux-gnu"* ]]
+}
+
+@test "doctor: qemu missing names qemu-user" {
+	need_tools
+	p=$(fake_path ccache aarch64-linux-gnu-g++-12)
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of qemu)
+	[[ "$l" == "FAIL "* ]]
+	[[ "$l" == *"qemu-aarch64 is not on PATH"* ]]
+	[[ "$l" == *"fix: apt-get install qemu-user"* ]]
+	# An x86_64 target needs none.
+	PATH=$p run "$CUDA_XCC" doctor --target x86_64 --cuda 12.6
+	[[ "$(line_of qemu)" == "skip "*"run natively"* ]]
+	[[ "$(line_of binfmt)" == "skip "*"run natively"* ]]
+}
+
+@test "doctor: sysroot missing or damaged" {
+	need_tools
+	run "$CUDA_XCC" doctor --target jetson --cuda 12.6
+	assert_status 1
+	l=$(line_of sysroot)
+	[[ "$l" == "FAIL "*"no sysroot for jetson and CUDA 12.6 in the store"* ]]
+	[[ "$l" == *"fix: cuda-xcc sysroot create --target jetson --cuda 12.6"* ]]
+	cp -a "$SR" "$BATS_TEST_TMPDIR/broken"
+	rm "$BATS_TEST_TMPDIR/broken/bin/fatbinary"
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/broken"
+	assert_status 1
+	l=$(line_of sysroot)
+	[[ "$l" == "FAIL "*"does not verify"* ]]
+	[[ "$l" == *"fix: cuda-xcc sysroot create --target jetson --cuda 12.6.3 --dest $BATS_TEST_TMPDIR/broken"* ]]
+	mkdir "$BATS_TEST_TMPDIR/notone"
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/notone"
+	assert_status 1
+	[[ "$(line_of sysroot)" == "FAIL "*"is not a cuda-xcc sysroot"* ]]
+	run "$CUDA_XCC" doctor --sysroot "$SR" --cuda 12.4
+	assert_status 2
+	assert_output_contains "was made for CUDA 12.6.3, not 12.4"
+}
+
+@test "doctor: serving table with and without an unserved GPU" {
+	need_tools
+	s=$BATS_TEST_TMPDIR/s
+	cp -a "$SR" "$s"
+	python3 - "$s/sysroot.json" OK <<-'PY'
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	m["serving"] = [{"library": "lib/libcublas.so.12", "serving": {"8.7": sys.argv[2]}}]
+	json.dump(m, open(sys.argv[1], "w"), indent="\t")
+	PY
+	run "$CUDA_XCC" doctor --sysroot "$s"
+	[[ "$(line_of serving)" == "ok "*"served by its 1 library"* ]]
+	python3 - "$s/sysroot.json" "NOT SERVED" <<-'PY'
+	import json, sys
+	m = json.load(open(sys.argv[1]))
+	m["serving"] = [{"library": "lib/libcublas.so.12", "serving": {"8.7": sys.argv[2]}}]
+	json.dump(m, open(sys.argv[1], "w"), indent="\t")
+	PY
+	run "$CUDA_XCC" doctor --sysroot "$s"
+	assert_status 1
+	l=$(line_of serving)
+	[[ "$l" == "FAIL "*"no code in lib/libcublas.so.12 for 8.7"* ]]
+	[[ "$l" == *"fix: 'cuda-xcc sysroot info $s'"* ]]
+}
+
+@test "doctor: nvcc-path fails when the profile or a tool would let another CUDA in" {
+	need_tools
+	s=$BATS_TEST_TMPDIR/s
+	cp -a "$SR" "$s"
+	sed -i 's|^PATH .*|PATH += $(PATH):$(_HERE_)|' "$s/bin/nvcc.profile"
+	run "$CUDA_XCC" doctor --sysroot "$s"
+	assert_status 1
+	l=$(line_of nvcc-path)
+	[[ "$l" == "FAIL "*"does not put the sysroot's nvvm/bin and bin first on PATH"* ]]
+	[[ "$l" == *"fix: cuda-xcc sysroot create"* ]]
+	cp "$SR/bin/nvcc.profile" "$s/bin/nvcc.profile"
+	rm "$s/bin/ptxas"
+	mkdir "$BATS_TEST_TMPDIR/other-cuda"
+	printf '#!/bin/sh\nexit 1\n' > "$BATS_TEST_TMPDIR/other-cuda/ptxas"
+	chmod +x "$BATS_TEST_TMPDIR/other-cuda/ptxas"
+	PATH=$BATS_TEST_TMPDIR/other-cuda:$PATH run "$CUDA_XCC" doctor --sysroot "$s"
+	assert_status 1
+	[[ "$(line_of nvcc-path)" == "FAIL "*"the sysroot lacks ptxas: nvcc would run $BATS_TEST_TMPDIR/other-cuda/ptxas from PATH instead"* ]]
+}
+
+@test "doctor: glibc-floor against a device with an older glibc or libstdc++" {
+	need_tools
+	d=$(scratch)
+	run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of glibc-floor)" == "skip "*"give --target-fs"* ]]
+	# A device whose libc defines only GLIBC_2.17 and whose libstdc++ only GLIBCXX_3.4.19.
+	mkdir -p "$d/old/lib/aarch64-linux-gnu"
+	printf 'GLIBC_2.17 { global: puts; local: *; };\n' > "$d/libc.map"
+	printf 'GLIBCXX_3.4 { global: f1; local: *; };\nGLIBCXX_3.4.19 { global: f2; } GLIBCXX_3.4;\n' > "$d/cxx.map"
+	printf 'int puts(const char *s) { (void)s; return 0; }\nint f1(void) { return 1; }\nint f2(void) { return 2; }\n' > "$d/x.c"
+	aarch64-linux-gnu-gcc -shared -nostdlib -fPIC -Wl,-soname,libc.so.6 -Wl,--version-script="$d/libc.map" \
+		-o "$d/old/lib/aarch64-linux-gnu/libc.so.6" "$d/x.c"
+	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs "$d/old"
+	assert_status 1
+	l=$(line_of glibc-floor)
+	[[ "$l" == "FAIL "*"the device's glibc is GLIBC_2.17, the cross toolchain's GLIBC_2.36"* ]]
+	[[ "$l" == *"fix: build with --target-fs $d/old"* ]]
+	# Only libstdc++ older.
+	mkdir -p "$d/cxx/usr/lib/aarch64-linux-gnu"
+	cp /usr/aarch64-linux-gnu/lib/libc.so.6 "$d/cxx/usr/lib/aarch64-linux-gnu/"
+	aarch64-linux-gnu-gcc -shared -nostdlib -fPIC -Wl,-soname,libstdc++.so.6 -Wl,--version-script="$d/cxx.map" \
+		-o "$d/cxx/usr/lib/aarch64-linux-gnu/libstdc++.so.6" "$d/x.c"
+	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs "$d/cxx"
+	assert_status 1
+	l=$(line_of glibc-floor)
+	[[ "$l" == "FAIL "*"the device's libstdc++ defines up to GLIBCXX_3.4.19"* ]]
+	[[ "$l" != *"glibc is"* ]]
+	[[ "$l" == *"-static-libstdc++"* ]]
+	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs "$d/none"
+	[[ "$(line_of glibc-floor)" == "FAIL "*"is not a directory"* ]]
+}
+
+@test "doctor: binfmt not mounted, qemu not registered, interpreter gone" {
+	need_tools
+	CUDA_XCC_BINFMT_MISC=$BATS_TEST_TMPDIR/nothing run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of binfmt)
+	[[ "$l" == "FAIL "*"binfmt_misc is not mounted"* ]]
+	[[ "$l" == *"apt-get install qemu-user-binfmt"* ]]
+	rm "$BF/qemu-aarch64"
+	run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of binfmt)" == "FAIL "*"no qemu-aarch64 entry"*"apt-get install qemu-user-binfmt"* ]]
+	printf 'enabled\ninterpreter /nonexistent/qemu-aarch64-static\n' > "$BF/qemu-aarch64"
+	run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of binfmt)" == "FAIL "*"names the interpreter /nonexistent/qemu-aarch64-static, which is not there"* ]]
+	printf 'disabled\ninterpreter /usr/bin/qemu-aarch64\n' > "$BF/qemu-aarch64"
+	run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of binfmt)" == "FAIL "*"is disabled"* ]]
+}
+
+@test "doctor: ccache missing" {
+	need_tools
+	p=$(fake_path qemu-aarch64 aarch64-linux-gnu-g++-12)
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of ccache)
+	[[ "$l" == "FAIL "*"ccache is not on PATH"*"fix: apt-get install ccache"* ]]
+	[[ "$(line_of cross-g++)" == "ok "* ]]
+}
+
+@test "doctor: usage" {
+	run "$CUDA_XCC" doctor --target nope
+	assert_status 2
+	assert_output_contains "unknown target 'nope'"
+	run "$CUDA_XCC" doctor --cuda x.y
+	assert_status 2
+	run "$CUDA_XCC" doctor --jetpack 6.1
+	assert_status 2
+	assert_output_contains "--target-fs"
+	run "$CUDA_XCC" doctor --help
+	assert_status 0
+	assert_output_contains "glibc-floor"
+}
