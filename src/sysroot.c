@@ -312,6 +312,11 @@ static char *toolkit_path(enum plan_format f, const char *m)
 		rest = m + strlen("usr/lib/nvidia-cuda-toolkit/");
 		if (starts_with(rest, "libdevice"))
 			return xasprintf("nvvm/%s", rest);
+		/* Debian's include/<triple>/ (12.4 on): a glibc math-vector.h for
+		 * the build machine's own -I, which Debian's nvcc.profile leaves
+		 * commented out; it is no CUDA header. */
+		if (starts_with(rest, "include/"))
+			return NULL;
 		return *rest ? xstrdup(rest) : NULL;
 	}
 	if (starts_with(m, "usr/local/cuda")) {
@@ -1035,6 +1040,17 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 
 			strvec_pushf(&res->notes, "left out, as the libraries they name are in "
 				     "packages not given: %s", names);
+			free(names);
+		}
+		strvec_free(&removed);
+		/* A package's tool links may name what a cross toolkit does not
+		 * take (Debian 12.4's usr/bin/compute-sanitizer). */
+		remove_dangling_links(tmp, "bin", &removed);
+		if (removed.n) {
+			char *names = strvec_join(&removed, ", ");
+
+			strvec_pushf(&res->notes, "left out, as the tools they name are not part "
+				     "of a cross toolkit: %s", names);
 			free(names);
 		}
 		strvec_free(&removed);

@@ -301,6 +301,10 @@ make_debian_debs() {
 		"$p/rt/DEBIAN" "$p/rt/$l" "$p/blas/DEBIAN" "$p/blas/$l"
 	tar -xJf "$e"/cuda_nvcc/linux-x86_64/*.tar.xz -C "$x" --wildcards '*/bin/nvcc'
 	cp "$x"/cuda_nvcc-*/bin/nvcc "$p/host/usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+	# Debian 12.4's compute-sanitizer: a host tool under the toolkit dir, linked from usr/bin.
+	mkdir -p "$p/host/usr/lib/nvidia-cuda-toolkit/compute-sanitizer"
+	printf '#!/bin/sh\n' > "$p/host/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer"
+	ln -s ../lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer "$p/host/usr/bin/compute-sanitizer"
 	printf 'Package: nvidia-cuda-toolkit\nVersion: 12.6.0-1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/host/DEBIAN/control"
 	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$x"
 	tar -xJf "$e"/libcublas/linux-aarch64/*.tar.xz -C "$x"
@@ -313,6 +317,9 @@ make_debian_debs() {
 	ln -s libcudart.so.12 "$p/dev/$l/libcudart.so"
 	ln -s libcublas.so.12 "$p/dev/$l/libcublas.so"
 	ln -s libnvToolsExt.so.1 "$p/dev/$l/libnvToolsExt.so"
+	# Debian 12.4's glibc math-vector.h for the build machine's own -I (not a CUDA header).
+	mkdir -p "$p/dev/usr/lib/nvidia-cuda-toolkit/include/aarch64-linux-gnu/bits"
+	echo '/* glibc */' > "$p/dev/usr/lib/nvidia-cuda-toolkit/include/aarch64-linux-gnu/bits/math-vector.h"
 	printf 'Package: nvidia-cuda-dev\nVersion: 12.6.0-1\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/dev/DEBIAN/control"
 	cp "$x"/cuda_cudart-*/lib/libcudart.so.12.0.1 "$p/rt/$l/"
 	ln -s libcudart.so.12.0.1 "$p/rt/$l/libcudart.so.12"
@@ -338,6 +345,12 @@ make_debian_debs() {
 	# the dev link whose library's package was not given is not left dangling
 	[ ! -L "$l/libnvToolsExt.so" ]
 	assert_output_contains "libnvToolsExt.so"
+	# nor is a tool link to what a cross toolkit does not take; Debian's glibc shim stays out
+	[ ! -L "$D/bin/compute-sanitizer" ]
+	assert_output_contains "not part of a cross toolkit: bin/compute-sanitizer"
+	[ -z "$(find -L "$D" -type l)" ]
+	[ ! -e "$D/targets/sbsa-linux/include/aarch64-linux-gnu" ]
+	[ ! -e "$D/compute-sanitizer" ]
 	[ -z "$(find -L "$l" -type l)" ]
 	run xcc sysroot verify "$D"
 	assert_status 0

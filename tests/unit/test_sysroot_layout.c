@@ -83,6 +83,12 @@ int main(void)
 	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/stubs/libcuda.so",
 	       "targets/sbsa-linux/lib/stubs/libcuda.so");
 	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/python3/dist-packages/x.py", NULL);
+	/* Debian 12.4's glibc header for the build machine's own include path */
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/lib/nvidia-cuda-toolkit/include/aarch64-linux-gnu/bits/math-vector.h", NULL);
+	/* ...and its compute-sanitizer, a host tool no cross toolkit takes */
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools,
+	       "usr/lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer", NULL);
 	/* NVIDIA's .debs */
 	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
 	       "usr/local/cuda-12.6/targets/sbsa-linux/lib/libcudart.so.12",

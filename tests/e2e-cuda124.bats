@@ -1,0 +1,280 @@
+#!/usr/bin/env bats
+# The second real CUDA era: a sysroot made from Debian 13's CUDA 12.4.1 packages with
+# cuBLAS (and the cuBLASLt it needs) and cuFFT, the real nvcc 12.4 cross-compiling with
+# Debian 12's aarch64-linux-gnu-g++-12 (CUDA 12.4 accepts gcc up to 13) for sm_80 and sm_90,
+# linked statically and shared, directly and through CMake, and run under qemu-aarch64.
+# Without a GPU driver the runtime reports cudaErrorInsufficientDriver (35), cublasCreate
+# CUBLAS_STATUS_NOT_INITIALIZED and cufftPlan1d CUFFT_INTERNAL_ERROR.
+#
+# The packages come from scripts/fetch-debian-cuda.sh --release trixie (CI runs it first);
+# the cache is $XCC_DEB_CACHE_TRIXIE, default /var/cache/cuda-xcc/debs-trixie. Without them
+# these tests are skipped. XCC_E2E_SYSROOT_124=DIR reuses a sysroot made from them.
+load lib/common
+
+deb_cache() { echo "${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}"; }
+
+# The packages of the sysroot: the toolkit, the headers and static libraries, the shared
+# cudart, cuBLAS, cuBLASLt and cuFFT, and CCCL's headers (cuda_fp16.h includes <nv/target>).
+debs() {
+	local c
+	c=$(deb_cache)
+	ls "$c"/nvidia-cuda-toolkit_12.4.*_amd64.deb "$c"/nvidia-cuda-dev_12.4.*_arm64.deb \
+		"$c"/libcudart12_12.4.*_arm64.deb "$c"/libcublas12_12.4.*_arm64.deb \
+		"$c"/libcublaslt12_12.4.*_arm64.deb "$c"/libcufft11_*~12.4.*_arm64.deb \
+		"$c"/libcu++-dev_*_all.deb "$c"/libcub-dev_*_all.deb "$c"/libthrust-dev_*_all.deb \
+		2>/dev/null
+}
+
+setup_file() {
+	local s=$BATS_FILE_TMPDIR/S debs_found
+	export E2E_STATE=$BATS_FILE_TMPDIR/state
+	if [ -n "${XCC_E2E_SYSROOT_124:-}" ]; then
+		echo "ok $XCC_E2E_SYSROOT_124" > "$E2E_STATE"
+		return 0
+	fi
+	debs_found=$(debs | wc -l)
+	if [ "$debs_found" -lt 9 ]; then
+		echo "skip the CUDA 12.4 .debs are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh --release trixie)" > "$E2E_STATE"
+		return 0
+	fi
+	# One sysroot for the whole file: making it means decompressing 1.4 GB of xz.
+	local from=() d
+	while read -r d; do from+=(--from "$d"); done < <(debs)
+	if "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$s" --progress never \
+		--components libcublas,libcufft "${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
+		echo "ok $s" > "$E2E_STATE"
+	else
+		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
+	fi
+}
+
+# The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
+need_sysroot() {
+	local state word rest
+	state=$(cat "$E2E_STATE")
+	word=${state%% *}
+	rest=${state#* }
+	case "$word" in
+	ok) S=$rest ;;
+	skip) skip "$rest" ;;
+	*) echo "$rest" >&2; return 1 ;;
+	esac
+	need aarch64-linux-gnu-g++-12 "CUDA 12.4's host compiler (g++-aarch64-linux-gnu)"
+	need qemu-aarch64 "runs the aarch64 programs"
+	need readelf "inspects the programs"
+	export S L=$S/targets/sbsa-linux/lib
+}
+
+run_qemu() {
+	run qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
+}
+
+# What the program says without a GPU driver, whichever way cuBLAS and cuFFT were linked:
+# each library's own answer, and exit status 2.
+assert_driverless() {
+	assert_status 2
+	assert_output_contains "cudaGetDeviceCount: err=35 (cudaErrorInsufficientDriver) count=-1"
+	assert_output_contains "cublasCreate: status=1 (CUBLAS_STATUS_NOT_INITIALIZED)"
+	# The handle never came to be: the SGEMM is refused the same way.
+	assert_output_contains "cublasSgemm: status=1 (CUBLAS_STATUS_NOT_INITIALIZED)"
+	assert_output_contains "cufftPlan1d: result=5 (CUFFT_INTERNAL_ERROR)"
+	assert_output_contains "cufftExecC2C: result=1 (CUFFT_INVALID_PLAN)"
+	assert_output_contains "scale<<<1, 32>>>: err=35 (cudaErrorInsufficientDriver)"
+}
+
+# The SASS of a program, as Debian's own cuobjdump 12.4 lists it.
+sass_of() {
+	"$S/bin/cuobjdump" --list-elf "$1" | grep -o 'sm_[0-9]*[af]\?\.cubin$' | sed 's/\.cubin$//' |
+		sort -u -V | tr '\n' ' '
+}
+
+@test "e2e 12.4: sysroot create from Debian 13's packages: nvcc 12.4, cuBLAS, cuBLASLt and cuFFT" {
+	need_sysroot
+	run "$S/bin/nvcc" --version
+	assert_status 0
+	assert_output_contains "release 12.4, V12.4.131"
+	[ -f "$S/bin/nvcc.profile" ] && [ ! -L "$S/bin/nvcc.profile" ]
+	run find "$S" -lname '/*'
+	[ -z "$output" ] || { echo "absolute symlinks escape the sysroot: $output" >&2; false; }
+	# Nothing dangles: neither development links into packages not given (libnvblas.so,
+	# libcufftw.so) nor Debian's bin/compute-sanitizer, a link to a tool not taken.
+	run find -L "$S" -type l
+	[ -z "$output" ] || { echo "dangling links: $output" >&2; false; }
+	# The libraries of cudart, cublas (with cublasLt) and cufft, shared and static.
+	for f in libcudart.so.12 libcudart_static.a libcudadevrt.a libculibos.a stubs/libcuda.so \
+		libcublas.so libcublas.so.12 libcublas_static.a libcublasLt.so.12 libcublasLt_static.a \
+		libcufft.so libcufft.so.11 libcufft_static.a stubs/libcublas.so stubs/libcufft.so; do
+		[ -e "$L/$f" ] || { echo "missing: $L/$f" >&2; false; }
+	done
+	# ...and nothing else of nvidia-cuda-dev's 2.4 GB: no other math library, no cuda-gdb,
+	# no pkgconfig.
+	run bash -c "find '$L' -mindepth 1 ! -type d -printf '%P\\n' |
+		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw)[._]'"
+	[ -z "$output" ] || { echo "libraries of components not asked for: $output" >&2; false; }
+	[ ! -e "$L/cuda-gdb" ] && [ ! -e "$L/pkgconfig" ]
+	# Headers: CUDA's, and CCCL's from their own arch-independent packages; not Debian's
+	# glibc math-vector.h for the build machine's own include path.
+	[ -f "$S/targets/sbsa-linux/include/cublas_v2.h" ] && [ -f "$S/targets/sbsa-linux/include/cufft.h" ]
+	[ -f "$S/targets/sbsa-linux/include/nv/target" ] && [ -f "$S/targets/sbsa-linux/include/thrust/version.h" ]
+	[ ! -e "$S/targets/sbsa-linux/include/aarch64-linux-gnu" ]
+	grep -q '"host_compiler":	"aarch64-linux-gnu-g++-12"' "$S/sysroot.json"
+	run "$CUDA_XCC" sysroot verify "$S"
+	assert_status 0
+}
+
+@test "e2e 12.4: Debian 13's host tools need no newer glibc than this Debian 12 machine has" {
+	need_sysroot
+	local have need f worst=0
+	# nvidia-cuda-toolkit 12.4.1-2 Depends on libc6 (>= 2.34), trixie's shlibs for the
+	# libpthread/libdl it names; the symbol versions the ELF files ask for are what counts.
+	have=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+	for f in "$S"/bin/* "$S"/nvvm/bin/*; do
+		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		head -c 4 "$f" | grep -q ELF || continue
+		need=$(readelf -V --wide "$f" | grep -o 'Name: GLIBC_[0-9.]*' | sed 's/Name: GLIBC_//' |
+			sort -u -V | tail -n1)
+		[ -n "$need" ] || continue
+		if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n1)" != "$have" ]; then
+			echo "$f needs GLIBC_$need, this machine has $have" >&2
+			worst=1
+		fi
+	done
+	[ "$worst" = 0 ]
+	# The check looked at real tools.
+	readelf -V --wide "$S/bin/nvcc" | grep -q 'Name: GLIBC_'
+}
+
+@test "e2e 12.4: the driver picks aarch64-linux-gnu-g++-12 and -gencode for sm_80 and sm_90" {
+	need_sysroot
+	run xcc --sysroot "$S" -arch sm_80,sm_90 -### x.cu -o x
+	assert_status 0
+	assert_output_contains "$S/bin/nvcc -ccbin aarch64-linux-gnu-g++-12 -target-dir sbsa-linux"
+	assert_output_contains "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90"
+}
+
+@test "e2e 12.4: cuBLAS and cuFFT linked shared: runs without LD_LIBRARY_PATH, each library's own error" {
+	need_sysroot
+	d=$(scratch)
+	cp "$XCC_SRCDIR/examples/cublas_cufft.cu" "$d/"
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_80,sm_90 -cudart shared cublas_cufft.cu -o blas_shared \
+		-lcublas -lcufft
+	assert_status 0
+	run readelf -h blas_shared
+	assert_output_contains "AArch64"
+	run readelf -d blas_shared
+	assert_output_contains "Shared library: [libcublas.so.12]"
+	assert_output_contains "Shared library: [libcufft.so.11]"
+	assert_output_contains "Shared library: [libcudart.so.12]"
+	assert_output_contains "/targets/sbsa-linux/lib]"
+	[ "$(sass_of blas_shared)" = "sm_80 sm_90 " ]
+	# libcublas.so.12 NEEDs libcublasLt.so.12: found through libcublas's own run path.
+	run_qemu ./blas_shared
+	assert_driverless
+}
+
+@test "e2e 12.4: cuBLAS and cuFFT linked statically (cublas_static, cublasLt_static, culibos)" {
+	need_sysroot
+	d=$(scratch)
+	cp "$XCC_SRCDIR/examples/cublas_cufft.cu" "$d/"
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_80,sm_90 cublas_cufft.cu -o blas_static \
+		-lcublas_static -lcublasLt_static -lcufft_static -lculibos
+	assert_status 0
+	run readelf -d blas_static
+	assert_status 0
+	[[ "$output" != *libcublas* ]]
+	[[ "$output" != *libcufft* ]]
+	[[ "$output" != *libcudart* ]]
+	[[ "$output" != *RUNPATH* ]]
+	[ "$(sass_of blas_static | grep -c sm_80)" = 1 ]
+	run_qemu ./blas_static
+	assert_driverless
+}
+
+@test "e2e 12.4: a CMake project with CUDA::cublas and CUDA::cufft builds and runs" {
+	need_sysroot
+	need cmake "builds the example project"
+	d=$(scratch)
+	run cmake -S "$XCC_SRCDIR/examples/cmake-cublas" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_80,sm_90
+	assert_status 0
+	assert_output_contains "Found CUDAToolkit: $S/targets/sbsa-linux/include (found version \"12.4.131\")"
+	grep -qx 'CMAKE_CUDA_ARCHITECTURES:STRING=80-real;90' "$d/b/CMakeCache.txt"
+	run cmake --build "$d/b"
+	assert_status 0
+	run readelf -d "$d/b/cublas_cufft"
+	assert_output_contains "Shared library: [libcublas.so.12]"
+	assert_output_contains "Shared library: [libcufft.so.11]"
+	[[ "$(sass_of "$d/b/cublas_cufft")" == "sm_80 sm_90 " ]]
+	# CMake links the libraries of its implicit link directories without a run path.
+	run_qemu -E LD_LIBRARY_PATH="$L" "$d/b/cublas_cufft"
+	assert_driverless
+}
+
+# The serving verdict of a library for one GPU, from Debian's cuobjdump alone: SASS of the
+# same major at or below the minor runs ('a' code only on its own GPU), else plain PTX at
+# or below the GPU is JIT-compiled.
+verdicts_from_cuobjdump() {
+	local lib=$1
+	shift
+	{
+		"$S/bin/cuobjdump" --list-elf "$lib" | grep -o 'sm_[0-9]*[af]\?\.cubin$' | sed 's/^/sass /'
+		"$S/bin/cuobjdump" --list-ptx "$lib" | grep -o 'sm_[0-9]*[af]\?\.ptx$' | sed 's/^/ptx /'
+	} | sed 's/\.\(cubin\|ptx\)$//; s/sm_//' | sort -u | python3 -c '
+import sys
+entries = [l.split() for l in sys.stdin]
+out = []
+for gpu in sys.argv[1:]:
+    major, minor = (int(x) for x in gpu.split("."))
+    def runs(code):
+        v = code.rstrip("af"); var = code[len(v):]; sm = int(v)
+        if var == "a":
+            return sm == 10 * major + minor
+        return sm // 10 == major and sm % 10 <= minor
+    def jits(code):
+        v = code.rstrip("af"); sm = int(v)
+        return runs(code) if code != v else sm <= 10 * major + minor
+    if any(k == "sass" and runs(c) for k, c in entries):
+        out.append(gpu + "=OK")
+    elif any(k == "ptx" and jits(c) for k, c in entries):
+        out.append(gpu + "=PTX-JIT")
+    else:
+        out.append(gpu + "=NOT SERVED")
+print(" ".join(out))' "$@"
+}
+
+# The same row of `sysroot info --json`.
+verdicts_from_info() {
+	"$CUDA_XCC" sysroot info "$S" --json | python3 -c '
+import json, sys
+info = json.load(sys.stdin)
+row = [r for r in info["serving"] if r["library"] == sys.argv[1]]
+print(" ".join(g + "=" + row[0]["serving"][g] for g in sys.argv[2:]) if row else "no row")' "$@"
+}
+
+@test "e2e 12.4: sysroot info's serving table agrees with Debian's cuobjdump 12.4" {
+	need_sysroot
+	need python3 "reads sysroot info --json"
+	local gpus lib mine theirs compared=0
+	run "$S/bin/cuobjdump" --version
+	assert_output_contains "release 12.4"
+	gpus=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["capabilities"]))' "$S/sysroot.json")
+	[ -n "$gpus" ]
+	# cuFFT is left out: its kernels lie outside .nv_fatbin, where cuobjdump never looks
+	# (it lists nothing for libcufft.so), while the serving check finds them.
+	for lib in libcublas.so.12.4.5.8 libcublasLt.so.12.4.5.8 libcudadevrt.a; do
+		theirs=$(verdicts_from_cuobjdump "$L/$lib" $gpus)
+		mine=$(verdicts_from_info "lib/$lib" $gpus)
+		echo "$lib: cuobjdump: $theirs; sysroot info: $mine" >&2
+		[ "$mine" = "$theirs" ]
+		compared=$((compared + 1))
+	done
+	[ "$compared" -ge 3 ]
+	# The text form says the same, per library and GPU.
+	run "$CUDA_XCC" sysroot info "$S"
+	assert_status 0
+	assert_output_contains "lib/libcublasLt.so.12.4.5.8"
+	assert_output_contains "lib/libcufft.so.11.2.1.3"
+}
