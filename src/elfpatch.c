@@ -273,23 +273,165 @@ static int need_dynamic(struct model *m, struct xcc_error *err)
 	return 0;
 }
 
+/* Dynamic entries whose value is an offset into the string table. */
+static int dyn_is_string(GElf_Sxword tag)
+{
+	return tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RPATH || tag == DT_RUNPATH ||
+	       tag == DT_AUXILIARY || tag == DT_FILTER || tag == DT_CONFIG ||
+	       tag == DT_DEPAUDIT || tag == DT_AUDIT;
+}
+
+/* Whether the reference r shares bytes with the string run [lo, hi]: the
+ * linker merges suffixes, so a reference anywhere in the run counts. */
+static int ref_hits(GElf_Xword r, GElf_Xword lo, GElf_Xword hi)
+{
+	return r >= lo && r <= hi;
+}
+
+/* The version table at the address of dynamic entry tag, up to the end of
+ * its segment, as libelf data of type t (its auxiliary entries are read
+ * from the same data, by offset). NULL when it cannot be found. */
+static Elf_Data *version_table(const struct model *m, GElf_Sxword tag, Elf_Type t)
+{
+	int i = dyn_find(m, tag);
+	GElf_Addr a;
+
+	if (i < 0)
+		return NULL;
+	a = m->dyn[i].d_un.d_ptr;
+	for (size_t k = 0; k < m->phnum; k++) {
+		const GElf_Phdr *p = &m->ph[k];
+
+		if (p->p_type == PT_LOAD && a >= p->p_vaddr && a - p->p_vaddr < p->p_filesz)
+			return elf_getdata_rawchunk(m->e, (int64_t)(p->p_offset + (a - p->p_vaddr)),
+						    p->p_filesz - (a - p->p_vaddr), t);
+	}
+	return NULL;
+}
+
+/* Whether the version tables (needs, definitions) name a string in [lo, hi];
+ * a table that cannot be read counts as a yes. */
+static int version_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
+{
+	int vnn = dyn_find(m, DT_VERNEEDNUM), vdn = dyn_find(m, DT_VERDEFNUM);
+	Elf_Data *d;
+
+	if (dyn_find(m, DT_VERNEED) >= 0 && vnn >= 0) {
+		size_t pos = 0;
+
+		if (!(d = version_table(m, DT_VERNEED, ELF_T_VNEED)))
+			return 1;
+		for (GElf_Xword k = 0; k < m->dyn[vnn].d_un.d_val; k++) {
+			GElf_Verneed n;
+			size_t apos;
+
+			if (!gelf_getverneed(d, (int)pos, &n) || ref_hits(n.vn_file, lo, hi))
+				return 1;
+			apos = pos + n.vn_aux;
+			for (unsigned a = 0; a < n.vn_cnt; a++) {
+				GElf_Vernaux aux;
+
+				if (!gelf_getvernaux(d, (int)apos, &aux) ||
+				    ref_hits(aux.vna_name, lo, hi))
+					return 1;
+				if (!aux.vna_next)
+					break;
+				apos += aux.vna_next;
+			}
+			if (!n.vn_next)
+				break;
+			pos += n.vn_next;
+		}
+	}
+	if (dyn_find(m, DT_VERDEF) >= 0 && vdn >= 0) {
+		size_t pos = 0;
+
+		if (!(d = version_table(m, DT_VERDEF, ELF_T_VDEF)))
+			return 1;
+		for (GElf_Xword k = 0; k < m->dyn[vdn].d_un.d_val; k++) {
+			GElf_Verdef v;
+			size_t apos;
+
+			if (!gelf_getverdef(d, (int)pos, &v))
+				return 1;
+			apos = pos + v.vd_aux;
+			for (unsigned a = 0; a < v.vd_cnt; a++) {
+				GElf_Verdaux aux;
+
+				if (!gelf_getverdaux(d, (int)apos, &aux) ||
+				    ref_hits(aux.vda_name, lo, hi))
+					return 1;
+				if (!aux.vda_next)
+					break;
+				apos += aux.vda_next;
+			}
+			if (!v.vd_next)
+				break;
+			pos += v.vd_next;
+		}
+	}
+	return 0;
+}
+
+/* Whether any dynamic symbol's name lies in [lo, hi]. Without a section
+ * header for .dynsym the symbols cannot be counted: assume yes. */
+static int symbol_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
+{
+	size_t entsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
+	int found = 0;
+
+	for (size_t i = 1; i < m->shnum; i++) {
+		Elf_Scn *scn;
+		Elf_Data *d;
+
+		if (m->sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		found = 1;
+		scn = elf_getscn(m->e, i);
+		d = scn ? elf_getdata(scn, NULL) : NULL;
+		if (!d || !entsz)
+			return 1;
+		for (size_t k = 0; k < d->d_size / entsz; k++) {
+			GElf_Sym s;
+
+			if (!gelf_getsym(d, (int)k, &s) || ref_hits(s.st_name, lo, hi))
+				return 1;
+		}
+	}
+	return !found && dyn_find(m, DT_SYMTAB) >= 0;
+}
+
+/*
+ * Whether anything but dynamic entry idx names a byte of the string at
+ * off: other dynamic entries, dynamic symbols, version needs and
+ * definitions. Strings share tails ("libfoo.so" serves "foo.so" too), so
+ * every reference into the same NUL-terminated run counts.
+ */
+static int string_shared(const struct model *m, int idx, GElf_Xword off)
+{
+	GElf_Xword lo = off, hi = off + strlen(m->str + off);
+
+	while (lo > 0 && m->str[lo - 1] != '\0')
+		lo--;
+	for (size_t i = 0; i < m->ndyn; i++)
+		if ((int)i != idx && dyn_is_string(m->dyn[i].d_tag) &&
+		    ref_hits(m->dyn[i].d_un.d_val, lo, hi))
+			return 1;
+	return symbol_refs_hit(m, lo, hi) || version_refs_hit(m, lo, hi);
+}
+
 /* Set a string-valued entry: in place when the new string fits where the
- * old one was and nothing else points there, else a new string. */
+ * old one was and nothing else names any byte of it, else a new string. */
 static void set_string_entry(struct model *m, int idx, const char *s)
 {
 	GElf_Xword old = m->dyn[idx].d_un.d_val;
 	const char *cur = str_at(m, old);
-	int shared = 0;
 
 	if (cur && strcmp(cur, s) == 0)
 		return;
-	for (size_t i = 0; i < m->ndyn; i++)
-		if ((int)i != idx && m->dyn[i].d_un.d_val == old &&
-		    (m->dyn[i].d_tag == DT_NEEDED || m->dyn[i].d_tag == DT_SONAME ||
-		     m->dyn[i].d_tag == DT_RPATH || m->dyn[i].d_tag == DT_RUNPATH))
-			shared = 1;
-	if (cur && !shared && old < m->strsz_orig && strlen(s) <= strlen(cur) &&
-	    (m->dyn[idx].d_tag == DT_RPATH || m->dyn[idx].d_tag == DT_RUNPATH)) {
+	if (cur && old < m->strsz_orig && strlen(s) <= strlen(cur) &&
+	    (m->dyn[idx].d_tag == DT_RPATH || m->dyn[idx].d_tag == DT_RUNPATH) &&
+	    !string_shared(m, idx, old)) {
 		size_t oldlen = strlen(cur);
 
 		memset(m->str + old, 0, oldlen + 1);

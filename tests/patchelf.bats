@@ -194,6 +194,72 @@ libc.so.6"
 	python3 -c "import ctypes; ctypes.CDLL('$s/libcudart.so.13')"
 }
 
+# A library exporting SYM with run path RPATH, and a program that calls it;
+# in $s. The linker merges the symbol's name into the run path's string
+# when the name is its tail.
+shared_string_pair() {
+	local sym=$1 rpath=$2
+	need cc "to build the library"
+	s=$(scratch)
+	printf 'int %s(void){return 42;}\n' "$sym" >"$s/lib.c"
+	cc -shared -fPIC -o "$s/libshared.so" "$s/lib.c" -Wl,-soname,libshared.so \
+		${rpath:+-Wl,-rpath="$rpath"}
+	printf 'int %s(void); int main(void){return %s() == 42 ? 0 : 3;}\n' "$sym" "$sym" >"$s/m.c"
+	cc -o "$s/m" "$s/m.c" -L"$s" -lshared
+	LD_LIBRARY_PATH=$s "$s/m"
+}
+
+# The program still finds its symbol, and the library lints clean.
+shared_string_intact() {
+	local sym=$1
+	run env LD_LIBRARY_PATH="$s" "$s/m"
+	assert_status 0
+	nm -D --defined-only "$s/libshared.so" | grep -qw "$sym"
+	lint_ok "$s/libshared.so"
+}
+
+@test "patchelf: a run path equal to a symbol's name is never rewritten in place" {
+	local s
+	shared_string_pair foo ""
+	xcc patchelf --set-rpath foo "$s/libshared.so"
+	xcc patchelf --set-rpath bar "$s/libshared.so"
+	run xcc patchelf --print-rpath "$s/libshared.so"
+	assert_output_equals "bar"
+	shared_string_intact foo
+	# and a run path equal to the library's soname
+	xcc patchelf --set-rpath libshared.so "$s/libshared.so"
+	xcc patchelf --set-rpath /x "$s/libshared.so"
+	run xcc patchelf --print-soname "$s/libshared.so"
+	assert_output_equals "libshared.so"
+	shared_string_intact foo
+}
+
+@test "patchelf: a shorter run path whose old string ends in a symbol's name appends" {
+	local s
+	shared_string_pair xccname /opt/xccname
+	readelf -p .dynstr "$s/libshared.so" | grep -q '/opt/xccname'
+	! readelf -p .dynstr "$s/libshared.so" | grep -qE '\]  xccname$'
+	xcc patchelf --set-rpath /a "$s/libshared.so"
+	run xcc patchelf --print-rpath "$s/libshared.so"
+	assert_output_equals "/a"
+	shared_string_intact xccname
+}
+
+@test "patchelf: shrink-rpath leaves a symbol that shares the run path's string alone" {
+	local s
+	shared_string_pair xccname /opt/xccname
+	xcc patchelf --shrink-rpath "$s/libshared.so"
+	run xcc patchelf --print-rpath "$s/libshared.so"
+	assert_output_equals ""
+	shared_string_intact xccname
+	# an unshared run path is still shrunk in place
+	cc -shared -fPIC -o "$s/libshared.so" "$s/lib.c" -Wl,-rpath=/opt/elsewhere
+	sz=$(size_of "$s/libshared.so")
+	xcc patchelf --shrink-rpath "$s/libshared.so"
+	[ "$(size_of "$s/libshared.so")" -eq "$sz" ]
+	shared_string_intact xccname
+}
+
 @test "patchelf: add-rpath appends, force-rpath writes DT_RPATH, remove-rpath removes" {
 	local f
 	f=$(fixture x86/prog)
