@@ -1318,6 +1318,77 @@ static int copy_fd(int in, int out)
 	return 0;
 }
 
+/* --output onto something that is not a regular file (a device, a FIFO):
+ * it cannot be replaced (a rename would turn /dev/null into a file) and
+ * may not seek, so the patched image is written to it front to back. */
+static int write_stream(struct model *m, const char *output, struct xcc_error *err)
+{
+	enum { CHUNK = 1 << 20 };
+	uint64_t end = m->append_len ? m->append_off + m->append_len : m->size;
+	unsigned char *buf = xmalloc(CHUNK);
+	int fd, rc = -1;
+
+	for (size_t i = 0; i < m->nwrites; i++)
+		if (m->writes[i].off > m->size || m->writes[i].len > m->size - m->writes[i].off) {
+			free(buf);
+			return corrupt(m, err, "a table lies outside the file");
+		}
+	fd = open(output, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		free(buf);
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
+	}
+	for (uint64_t pos = 0; pos < end;) {
+		size_t n = end - pos < CHUNK ? (size_t)(end - pos) : CHUNK;
+		const unsigned char *out = buf;
+
+		memset(buf, 0, n);
+		if (pos < m->size) {
+			size_t have = m->size - pos < n ? (size_t)(m->size - pos) : n;
+
+			if (pread(m->fd, buf, have, (off_t)pos) != (ssize_t)have) {
+				xcc_fail(err, XCC_EFAIL, "%s: reading: %s", m->path, strerror(errno));
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < m->nwrites; i++) {
+			const struct region *r = &m->writes[i];
+			uint64_t lo = r->off > pos ? r->off : pos;
+			uint64_t hi = r->off + r->len < pos + n ? r->off + r->len : pos + n;
+
+			if (lo < hi)
+				memcpy(buf + (lo - pos), r->bytes + (lo - r->off), hi - lo);
+		}
+		if (m->append_len && m->append_off < pos + n && m->append_off + m->append_len > pos) {
+			uint64_t lo = m->append_off > pos ? m->append_off : pos;
+			uint64_t hi = m->append_off + m->append_len < pos + n
+					      ? m->append_off + m->append_len : pos + n;
+
+			memcpy(buf + (lo - pos), m->append + (lo - m->append_off), hi - lo);
+		}
+		for (size_t left = n; left;) {
+			ssize_t w = write(fd, out, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				xcc_fail(err, XCC_EFAIL, "%s: writing: %s", output,
+					 w < 0 ? strerror(errno) : "short write");
+				goto out;
+			}
+			out += w;
+			left -= (size_t)w;
+		}
+		pos += n;
+	}
+	rc = 0;
+out:
+	if (close(fd) && !rc)
+		rc = xcc_fail(err, XCC_EFAIL, "%s: writing: %s", output, strerror(errno));
+	free(buf);
+	return rc;
+}
+
 /* --output: copy, patch the copy, sync, rename. */
 static int write_output(struct model *m, const char *output, struct xcc_error *err)
 {
@@ -1325,6 +1396,10 @@ static int write_output(struct model *m, const char *output, struct xcc_error *e
 	struct stat st;
 	int fd, rc = -1;
 
+	if (stat(output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		free(dir);
+		return write_stream(m, output, err);
+	}
 	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), strrchr(output, '/')
 							  ? strrchr(output, '/') + 1 : output);
 	fd = mkstemp(tmp);

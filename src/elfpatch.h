@@ -58,7 +58,8 @@ struct elfpatch_result {
  * synced before the few header bytes change; any failure restores the
  * bytes and the size, so a failed patch leaves the file as it was. With
  * ops->output the result goes to a temporary file next to it, synced and
- * renamed over it, with path's mode.
+ * renamed over it, with path's mode; an output that exists and is not a
+ * regular file (a device, a FIFO) is opened and written instead.
  */
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
 		  struct xcc_error *err);

@@ -382,6 +382,27 @@ libc.so.6"
 	[ -z "$(ls -A "$(dirname "$f")" | grep '^\.prog')" ]
 }
 
+@test "patchelf: --output onto a FIFO writes into it and leaves it a FIFO" {
+	local f s
+	f=$(fixture x86/prog)
+	s=$(dirname "$f")
+	mkfifo "$s/pipe"
+	timeout 60 cat "$s/pipe" >"$s/received" &
+	xcc patchelf --set-rpath '$ORIGIN/lib:/and/something/longer/than/before' --output "$s/pipe" "$f"
+	wait
+	[ -p "$s/pipe" ]
+	cp "$f" "$s/expected"
+	xcc patchelf --set-rpath '$ORIGIN/lib:/and/something/longer/than/before' "$s/expected"
+	cmp "$s/expected" "$s/received"
+	# nothing to change: the file goes through as it is
+	timeout 60 cat "$s/pipe" >"$s/received" &
+	xcc patchelf --output "$s/pipe" "$f"
+	wait
+	cmp "$f" "$s/received"
+	[ -p "$s/pipe" ]
+	[ -z "$(ls -A "$s" | grep '^\.pipe')" ]
+}
+
 @test "patchelf: several files and several operations in one call" {
 	local a b s
 	a=$(fixture x86/prog)
