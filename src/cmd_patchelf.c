@@ -74,9 +74,10 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 		if (name)
 			printf("%s\n", name);
 		else
-			printf("0x%02x\n", info.osabi);
+			printf("0x%02X\n", info.osabi);
 	}
-	if ((p->rpath || p->needed) && !info.has_dynamic) {
+	/* A separate debug file's run path is empty, as patchelf says. */
+	if (((p->rpath && !info.is_debug) || p->needed) && !info.has_dynamic) {
 		elf_info_free(&info);
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: cannot find section '.dynamic'. The input file is most likely "
@@ -84,7 +85,7 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 	}
 	if (p->soname && info.soname)
 		printf("%s\n", info.soname);
-	if (p->rpath)
+	if (p->rpath && info.has_dynamic)
 		printf("%s\n", info.runpath ? info.runpath : info.rpath ? info.rpath : "");
 	if (p->needed)
 		for (size_t i = 0; i < info.needed.n; i++)

@@ -119,8 +119,9 @@ static int read_dynamic(Elf *e, size_t phnum, const GElf_Phdr *dynph, const char
  * that are SHT_NOBITS give it away. */
 static int looks_like_debug_file(Elf *e)
 {
+	/* Not "any executable NOBITS section": 32-bit PowerPC's .plt is one. */
 	static const char *const dynamic_sections[] = {
-		".interp", ".dynamic", ".dynstr", ".dynsym", NULL
+		".interp", ".dynamic", ".dynstr", ".dynsym", ".text", NULL
 	};
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -134,8 +135,6 @@ static int looks_like_debug_file(Elf *e)
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
 		    sh.sh_type != SHT_NOBITS || !sh.sh_size)
 			continue;
-		if (sh.sh_flags & SHF_EXECINSTR)
-			return 1;
 		name = shstrndx ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
 		for (const char *const *n = dynamic_sections; name && *n; n++)
 			if (strcmp(name, *n) == 0)
@@ -312,26 +311,29 @@ unsigned long elf_default_page_size(int machine)
 	}
 }
 
+/* patchelf's table: the names it prints and the words it accepts; the
+ * codes it has no name for print as hex, though their words are taken. */
 static const struct {
 	int code;
-	const char *name;  /* as printed */
+	const char *name;  /* as printed, NULL: as hex */
 	const char *words; /* accepted by --set-os-abi, '|'-separated */
 } osabis[] = {
 	{ ELFOSABI_SYSV, "System V", "none|sysv|system v|system-v" },
 	{ ELFOSABI_HPUX, "HP-UX", "hpux|hp-ux" },
 	{ ELFOSABI_NETBSD, "NetBSD", "netbsd" },
 	{ ELFOSABI_LINUX, "Linux", "linux|gnu" },
-	{ 4, "GNU Hurd", "hurd|gnu hurd" },
+	{ 4, "GNU Hurd", "hurd|gnu hurd|gnu-hurd" },
 	{ ELFOSABI_SOLARIS, "Solaris", "solaris|sun" },
 	{ ELFOSABI_AIX, "AIX", "aix" },
 	{ ELFOSABI_IRIX, "IRIX", "irix" },
 	{ ELFOSABI_FREEBSD, "FreeBSD", "freebsd" },
 	{ ELFOSABI_TRU64, "Tru64", "tru64" },
-	{ ELFOSABI_MODESTO, "Novell Modesto", "modesto" },
+	{ ELFOSABI_MODESTO, NULL, "modesto|novell modesto" },
 	{ ELFOSABI_OPENBSD, "OpenBSD", "openbsd" },
-	{ ELFOSABI_ARM_AEABI, "ARM EABI", "arm_aeabi|arm-aeabi" },
-	{ ELFOSABI_ARM, "ARM", "arm" },
-	{ ELFOSABI_STANDALONE, "Standalone App", "standalone" },
+	{ 13, "OpenVMS", "openvms" },
+	{ ELFOSABI_ARM_AEABI, NULL, "arm_aeabi|arm-aeabi" },
+	{ ELFOSABI_ARM, NULL, "arm" },
+	{ ELFOSABI_STANDALONE, NULL, "standalone" },
 };
 
 const char *elf_osabi_name(int osabi)

@@ -162,11 +162,14 @@ static int model_load(struct model *m, struct xcc_error *err)
 		return 0;
 
 	entsz = gelf_fsize(m->e, ELF_T_DYN, 1, EV_CURRENT);
-	d = elf_getdata_rawchunk(m->e, (int64_t)m->ph[m->dyn_ph].p_offset,
-				 m->ph[m->dyn_ph].p_filesz, ELF_T_DYN);
-	if (!d || !entsz)
+	/* An empty dynamic segment (a linker script's leftover) holds nothing. */
+	d = m->ph[m->dyn_ph].p_filesz
+		    ? elf_getdata_rawchunk(m->e, (int64_t)m->ph[m->dyn_ph].p_offset,
+					   m->ph[m->dyn_ph].p_filesz, ELF_T_DYN)
+		    : NULL;
+	if ((m->ph[m->dyn_ph].p_filesz && !d) || !entsz)
 		return corrupt(m, err, "the dynamic segment lies outside the file");
-	m->dyn_cap = d->d_size / entsz;
+	m->dyn_cap = d ? d->d_size / entsz : 0;
 	m->dyn_alloc = m->dyn_cap + 8;
 	m->dyn = xmalloc(m->dyn_alloc * sizeof *m->dyn);
 	for (size_t i = 0; i < m->dyn_cap; i++) {
@@ -182,8 +185,10 @@ static int model_load(struct model *m, struct xcc_error *err)
 		else if (m->dyn[i].d_tag == DT_STRSZ)
 			m->strsz_orig = m->dyn[i].d_un.d_val;
 	}
+	/* Without a string table only the operations that need one fail
+	 * (need_dynamic): the interpreter or OS ABI can still change. */
 	if (!m->str_addr)
-		return corrupt(m, err, "the dynamic section has no DT_STRTAB");
+		return 0;
 	if (vaddr_to_off(m, m->str_addr, &m->str_off))
 		return corrupt(m, err, "DT_STRTAB is not inside a loadable segment");
 	d = elf_getdata_rawchunk(m->e, (int64_t)m->str_off, m->strsz_orig, ELF_T_BYTE);
@@ -267,9 +272,20 @@ static void dyn_remove(struct model *m, size_t at)
 
 static int need_dynamic(struct model *m, struct xcc_error *err)
 {
-	if (m->dyn_ph < 0)
+	if (m->dyn_ph < 0) {
+		for (size_t i = 1; i < m->shnum; i++)
+			if (m->sh[i].sh_type == SHT_DYNAMIC)
+				return xcc_fail(err, XCC_EFAIL,
+						"%s: there is a .dynamic section but no PT_DYNAMIC "
+						"program header: the dynamic loader never reads it (the "
+						"program headers are damaged or the file was linked "
+						"with a script that leaves it out)", m->path);
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: no dynamic section: the file is statically linked", m->path);
+	}
+	if (!m->str)
+		return corrupt(m, err, m->ndyn ? "the dynamic section has no DT_STRTAB"
+					       : "the dynamic segment is empty");
 	return 0;
 }
 
@@ -992,7 +1008,7 @@ static void move_block(struct model *m, uint64_t lo, uint64_t hi, uint64_t o, GE
 static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_error *err)
 {
 	int grow_str = m->strsz > m->strsz_orig;
-	int grow_dyn = m->dyn_ph >= 0 && m->ndyn + 1 > m->dyn_cap;
+	int grow_dyn = m->dyn_changed && m->ndyn + 1 > m->dyn_cap;
 	int grow_interp = m->interp &&
 			  strlen(m->interp) + 1 > m->ph[m->interp_ph].p_filesz;
 	int grow = grow_str || grow_dyn || grow_interp;
@@ -1000,8 +1016,8 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 	unsigned char *b;
 
 	if (grow) {
-		unsigned long page = ops->page_size ? ops->page_size
-						    : elf_default_page_size(m->eh.e_machine);
+		uint64_t page = ops->page_size ? ops->page_size
+					       : elf_default_page_size(m->eh.e_machine);
 		int exec_like = (m->eh.e_type == ET_EXEC || m->interp_ph >= 0);
 		uint64_t maxend = 0, delta0 = 0, o, v, pos, str_pos = 0, dyn_pos = 0, int_pos = 0;
 		size_t last_load = 0, nph;
@@ -1025,6 +1041,14 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 		}
 		if (!have_load)
 			return corrupt(m, err, "no loadable segment");
+		/* The new segment follows the file's own alignment where it is
+		 * larger (-z max-page-size=0x10000 on x86_64), so that every
+		 * loadable segment agrees; --page-size decides alone. */
+		for (size_t i = 0; i < m->phnum && !ops->page_size; i++)
+			if (m->ph[i].p_type == PT_LOAD && m->ph[i].p_align > page &&
+			    !(m->ph[i].p_align & (m->ph[i].p_align - 1)) &&
+			    m->ph[i].p_align <= (1u << 24))
+				page = m->ph[i].p_align;
 		/* A static PIE is started by the kernel too. */
 		if (dyn_find(m, DT_FLAGS_1) >= 0 &&
 		    (m->dyn[dyn_find(m, DT_FLAGS_1)].d_un.d_val & DF_1_PIE))

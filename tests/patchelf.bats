@@ -367,6 +367,31 @@ libc.so.6"
 	xcc patchelf --set-os-abi linux "$f"
 	run xcc patchelf --print-os-abi "$f"
 	assert_output_equals "Linux"
+	for abi in "System V" HP-UX NetBSD "GNU Hurd" Solaris AIX IRIX Tru64 OpenBSD OpenVMS; do
+		xcc patchelf --set-os-abi "$abi" "$f"
+		run xcc patchelf --print-os-abi "$f"
+		assert_output_equals "$abi"
+	done
+	# a code patchelf has no name for prints as patchelf prints it
+	xcc patchelf --set-os-abi standalone "$f"
+	run xcc patchelf --print-os-abi "$f"
+	assert_output_equals "0xFF"
+}
+
+@test "patchelf: a new segment follows the file's own larger LOAD alignment" {
+	local s
+	need cc "to build the library"
+	s=$(scratch)
+	printf 'int f(void){return 1;}\n' >"$s/f.c"
+	cc -shared -fPIC -Wl,-z,max-page-size=0x10000 -o "$s/lib.so" "$s/f.c"
+	[ "$(readelf -lW "$s/lib.so" | awk '$1 == "LOAD" { print $NF }' | sort -u)" = 0x10000 ]
+	xcc patchelf --set-rpath "/a/run/path/long/enough/to/need/a/new/string/table/$(printf '%0100d' 0)" "$s/lib.so"
+	[ "$(readelf -lW "$s/lib.so" | awk '$1 == "LOAD" { print $NF }' | sort -u)" = 0x10000 ]
+	lint_ok "$s/lib.so"
+	# --page-size still decides
+	cc -shared -fPIC -Wl,-z,max-page-size=0x10000 -o "$s/lib.so" "$s/f.c"
+	xcc patchelf --page-size 4096 --set-rpath "/b/$(printf '%0100d' 0)" "$s/lib.so"
+	[ "$(last_load_align "$s/lib.so")" = 0x1000 ]
 }
 
 @test "patchelf: --output writes a new file and leaves the input alone" {
