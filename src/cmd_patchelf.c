@@ -2,6 +2,7 @@
  * command line and output, so it can stand in wherever patchelf is run. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cmd.h"
 #include "elfinfo.h"
 #include "elfpatch.h"
+#include "fileio.h"
 
 /* The patchelf release whose interface this follows (for tools that parse
  * `patchelf --version`). */
@@ -37,24 +39,38 @@ static void usage(FILE *f)
 	      "  [--replace-needed LIBRARY NEW_LIBRARY]\n"
 	      "  [--print-needed]\n"
 	      "  [--no-default-lib]\n"
+	      "  [--no-sort]\t\tAccepted; this patchelf never sorts headers.\n"
+	      "  [--clear-symbol-version SYMBOL]\n"
+	      "  [--add-debug-tag]\n"
+	      "  [--print-execstack]\t\tPrints whether the object requests an executable stack\n"
+	      "  [--clear-execstack]\n"
+	      "  [--set-execstack]\n"
 	      "  [--output FILE]\n"
 	      "  [--debug]\n"
 	      "  [--version]\n"
 	      "  FILENAME...\n"
 	      "\n"
+	      "An option's argument written @FILE is read from FILE, all of it.\n"
 	      "cuda-xcc's patchelf: strings that fit are patched in place; otherwise one new\n"
 	      "segment is appended (64 KiB aligned on aarch64 and ppc64, see --page-size) and no\n"
 	      "other section moves. A failed patch leaves the file as it was.\n", f);
 }
 
 struct prints {
-	int interp, os_abi, soname, rpath, needed;
+	int interp, os_abi, soname, rpath, needed, execstack;
 };
 
 static int print_file(const char *path, const struct prints *p, struct xcc_error *err)
 {
 	struct elf_info info;
 
+	if (p->execstack) {
+		char state;
+
+		if (elfpatch_execstack(path, &state, err))
+			return -1;
+		printf("execstack: %c\n", state);
+	}
 	if (!p->interp && !p->os_abi && !p->soname && !p->rpath && !p->needed)
 		return 0;
 	if (elf_info_read(path, &info, err))
@@ -98,14 +114,15 @@ static int modifies(const struct elfpatch_ops *o)
 {
 	return o->set_os_abi >= 0 || o->set_soname || o->set_interp ||
 	       o->rpath_op != ELFPATCH_RPATH_KEEP || o->remove_needed.n || o->replace_needed.n ||
-	       o->add_needed.n || o->no_default_lib;
+	       o->add_needed.n || o->no_default_lib || o->add_debug_tag || o->execstack >= 0 ||
+	       o->clear_symbol_version.n;
 }
 
 int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct elfpatch_ops ops = ELFPATCH_OPS_INIT;
 	struct prints pr = { 0 };
-	struct strvec files = STRVEC_INIT;
+	struct strvec files = STRVEC_INIT, from_files = STRVEC_INIT;
 	struct xcc_error err = { 0 };
 	int debug = 0, rc = 0, no_more_opts = 0;
 
@@ -116,7 +133,7 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 		static const char *const with_value[] = {
 			"--set-interpreter", "--interpreter", "--page-size", "--set-os-abi",
 			"--set-soname", "--set-rpath", "--add-rpath", "--allowed-rpath-prefixes",
-			"--add-needed", "--remove-needed", "--output", NULL
+			"--add-needed", "--remove-needed", "--output", "--clear-symbol-version", NULL
 		};
 		const char *val = NULL;
 
@@ -135,6 +152,20 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 					goto out;
 				}
 				val = argv[++i];
+				/* patchelf's @FILE: the argument is the file's contents. */
+				if (val[0] == '@') {
+					char *text = file_read_text(val + 1, NULL);
+
+					if (!text) {
+						xcc_fail(&err, XCC_EFAIL, "%s: getting info about '%s': "
+							 "%s", a, val + 1, strerror(errno));
+						rc = cmd_report(&err);
+						goto out;
+					}
+					strvec_push(&from_files, text);
+					free(text);
+					val = from_files.v[from_files.n - 1];
+				}
 			}
 		if (strcmp(a, "--set-interpreter") == 0 || strcmp(a, "--interpreter") == 0) {
 			ops.set_interp = val;
@@ -186,6 +217,18 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 			ops.force_rpath = 1;
 		} else if (strcmp(a, "--no-default-lib") == 0) {
 			ops.no_default_lib = 1;
+		} else if (strcmp(a, "--clear-symbol-version") == 0) {
+			strvec_push(&ops.clear_symbol_version, val);
+		} else if (strcmp(a, "--no-sort") == 0) {
+			continue;
+		} else if (strcmp(a, "--add-debug-tag") == 0) {
+			ops.add_debug_tag = 1;
+		} else if (strcmp(a, "--set-execstack") == 0) {
+			ops.execstack = 1;
+		} else if (strcmp(a, "--clear-execstack") == 0) {
+			ops.execstack = 0;
+		} else if (strcmp(a, "--print-execstack") == 0) {
+			pr.execstack = 1;
 		} else if (strcmp(a, "--print-interpreter") == 0) {
 			pr.interp = 1;
 		} else if (strcmp(a, "--print-os-abi") == 0) {
@@ -246,5 +289,6 @@ out:
 	fflush(stdout);
 	elfpatch_ops_free(&ops);
 	strvec_free(&files);
+	strvec_free(&from_files);
 	return rc;
 }

@@ -46,7 +46,7 @@ struct model {
 	GElf_Addr str_addr;
 	uint64_t str_dirty_lo, str_dirty_hi; /* bytes rewritten in place */
 	char *interp;       /* wanted interpreter, NULL: unchanged */
-	int ehdr_changed, dyn_changed;
+	int ehdr_changed, dyn_changed, ph_changed;
 	struct region *writes;
 	size_t nwrites;
 	uint64_t append_off; /* where the new segment goes; 0: no growth */
@@ -461,6 +461,18 @@ static void set_string_entry(struct model *m, int idx, const char *s)
 	}
 	m->dyn[idx].d_un.d_val = str_add(m, s);
 	m->dyn_changed = 1;
+	/* The old string is dead: patchelf marks such strings with Xs, and its
+	 * test suite checks that they are (and that shared ones are not). */
+	if (cur && old < m->strsz_orig &&
+	    (m->dyn[idx].d_tag == DT_RPATH || m->dyn[idx].d_tag == DT_RUNPATH) &&
+	    !string_shared(m, idx, old) && str_at(m, m->dyn[idx].d_un.d_val) &&
+	    m->dyn[idx].d_un.d_val >= m->strsz_orig) {
+		memset(m->str + old, 'X', strlen(m->str + old));
+		if (old < m->str_dirty_lo)
+			m->str_dirty_lo = old;
+		if (old + strlen(m->str + old) > m->str_dirty_hi)
+			m->str_dirty_hi = old + strlen(m->str + old);
+	}
 }
 
 static int op_set_soname(struct model *m, const char *soname, struct xcc_error *err)
@@ -750,6 +762,101 @@ static int op_no_default_lib(struct model *m, struct xcc_error *err)
 		m->dyn[i].d_un.d_val |= DF_1_NODEFLIB;
 		m->dyn_changed = 1;
 	}
+	return 0;
+}
+
+static int op_add_debug_tag(struct model *m, struct xcc_error *err)
+{
+	if (m->dyn_ph < 0)
+		return need_dynamic(m, err);
+	if (dyn_find(m, DT_DEBUG) >= 0)
+		return 0;
+	logf_(m, "%s: adding DT_DEBUG", m->path);
+	dyn_insert(m, m->ndyn, DT_DEBUG, 0);
+	return 0;
+}
+
+static void add_write(struct model *m, uint64_t off, unsigned char *bytes, size_t len);
+
+/* The version index of every dynamic symbol named in names becomes 1
+ * (global, unversioned), as patchelf --clear-symbol-version does. */
+static int op_clear_symbol_version(struct model *m, const struct strvec *names,
+				   struct xcc_error *err)
+{
+	size_t symsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
+	size_t halfsz = gelf_fsize(m->e, ELF_T_HALF, 1, EV_CURRENT);
+	size_t dynsym = 0, versym = 0;
+	Elf_Data *syms, *vers;
+
+	if (need_dynamic(m, err))
+		return -1;
+	for (size_t i = 1; i < m->shnum; i++) {
+		if (m->sh[i].sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = i;
+		else if (m->sh[i].sh_type == SHT_GNU_versym && !versym)
+			versym = i;
+	}
+	if (!dynsym || !versym)
+		return xcc_fail(err, XCC_EFAIL, "%s: no %s section: the file's symbols carry no "
+				"versions to clear", m->path, dynsym ? ".gnu.version" : ".dynsym");
+	syms = elf_getdata(elf_getscn(m->e, dynsym), NULL);
+	vers = elf_getdata(elf_getscn(m->e, versym), NULL);
+	if (!syms || !vers || !symsz || !halfsz || vers->d_size / halfsz != syms->d_size / symsz)
+		return corrupt(m, err, "the symbol version table does not match the symbols");
+	for (size_t k = 0; k < syms->d_size / symsz; k++) {
+		GElf_Sym sym;
+		const char *name;
+		GElf_Half one = 1;
+		Elf_Data src = { 0 }, dst = { 0 };
+		unsigned char *b;
+
+		if (!gelf_getsym(syms, (int)k, &sym) || !(name = str_at(m, sym.st_name)) ||
+		    !strvec_contains(names, name) || ((GElf_Half *)vers->d_buf)[k] == 1)
+			continue;
+		logf_(m, "%s: clearing the symbol version of %s", m->path, name);
+		b = xmalloc(halfsz);
+		src.d_buf = &one;
+		src.d_size = sizeof one;
+		src.d_type = ELF_T_HALF;
+		src.d_version = EV_CURRENT;
+		dst.d_buf = b;
+		dst.d_size = halfsz;
+		gelf_xlatetof(m->e, &dst, &src, m->eh.e_ident[EI_DATA]);
+		add_write(m, m->sh[versym].sh_offset + k * halfsz, b, halfsz);
+	}
+	return 0;
+}
+
+/* Set or clear PF_X of PT_GNU_STACK; a PT_NULL header may become one. */
+static int op_execstack(struct model *m, int set, struct xcc_error *err)
+{
+	int null_ph = -1;
+
+	for (size_t i = 0; i < m->phnum; i++) {
+		GElf_Phdr *p = &m->ph[i];
+
+		if (p->p_type == PT_NULL && null_ph < 0)
+			null_ph = (int)i;
+		if (p->p_type != PT_GNU_STACK)
+			continue;
+		if (!!(p->p_flags & PF_X) != set) {
+			p->p_flags = set ? p->p_flags | PF_X : p->p_flags & ~(GElf_Word)PF_X;
+			m->ph_changed = 1;
+			logf_(m, "%s: %s the executable stack flag", m->path,
+			      set ? "setting" : "clearing");
+		}
+		return 0;
+	}
+	if (null_ph < 0)
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: no PT_GNU_STACK program header and no unused one to turn into "
+				"it: relink with -z execstack or -z noexecstack", m->path);
+	memset(&m->ph[null_ph], 0, sizeof m->ph[null_ph]);
+	m->ph[null_ph].p_type = PT_GNU_STACK;
+	m->ph[null_ph].p_flags = PF_R | PF_W | (set ? PF_X : 0);
+	m->ph[null_ph].p_align = 1;
+	m->ph_changed = 1;
+	logf_(m, "%s: program header %d becomes PT_GNU_STACK", m->path, null_ph);
 	return 0;
 }
 
@@ -1190,6 +1297,9 @@ place_contents:
 				m->sh_dirty[m->sh_dynstr] = 1;
 			}
 			m->str_dirty_lo = UINT64_MAX;
+			/* Nothing reads the old table any more: clear it, so the
+			 * file does not carry two copies of every name. */
+			add_write(m, m->str_off, calloc(1, m->strsz_orig), m->strsz_orig);
 		}
 		if (grow_dyn) {
 			GElf_Phdr *dp = &m->ph[m->dyn_ph];
@@ -1216,6 +1326,10 @@ place_contents:
 		}
 	}
 
+	if (m->ph_changed && !grow) {
+		b = encode(m, ELF_T_PHDR, m->ph, m->phnum, &len);
+		add_write(m, m->eh.e_phoff, b, len);
+	}
 	if (m->interp) { /* fits in place: pad with NULs to the old size */
 		const GElf_Phdr *ip = &m->ph[m->interp_ph];
 
@@ -1488,6 +1602,13 @@ int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpa
 		goto out;
 	if (ops->no_default_lib && op_no_default_lib(&m, err))
 		goto out;
+	if (ops->add_debug_tag && op_add_debug_tag(&m, err))
+		goto out;
+	if (ops->clear_symbol_version.n &&
+	    op_clear_symbol_version(&m, &ops->clear_symbol_version, err))
+		goto out;
+	if (ops->execstack >= 0 && op_execstack(&m, ops->execstack, err))
+		goto out;
 	if (plan(&m, ops, err))
 		goto out;
 
@@ -1510,6 +1631,32 @@ out:
 	return rc;
 }
 
+int elfpatch_execstack(const char *path, char *state, struct xcc_error *err)
+{
+	struct model m = { .path = path, .fd = -1 };
+	int rc = -1;
+
+	m.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m.fd < 0) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (model_load(&m, err))
+		goto out;
+	*state = '?';
+	for (size_t i = 0; i < m.phnum; i++)
+		if (m.ph[i].p_type == PT_GNU_STACK) {
+			*state = m.ph[i].p_flags & PF_X ? 'X' : '-';
+			break;
+		}
+	rc = 0;
+out:
+	model_free(&m);
+	if (m.fd >= 0)
+		close(m.fd);
+	return rc;
+}
+
 void elfpatch_result_free(struct elfpatch_result *res)
 {
 	strvec_free(&res->log);
@@ -1520,4 +1667,5 @@ void elfpatch_ops_free(struct elfpatch_ops *ops)
 	strvec_free(&ops->remove_needed);
 	strvec_free(&ops->replace_needed);
 	strvec_free(&ops->add_needed);
+	strvec_free(&ops->clear_symbol_version);
 }

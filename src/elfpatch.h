@@ -35,13 +35,16 @@ struct elfpatch_ops {
 	struct strvec remove_needed;
 	struct strvec replace_needed; /* pairs: old, new, old, new ... */
 	struct strvec add_needed;
+	struct strvec clear_symbol_version; /* dynamic symbols to make unversioned */
 	int no_default_lib;      /* set DF_1_NODEFLIB */
+	int add_debug_tag;       /* add DT_DEBUG when missing */
+	int execstack;           /* PT_GNU_STACK's PF_X: -1 keep, 0 clear, 1 set */
 	unsigned long page_size; /* alignment of a new PT_LOAD; 0: by machine */
 	const char *output;      /* write here instead of in place; NULL: in place */
 };
 
 #define ELFPATCH_OPS_INIT { -1, NULL, NULL, ELFPATCH_RPATH_KEEP, NULL, NULL, 0, \
-	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, NULL }
+	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, -1, 0, NULL }
 
 struct elfpatch_result {
 	int changed;            /* something was written */
@@ -63,6 +66,10 @@ struct elfpatch_result {
  */
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
 		  struct xcc_error *err);
+
+/* Whether path asks for an executable stack, as patchelf --print-execstack
+ * says it: 'X' (PT_GNU_STACK with PF_X), '-' (without), '?' (no PT_GNU_STACK). */
+int elfpatch_execstack(const char *path, char *state, struct xcc_error *err);
 
 void elfpatch_result_free(struct elfpatch_result *res);
 void elfpatch_ops_free(struct elfpatch_ops *ops);

@@ -355,6 +355,42 @@ libc.so.6"
 	lint_ok "$f"
 }
 
+@test "patchelf: print, set and clear the executable stack; add-debug-tag; no-sort; clear-symbol-version" {
+	local f
+	f=$(fixture x86/prog)
+	cp "$f" "$f.orig"
+	run xcc patchelf --print-execstack "$f"
+	assert_output_equals "execstack: -"
+	xcc patchelf --set-execstack "$f"
+	run xcc patchelf --print-execstack "$f"
+	assert_output_equals "execstack: X"
+	readelf -lW "$f" | grep GNU_STACK | grep -q RWE
+	xcc patchelf --clear-execstack "$f"
+	cmp "$f" "$f.orig"
+	! readelf -dW "$f" | grep -q '(DEBUG)'
+	xcc patchelf --no-sort --add-debug-tag "$f"
+	readelf -dW "$f" | grep -q '(DEBUG)'
+	readelf --dyn-syms -W "$f" | grep -q ' printf@GLIBC'
+	xcc patchelf --clear-symbol-version printf "$f"
+	! readelf --dyn-syms -W "$f" | grep -q ' printf@'
+	readelf --dyn-syms -W "$f" | grep -q ' printf$'
+	run env LD_LIBRARY_PATH="$(dirname "$f")/lib" "$f"
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+}
+
+@test "patchelf: @FILE reads an option's argument from FILE" {
+	local f
+	f=$(fixture x86/prog)
+	printf '%s' '$ORIGIN/lib:/from/a/file' >"$f.arg"
+	xcc patchelf --set-rpath "@$f.arg" "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals '$ORIGIN/lib:/from/a/file'
+	run xcc patchelf --set-rpath "@$f.missing" "$f"
+	assert_status 1
+	assert_output_contains "$f.missing"
+}
+
 @test "patchelf: print-os-abi and set-os-abi" {
 	local f
 	f=$(fixture x86/hello)
