@@ -167,7 +167,10 @@ pass=0 fail=0 skip=0
 	echo "# TOTAL: $((pass + fail + skip))"
 	echo "# PASS:  $pass"
 	echo "# SKIP:  $skip"
+	echo "# XFAIL: 0"
 	echo "# FAIL:  $fail"
+	echo "# XPASS: 0"
+	echo "# ERROR: 0"
 	# What failed, with its output.
 	for trs in "$run"/tests/*.trs; do
 		t=$(basename "$trs" .trs)
