@@ -153,7 +153,7 @@ static const struct gpu_cap *parse_gpu(const struct gpudb *db, const char *tok)
 }
 
 /* One line per GPU; returns 1 when one is not served. */
-static int print_serving(const struct fatbin_file *f, const struct gpu_cap *const *gpus,
+static int print_serving(const struct gpudb *db, const struct fatbin_file *f, const struct gpu_cap *const *gpus,
 			 size_t n_gpus, cJSON *json)
 {
 	cJSON *serving = json ? cJSON_AddObjectToObject(json, "serving") : NULL;
@@ -166,7 +166,7 @@ static int print_serving(const struct fatbin_file *f, const struct gpu_cap *cons
 	}
 	for (size_t i = 0; i < n_gpus; i++) {
 		struct fatbin_serving how;
-		enum fatbin_verdict v = fatbin_serves(f, gpus[i], &how);
+		enum fatbin_verdict v = fatbin_serves(db, f, gpus[i], &how);
 		char name[16], sm[16], entry[32] = "";
 
 		gpu_cap_name(gpus[i], name, sizeof name);
@@ -191,6 +191,7 @@ static int print_serving(const struct fatbin_file *f, const struct gpu_cap *cons
 
 int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 {
+	const struct gpudb *db = NULL;
 	static const struct option opts[] = {
 		{ "summary", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
@@ -225,8 +226,8 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (gpu_specs.n) {
 		struct xcc_error err = { 0 };
-		const struct gpudb *db = cmd_gpudb(ctx, &err);
 
+		db = cmd_gpudb(ctx, &err);
 		if (!db) {
 			strvec_free(&gpu_specs);
 			return cmd_report(&err);
@@ -266,7 +267,7 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 		if (gpus) {
 			cJSON *o = json ? file_json(&f, 1) : NULL;
 
-			if (print_serving(&f, gpus, gpu_specs.n, o) && rc < XCC_EFAIL)
+			if (print_serving(db, &f, gpus, gpu_specs.n, o) && rc < XCC_EFAIL)
 				rc = XCC_EFAIL;
 			if (o)
 				cJSON_AddItemToArray(arr, o);

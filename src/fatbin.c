@@ -593,10 +593,25 @@ static int compat_group(int major, int minor)
 	return major;
 }
 
-int fatbin_sass_runs_on(unsigned sm, char variant, int major, int minor)
+/*
+ * The minor-revision rule is the desktop's. NVIDIA's CUDA C++ Programming
+ * Guide, "Binary Compatibility" (section 6.1.2 in the 12.x guides,
+ * https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility),
+ * after "a cubin object generated for compute capability X.y will only
+ * execute on devices of compute capability X.z where z>=y", notes:
+ * "Binary compatibility is supported only for the desktop. It is not
+ * supported for Tegra. Also, the binary compatibility between desktop and
+ * Tegra is not supported." So when the GPU or the cubin's SM is an
+ * integrated (Tegra) one, only a cubin of exactly that capability runs
+ * (any variant: sm_87, sm_110a and sm_110f all name that one GPU); PTX is
+ * still JIT-compiled by the driver.
+ */
+int fatbin_sass_runs_on(unsigned sm, char variant, int major, int minor, int tegra)
 {
 	int smaj = (int)sm / 10, smin = (int)sm % 10;
 
+	if (tegra)
+		return smaj == major && smin == minor;
 	/* 'a' code uses features of exactly one GPU. */
 	if (variant == 'a')
 		return smaj == major && smin == minor;
@@ -613,7 +628,7 @@ int fatbin_ptx_jits_on(unsigned sm, char variant, int major, int minor)
 	/* a/f PTX uses features outside the forward-compatible set: the
 	 * driver can only compile it for the GPUs its SASS would run on. */
 	if (variant)
-		return fatbin_sass_runs_on(sm, variant, major, minor);
+		return fatbin_sass_runs_on(sm, variant, major, minor, 0);
 	/* Plain PTX JIT-compiles for any GPU at or above its SM. */
 	return major > smaj || (major == smaj && minor >= smin);
 }
@@ -629,8 +644,8 @@ static int better(const struct fatbin_entry *e, const struct fatbin_serving *bes
 	return variant_rank(e->variant) > variant_rank(best->variant);
 }
 
-enum fatbin_verdict fatbin_serves(const struct fatbin_file *f, const struct gpu_cap *cap,
-				  struct fatbin_serving *how)
+enum fatbin_verdict fatbin_serves(const struct gpudb *db, const struct fatbin_file *f,
+				  const struct gpu_cap *cap, struct fatbin_serving *how)
 {
 	struct fatbin_serving sass = { FATBIN_SERVED_SASS, 0, 0 }, ptx = { FATBIN_SERVED_PTX_JIT, 0, 0 };
 	struct fatbin_serving none = { FATBIN_NOT_SERVED, 0, 0 }, *res = &none;
@@ -638,8 +653,10 @@ enum fatbin_verdict fatbin_serves(const struct fatbin_file *f, const struct gpu_
 	for (size_t i = 0; i < f->n_entries; i++) {
 		const struct fatbin_entry *e = &f->entries[i];
 
-		if (e->kind == FATBIN_KIND_SASS && fatbin_sass_runs_on(e->sm, e->variant, cap->major,
-								       cap->minor)) {
+		int tegra = cap->tegra || gpudb_is_tegra(db, (int)e->sm / 10, (int)e->sm % 10);
+
+		if (e->kind == FATBIN_KIND_SASS &&
+		    fatbin_sass_runs_on(e->sm, e->variant, cap->major, cap->minor, tegra)) {
 			if (better(e, &sass)) {
 				sass.sm = e->sm;
 				sass.variant = e->variant;

@@ -97,7 +97,8 @@ void fatbin_names_free(char **names);
 char *fatbin_summary_line(const struct fatbin_file *f);
 int fatbin_has_device_code(const struct fatbin_file *f);
 
-/* The serving check: can the code in f run on the GPU of capability cap?
+/* The serving check: can the code in f run on the GPU of capability cap
+ * (a capability of db, which says which SMs are Tegra ones)?
  * cap's major.minor names the GPU; its a/f suffix describes how a user's
  * own code is built, not the device, so it does not change the verdict. */
 enum fatbin_verdict {
@@ -112,13 +113,15 @@ struct fatbin_serving {
 	char variant;
 };
 
-enum fatbin_verdict fatbin_serves(const struct fatbin_file *f, const struct gpu_cap *cap,
-				  struct fatbin_serving *how);
+enum fatbin_verdict fatbin_serves(const struct gpudb *db, const struct fatbin_file *f,
+				  const struct gpu_cap *cap, struct fatbin_serving *how);
 /* "OK", "PTX-JIT", "NOT SERVED" */
 const char *fatbin_verdict_name(enum fatbin_verdict v);
 
-/* The rules, one entry at a time, for GPU major.minor. */
-int fatbin_sass_runs_on(unsigned sm, char variant, int major, int minor);
+/* The rules, one entry at a time, for GPU major.minor. tegra: the GPU or
+ * the cubin's SM is an integrated (Tegra) one, where only exactly that
+ * capability's SASS runs. */
+int fatbin_sass_runs_on(unsigned sm, char variant, int major, int minor, int tegra);
 int fatbin_ptx_jits_on(unsigned sm, char variant, int major, int minor);
 
 #endif

@@ -226,6 +226,10 @@ static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
 	if (strlen(variant) > 1 || (variant[0] && variant[0] != 'a' && variant[0] != 'f'))
 		return xcc_fail(err, XCC_EFAIL, "%s: bad variant \"%s\" for %s", where, variant, cap);
 	c->variant = variant[0];
+	/* "tegra" is only written where it differs from "jetson" (8.8). */
+	c->tegra = c->jetson;
+	if (cJSON_GetObjectItemCaseSensitive(j, "tegra") && want_bool(j, "tegra", where, &c->tegra, err))
+		return -1;
 	comps = cJSON_GetObjectItemCaseSensitive(j, "sbsa_components");
 	if (comps) {
 		const cJSON *it;
@@ -469,6 +473,14 @@ int gpudb_never_released(const struct gpudb *db, struct cuda_version v)
 {
 	for (size_t i = 0; i < db->n_never_released; i++)
 		if (cuda_version_cmp(v, db->never_released[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int gpudb_is_tegra(const struct gpudb *db, int major, int minor)
+{
+	for (size_t i = 0; i < db->n_caps; i++)
+		if (db->caps[i].major == major && db->caps[i].minor == minor && db->caps[i].tegra)
 			return 1;
 	return 0;
 }

@@ -28,6 +28,10 @@ struct gpu_cap {
 	const char *arch;
 	const char *boards; /* Jetson boards, or NULL */
 	int jetson;
+	/* An integrated (Tegra) GPU: every Jetson, and 8.8 (T239). NVIDIA's
+	 * binary compatibility between minor revisions does not hold for
+	 * them (see fatbin_sass_runs_on). */
+	int tegra;
 	struct cuda_version min_cuda;
 	int has_max;
 	struct cuda_version max_cuda;
@@ -110,6 +114,8 @@ char *gpudb_target_names(const struct gpudb *db);
 const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int minor, char variant);
 const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v);
 int gpudb_never_released(const struct gpudb *db, struct cuda_version v);
+/* Whether major.minor is an integrated (Tegra) GPU. */
+int gpudb_is_tegra(const struct gpudb *db, int major, int minor);
 /* T(V): Jetson capabilities below it are served by linux-aarch64. */
 void gpudb_sbsa_threshold(const struct gpudb *db, struct cuda_version v, int *major, int *minor);
 

@@ -313,12 +313,12 @@ out:
 }
 
 /* Verdicts are ordered best first: SASS, PTX-JIT, NOT SERVED. */
-static void merge_verdicts(const struct fatbin_file *f, const struct gpu_cap *const *caps,
-			   size_t n, enum fatbin_verdict *v)
+static void merge_verdicts(const struct gpudb *db, const struct fatbin_file *f,
+			   const struct gpu_cap *const *caps, size_t n, enum fatbin_verdict *v)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct fatbin_serving how;
-		enum fatbin_verdict m = fatbin_serves(f, caps[i], &how);
+		enum fatbin_verdict m = fatbin_serves(db, f, caps[i], &how);
 
 		if (m < v[i])
 			v[i] = m;
@@ -331,7 +331,8 @@ static void merge_verdicts(const struct fatbin_file *f, const struct gpu_cap *co
  * (libcublasLt_static.a: 500 MB). Device code of an object sits in its
  * .nv_fatbin, so only those sections are read.
  */
-static int static_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
+static int static_library_serving(const struct gpudb *db, const char *path,
+				  const struct gpu_cap *const *caps, size_t n,
 				  enum fatbin_verdict *v, int *has_code, struct xcc_error *err)
 {
 	struct fatbin_options sections_only = { 1 };
@@ -369,7 +370,7 @@ static int static_library_serving(const char *path, const struct gpu_cap *const 
 			continue;
 		if (fatbin_has_device_code(&f)) {
 			*has_code = 1;
-			merge_verdicts(&f, caps, n, v);
+			merge_verdicts(db, &f, caps, n, v);
 		}
 		fatbin_file_free(&f);
 	}
@@ -384,8 +385,9 @@ out:
 	return rc;
 }
 
-int sysroot_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
-			    enum fatbin_verdict *v, int *has_code, struct xcc_error *err)
+int sysroot_library_serving(const struct gpudb *db, const char *path,
+			    const struct gpu_cap *const *caps, size_t n, enum fatbin_verdict *v,
+			    int *has_code, struct xcc_error *err)
 {
 	unsigned char magic[8] = { 0 };
 	FILE *fp = fopen(path, "rb");
@@ -400,12 +402,12 @@ int sysroot_library_serving(const char *path, const struct gpu_cap *const *caps,
 		memset(magic, 0, sizeof magic);
 	fclose(fp);
 	if (memcmp(magic, "!<arch>\n", 8) == 0)
-		return static_library_serving(path, caps, n, v, has_code, err);
+		return static_library_serving(db, path, caps, n, v, has_code, err);
 	if (sysroot_read_library(path, &f, err))
 		return -1;
 	if (fatbin_has_device_code(&f)) {
 		*has_code = 1;
-		merge_verdicts(&f, caps, n, v);
+		merge_verdicts(db, &f, caps, n, v);
 	}
 	fatbin_file_free(&f);
 	return 0;
@@ -425,7 +427,7 @@ static int serving_entry(const char *path, const struct stat *st, int flag, stru
 		return 0;
 	v = xmalloc((w->cap_names->n + 1) * sizeof *v);
 	/* A library whose device code cannot be read is not ours to judge. */
-	if (sysroot_library_serving(path, w->caps, w->cap_names->n, v, &has_code, &e2) ||
+	if (sysroot_library_serving(w->db, path, w->caps, w->cap_names->n, v, &has_code, &e2) ||
 	    !has_code) {
 		free(v);
 		return 0;

@@ -40,7 +40,8 @@ int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_err
 /* The verdict of a shared or static library for each of caps[0..n) (the
  * best entry of any member); *has_code says whether it has device code at
  * all. Memory stays bounded whatever the library's size. */
-int sysroot_library_serving(const char *path, const struct gpu_cap *const *caps, size_t n,
-			    enum fatbin_verdict *v, int *has_code, struct xcc_error *err);
+int sysroot_library_serving(const struct gpudb *db, const char *path,
+			    const struct gpu_cap *const *caps, size_t n, enum fatbin_verdict *v,
+			    int *has_code, struct xcc_error *err);
 
 #endif

@@ -161,6 +161,23 @@ $FX/libk.a: sass sm_75 sm_80 sm_86 sm_90a ptx sm_86"
 	assert_output_contains "__nv_relfatbin rdc.o"
 }
 
+@test "fatbin --gpu: on Tegra only SASS of exactly that capability serves" {
+	need_nvcc
+	# rdc.o: SASS sm_80 and sm_90a, no PTX. The desktop rule lets sm_80
+	# run on 8.6; NVIDIA's binary compatibility is not supported on Tegra.
+	run xcc fatbin --gpu 8.0,8.6,8.7,8.8 "$FX/rdc.o"
+	assert_status 1
+	assert_output_equals "$FX/rdc.o: 8.0 OK sm_80
+$FX/rdc.o: 8.6 OK sm_80
+$FX/rdc.o: 8.7 NOT SERVED
+$FX/rdc.o: 8.8 NOT SERVED"
+	"$NVCC" -c -gencode arch=compute_87,code=sm_87 -o "$BATS_TEST_TMPDIR/k87.o" "$FX/k.cu"
+	run xcc fatbin --gpu 8.7,8.9 "$BATS_TEST_TMPDIR/k87.o"
+	assert_status 1
+	assert_output_equals "$BATS_TEST_TMPDIR/k87.o: 8.7 OK sm_87
+$BATS_TEST_TMPDIR/k87.o: 8.9 NOT SERVED"
+}
+
 @test "fatbin --gpu: the serving check on nvcc's output" {
 	need_nvcc
 	run xcc fatbin --gpu 7.5,8.0,8.6 --gpu 8.7,8.9,9.0,12.0 "$FX/plain.o"
@@ -168,7 +185,7 @@ $FX/libk.a: sass sm_75 sm_80 sm_86 sm_90a ptx sm_86"
 	assert_output_equals "$FX/plain.o: 7.5 OK sm_75
 $FX/plain.o: 8.0 NOT SERVED
 $FX/plain.o: 8.6 OK sm_86
-$FX/plain.o: 8.7 OK sm_86
+$FX/plain.o: 8.7 PTX-JIT sm_86
 $FX/plain.o: 8.9 OK sm_86
 $FX/plain.o: 9.0 PTX-JIT sm_86
 $FX/plain.o: 12.0 PTX-JIT sm_86"

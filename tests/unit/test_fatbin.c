@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "gpus.h"
 #include "tap.h"
+
+static struct gpudb db;
 
 struct buf {
 	unsigned char b[8192];
@@ -65,11 +68,13 @@ static int parse(struct buf *b, int strict, struct fatbin_file *f, struct xcc_er
 	return fatbin_parse_section(b->b, b->n, strict, ".nv_fatbin", 0, 0, f, err);
 }
 
+/* The database's capability (with its Tegra flag), or a bare one. */
 static struct gpu_cap cap(int major, int minor, char variant)
 {
+	const struct gpu_cap *known = gpudb_find_cap(&db, major, minor, variant);
 	struct gpu_cap c = { .major = major, .minor = minor, .variant = variant };
 
-	return c;
+	return known ? *known : c;
 }
 
 /* A file holding exactly the given entries ("sass sm_86", "ptx sm_90a"). */
@@ -103,7 +108,7 @@ static const char *verdict(const char *const *specs, int major, int minor, char 
 	char sm[32];
 
 	fake(&f, specs);
-	fatbin_serves(&f, &c, &how);
+	fatbin_serves(&db, &f, &c, &how);
 	if (how.verdict == FATBIN_NOT_SERVED)
 		snprintf(how_buf, len, "%s", fatbin_verdict_name(how.verdict));
 	else
@@ -356,25 +361,31 @@ static void test_names(void)
 static void test_rules(void)
 {
 	/* One SASS entry at a time against GPUs. */
-	ok(fatbin_sass_runs_on(80, 0, 8, 0), "sm_80 runs on 8.0");
-	ok(fatbin_sass_runs_on(80, 0, 8, 6), "sm_80 runs on 8.6 (same major, higher minor)");
-	ok(fatbin_sass_runs_on(80, 0, 8, 7), "sm_80 runs on Orin 8.7");
-	ok(!fatbin_sass_runs_on(86, 0, 8, 0), "sm_86 does not run on 8.0 (lower minor)");
-	ok(!fatbin_sass_runs_on(86, 0, 9, 0), "sm_86 does not run on 9.0 (other major)");
-	ok(!fatbin_sass_runs_on(90, 0, 8, 9), "sm_90 does not run on 8.9");
-	ok(fatbin_sass_runs_on(90, 'a', 9, 0), "sm_90a runs on 9.0");
-	ok(!fatbin_sass_runs_on(100, 'a', 10, 3), "sm_100a does not run on 10.3");
-	ok(!fatbin_sass_runs_on(120, 'a', 12, 1), "sm_120a does not run on 12.1");
-	ok(fatbin_sass_runs_on(100, 'f', 10, 0), "sm_100f runs on 10.0");
-	ok(fatbin_sass_runs_on(100, 'f', 10, 3), "sm_100f runs on 10.3 (its family)");
-	ok(!fatbin_sass_runs_on(103, 'f', 10, 0), "sm_103f does not run on 10.0");
-	ok(!fatbin_sass_runs_on(100, 'f', 10, 1), "sm_100f does not run on 10.1 (own family)");
-	ok(!fatbin_sass_runs_on(100, 0, 10, 1), "sm_100 does not run on 10.1");
-	ok(fatbin_sass_runs_on(101, 0, 10, 1), "sm_101 runs on 10.1");
-	ok(!fatbin_sass_runs_on(101, 0, 10, 3), "sm_101 does not run on 10.3");
-	ok(fatbin_sass_runs_on(120, 'f', 12, 1), "sm_120f runs on 12.1");
-	ok(!fatbin_sass_runs_on(110, 'f', 12, 0), "sm_110f does not run on 12.0");
-	ok(fatbin_sass_runs_on(110, 'f', 11, 0), "sm_110f runs on Thor 11.0");
+	ok(fatbin_sass_runs_on(80, 0, 8, 0, 0), "sm_80 runs on 8.0");
+	ok(fatbin_sass_runs_on(80, 0, 8, 6, 0), "sm_80 runs on 8.6 (same major, higher minor)");
+	ok(!fatbin_sass_runs_on(80, 0, 8, 7, 1), "sm_80 does not run on Orin 8.7 (Tegra: no minor-revision compatibility)");
+	ok(!fatbin_sass_runs_on(86, 0, 8, 7, 1), "sm_86 does not run on Orin 8.7");
+	ok(fatbin_sass_runs_on(87, 0, 8, 7, 1), "sm_87 runs on Orin 8.7");
+	ok(!fatbin_sass_runs_on(87, 0, 8, 9, 1), "Tegra sm_87 does not run on desktop 8.9");
+	ok(!fatbin_sass_runs_on(72, 0, 7, 5, 1), "Tegra sm_72 does not run on desktop 7.5");
+	ok(fatbin_sass_runs_on(110, 'f', 11, 0, 1), "sm_110f runs on Thor 11.0 (same capability)");
+	ok(fatbin_sass_runs_on(110, 'a', 11, 0, 1), "sm_110a runs on Thor 11.0");
+	ok(!fatbin_sass_runs_on(86, 0, 8, 0, 0), "sm_86 does not run on 8.0 (lower minor)");
+	ok(!fatbin_sass_runs_on(86, 0, 9, 0, 0), "sm_86 does not run on 9.0 (other major)");
+	ok(!fatbin_sass_runs_on(90, 0, 8, 9, 0), "sm_90 does not run on 8.9");
+	ok(fatbin_sass_runs_on(90, 'a', 9, 0, 0), "sm_90a runs on 9.0");
+	ok(!fatbin_sass_runs_on(100, 'a', 10, 3, 0), "sm_100a does not run on 10.3");
+	ok(!fatbin_sass_runs_on(120, 'a', 12, 1, 0), "sm_120a does not run on 12.1");
+	ok(fatbin_sass_runs_on(100, 'f', 10, 0, 0), "sm_100f runs on 10.0");
+	ok(fatbin_sass_runs_on(100, 'f', 10, 3, 0), "sm_100f runs on 10.3 (its family)");
+	ok(!fatbin_sass_runs_on(103, 'f', 10, 0, 0), "sm_103f does not run on 10.0");
+	ok(!fatbin_sass_runs_on(100, 'f', 10, 1, 0), "sm_100f does not run on 10.1 (own family)");
+	ok(!fatbin_sass_runs_on(100, 0, 10, 1, 0), "sm_100 does not run on 10.1");
+	ok(fatbin_sass_runs_on(101, 0, 10, 1, 0), "sm_101 runs on 10.1");
+	ok(!fatbin_sass_runs_on(101, 0, 10, 3, 0), "sm_101 does not run on 10.3");
+	ok(fatbin_sass_runs_on(120, 'f', 12, 1, 0), "sm_120f runs on 12.1");
+	ok(!fatbin_sass_runs_on(110, 'f', 12, 0, 0), "sm_110f does not run on 12.0");
+	ok(fatbin_sass_runs_on(110, 'f', 11, 0, 0), "sm_110f runs on Thor 11.0");
 
 	ok(fatbin_ptx_jits_on(75, 0, 8, 7), "compute_75 JITs on 8.7");
 	ok(fatbin_ptx_jits_on(87, 0, 8, 7), "compute_87 JITs on 8.7");
@@ -403,8 +414,8 @@ static void test_serving(void)
 					    "sass sm_121", "ptx sm_75", "ptx sm_120", NULL };
 	static const char *const empty[] = { NULL };
 
-	is_str(verdict(orin_lib, 8, 7, b, sizeof b), "OK sm_86",
-	       "8.7 served by the closest lower SASS of its major");
+	is_str(verdict(orin_lib, 8, 7, b, sizeof b), "NOT SERVED",
+	       "Orin 8.7 is not served by sm_86 or sm_80 (no binary compatibility on Tegra)");
 	is_str(verdict(orin_lib, 8, 6, b, sizeof b), "OK sm_86", "8.6 served by its own SASS");
 	is_str(verdict(orin_lib, 8, 9, b, sizeof b), "OK sm_86", "8.9 served by sm_86");
 	is_str(verdict(orin_lib, 9, 0, b, sizeof b), "OK sm_90", "9.0 served by sm_90");
@@ -414,7 +425,10 @@ static void test_serving(void)
 	is_str(verdict(orin_lib, 7, 2, b, sizeof b), "NOT SERVED",
 	       "Xavier 7.2: sm_75 SASS cannot run, no PTX low enough");
 	is_str(verdict(jetson_ok, 8, 7, b, sizeof b), "OK sm_87", "exact SASS wins");
-	is_str(verdict(jetson_ok, 7, 5, b, sizeof b), "OK sm_72", "7.5 runs sm_72 SASS");
+	is_str(verdict(jetson_ok, 7, 5, b, sizeof b), "NOT SERVED",
+	       "desktop 7.5 does not run Tegra sm_72 SASS");
+	is_str(verdict(jetson_ok, 8, 9, b, sizeof b), "NOT SERVED",
+	       "desktop 8.9 does not run Tegra sm_87 SASS");
 	is_str(verdict(jetson_ok, 8, 6, b, sizeof b), "NOT SERVED", "sm_87 does not serve 8.6");
 	is_str(verdict(only_a, 9, 0, b, sizeof b), "OK sm_90a", "sm_90a serves 9.0");
 	is_str(verdict(only_a, 10, 3, b, sizeof b), "NOT SERVED", "sm_100a does not serve 10.3");
@@ -430,7 +444,8 @@ static void test_serving(void)
 	is_str(verdict(fam, 12, 1, b, sizeof b), "OK sm_120f", "sm_120f serves 12.1");
 	is_str(verdict(fam, 11, 0, b, sizeof b), "NOT SERVED",
 	       "Thor 11.0: neither family, PTX 12.0 too high");
-	is_str(verdict(blas, 8, 7, b, sizeof b), "OK sm_86", "cuBLAS-like set serves Orin 8.7");
+	is_str(verdict(blas, 8, 7, b, sizeof b), "PTX-JIT sm_75",
+	       "a server cuBLAS-like set serves Orin 8.7 only through PTX");
 	is_str(verdict(blas, 9, 0, b, sizeof b), "OK sm_90a",
 	       "9.0: sm_90a preferred over sm_90 at the same SM");
 	is_str(verdict(blas, 11, 0, b, sizeof b), "PTX-JIT sm_75",
@@ -444,9 +459,9 @@ static void test_serving(void)
 		struct fatbin_serving how;
 
 		fake(&f, orin_lib);
-		ok(fatbin_serves(&f, &c, &how) == FATBIN_SERVED_SASS && how.sm == 90,
+		ok(fatbin_serves(&db, &f, &c, &how) == FATBIN_SERVED_SASS && how.sm == 90,
 		   "a requested 9.0a GPU is a 9.0 device: plain sm_90 SASS serves it");
-		ok(fatbin_serves(&f, &c, NULL) == FATBIN_SERVED_SASS, "how may be NULL");
+		ok(fatbin_serves(&db, &f, &c, NULL) == FATBIN_SERVED_SASS, "how may be NULL");
 		free(f.entries);
 	}
 	is_str(fatbin_verdict_name(FATBIN_SERVED_SASS), "OK", "verdict name OK");
@@ -456,11 +471,18 @@ static void test_serving(void)
 
 int main(void)
 {
+	struct xcc_error err = { 0 };
+
+	if (gpudb_load(&db, &err)) {
+		printf("Bail out! %s\n", err.msg);
+		return 1;
+	}
 	test_parse();
 	test_hostile();
 	test_memory();
 	test_names();
 	test_rules();
 	test_serving();
+	gpudb_free(&db);
 	return done_testing();
 }
