@@ -15,17 +15,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The GPU database the serving check reads (which SMs are Tegra ones),
+ * loaded once for the whole run. */
+static const struct gpudb *fuzz_gpudb(void)
+{
+	static struct gpudb db;
+	static int loaded;
+	struct xcc_error err = { 0 };
+
+	if (!loaded && gpudb_load(&db, &err))
+		abort();
+	loaded = 1;
+	return &db;
+}
+
 static void use(const struct fatbin_file *f)
 {
 	static const int gpus[][2] = { { 7, 5 }, { 8, 7 }, { 9, 0 }, { 10, 3 }, { 11, 0 }, { 12, 1 } };
+	const struct gpudb *db = fuzz_gpudb();
 	char *line = fatbin_summary_line(f);
 
 	free(line);
 	for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++) {
-		struct gpu_cap c = { .major = gpus[i][0], .minor = gpus[i][1] };
+		const struct gpu_cap *known = gpudb_find_cap(db, gpus[i][0], gpus[i][1], 0);
 		struct fatbin_serving how;
 
-		fatbin_serves(f, &c, &how);
+		fatbin_serves(db, f, known, &how);
 	}
 }
 

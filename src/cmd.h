@@ -5,15 +5,24 @@
 
 #include "error.h"
 #include "gpus.h"
+#include "jetpack.h"
 
 struct cmd_ctx {
 	const char *progname;
 	struct gpudb db;
 	int db_loaded;
+	struct jetpack_db jetpacks;
+	int jetpacks_loaded;
 };
 
 /* The capability database, loaded on first use (patchelf never needs it). */
 const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err);
+
+/* The JetPack releases, loaded on first use. */
+const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err);
+/* --jetpack V: NULL and an error naming the known releases when unknown. */
+const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *version,
+					  struct xcc_error *err);
 
 /* Print "cuda-xcc: MESSAGE" to stderr; returns err->status. */
 int cmd_report(const struct xcc_error *err);

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "driver.h"
+#include "elfinfo.h"
 #include "glibc.h"
 
 /* After a --target-fs link: will the program start on the device? A
@@ -37,12 +38,70 @@ static void warn_glibc(const struct driver_plan *plan)
 	glibc_report_free(&r);
 }
 
+/*
+ * After any link for a Jetson: will the program start on the JetPack it is
+ * for (--jetpack, the sysroot's, else the oldest one that runs these GPUs
+ * with this CUDA)? The program's version needs, and those of the libraries
+ * it takes from the sysroot, are compared with that JetPack's glibc,
+ * libstdc++ and libgcc_s. Returns 1 when a need is above the floor.
+ */
+static int check_floor(const struct driver_plan *plan, const struct jetpack_release *jp,
+		       int strict)
+{
+	struct runtime_floor floor = { jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s };
+	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
+	struct xcc_error err = { 0 };
+	struct elf_info info;
+	const char *what = strict ? "error" : "warning";
+
+	strvec_push(&files, plan->linked_output);
+	if (plan->sysroot && elf_info_read(plan->linked_output, &info, &err) == 0) {
+		for (size_t i = 0; i < info.needed.n; i++) {
+			char *lib = xasprintf("%s/targets/%s/lib/%s", plan->sysroot,
+					      plan->arch.target_dir, info.needed.v[i]);
+
+			if (access(lib, R_OK) == 0)
+				strvec_push(&files, lib);
+			free(lib);
+		}
+		elf_info_free(&info);
+	}
+	for (size_t i = 0; i < files.n; i++) {
+		xcc_error_clear(&err);
+		if (runtime_floor_check(files.v[i], &floor, &above, &err)) {
+			fprintf(stderr, "cuda-xcc: warning: cannot read the version needs of %s: %s\n",
+				files.v[i], err.msg);
+			continue;
+		}
+		for (size_t k = 0; k < above.n; k++)
+			fprintf(stderr, "cuda-xcc: %s: %s needs %s, newer than JetPack %s (Ubuntu %s: "
+				"glibc %s, GLIBCXX_%s, CXXABI_%s, GCC_%s) provides: it will not start "
+				"there\n", what, files.v[i], above.v[k], jp->version, jp->ubuntu,
+				jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s);
+		if (above.n)
+			fprintf(stderr, "cuda-xcc: %s: build against a root filesystem with that "
+				"runtime (--target-fs ROOTFS: the board's own, or a distribution "
+				"root with the same glibc, e.g. Debian bullseye's arm64 packages for "
+				"glibc 2.31); for GLIBCXX_/CXXABI_/GCC_ needs also -Xcompiler "
+				"-static-libstdc++ -Xcompiler -static-libgcc, or an older g++\n", what);
+		if (above.n) {
+			strvec_free(&above);
+			strvec_free(&files);
+			return 1;
+		}
+	}
+	strvec_free(&files);
+	return 0;
+}
+
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct xcc_error err = { 0 };
 	struct driver_opts opts;
 	struct driver_plan plan;
 	const struct gpudb *db;
+	const struct jetpack_db *jdb;
+	const struct jetpack_release *jp = NULL, *floor;
 	int rc;
 
 	if (driver_parse_args(argc, argv, &opts, &err)) {
@@ -53,6 +112,16 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		driver_opts_free(&opts);
 		return cmd_report(&err);
 	}
+	if (!(jdb = cmd_jetpacks(ctx, &err)) ||
+	    (plan.jetpack && !(jp = cmd_jetpack(ctx, plan.jetpack, &err))) ||
+	    jetpack_check(jdb, jp, &plan.arch, &err)) {
+		driver_plan_free(&plan);
+		driver_opts_free(&opts);
+		return cmd_report(&err);
+	}
+	floor = jetpack_floor_for(jdb, jp, &plan.arch);
+	for (size_t i = 0; i < plan.arch.warnings.n; i++)
+		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
 	for (size_t i = 0; i < plan.arch.extra_components.n; i++)
 		fprintf(stderr, "cuda-xcc: note: these GPUs need the %s component in the sysroot\n",
 			plan.arch.extra_components.v[i]);
@@ -63,15 +132,16 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		free(line);
 		if (!plan.sysroot_exists && plan.sysroot)
 			fprintf(stderr, "cuda-xcc: note: %s does not exist yet; create it with "
-				"'cuda-xcc sysroot create --target %s --cuda %s'\n",
-				plan.sysroot, plan.arch.target->name, opts.cuda);
+				"'%s'\n", plan.sysroot, plan.create_command);
 		rc = 0;
 	} else if (plan.linked_output) {
 		rc = driver_run_child(&plan, &err);
 		if (rc < 0)
 			rc = cmd_report(&err);
-		else if (rc == 0)
+		else if (rc == 0 && plan.target_libc)
 			warn_glibc(&plan);
+		if (rc == 0 && floor && check_floor(&plan, floor, opts.strict) && opts.strict)
+			rc = XCC_EFAIL;
 	} else {
 		fflush(stdout);
 		execv(plan.argv.v[0], plan.argv.v);

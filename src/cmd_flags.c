@@ -21,9 +21,12 @@ static const char flags_usage[] =
 	"  -arch LIST    comma-separated, repeatable: sm_87, 87, 8.7, compute_87 (adds PTX),\n"
 	"                sm_90a, 100f, all, all-major, default (default: default)\n"
 	"  --ptx P       PTX to embed: none, highest (the highest capability without an\n"
-	"                a/f suffix) or all; default none for jetson, highest otherwise\n"
+	"                a/f suffix) or all; default: by GPU, none for Jetson GPUs and\n"
+	"                the highest of the others\n"
 	"  --format F    nvcc (default), cmake or json\n"
-	"  --print-tag   print only the redist tag that serves these GPUs\n";
+	"  --print-tag   print only the redist tag that serves these GPUs\n"
+	"  --jetpack J   the board's JetPack release (4.6, 5.1, 6.0, 6.1, 6.2, 7.0, ...):\n"
+	"                its boards and CUDA versions are checked too\n";
 
 static void print_json(const struct arch_choice *c)
 {
@@ -71,6 +74,7 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "ptx", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "print-tag", no_argument, NULL, 'T' },
+		{ "jetpack", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,7 +83,9 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	struct arch_choice choice;
 	const struct gpudb *db;
 	const struct target_profile *t;
-	const char *target = NULL, *cuda = NULL, *format = "nvcc";
+	const char *target = NULL, *cuda = NULL, *format = "nvcc", *jetpack = NULL;
+	const struct jetpack_release *jp = NULL;
+	const struct jetpack_db *jdb;
 	enum ptx_policy ptx = PTX_DEFAULT;
 	struct cuda_version v;
 	int print_tag = 0, c, rc = 0;
@@ -99,6 +105,7 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case 'f': format = optarg; break;
 		case 'T': print_tag = 1; break;
+		case 'J': jetpack = optarg; break;
 		case 'h': fputs(flags_usage, stdout); strvec_free(&arch); return 0;
 		default:
 			strvec_free(&arch);
@@ -133,10 +140,18 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		strvec_free(&arch);
 		return cmd_usage_error("flags", "'%s' is not a CUDA version (e.g. 12.6 or 12.6.3)", cuda);
 	}
-	if (flags_resolve(db, t, v, &arch, ptx, &choice, &err)) {
+	if (!(jdb = cmd_jetpacks(ctx, &err)) || (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
+	    flags_resolve(db, t, v, &arch, ptx, &choice, &err)) {
 		strvec_free(&arch);
 		return cmd_report(&err);
 	}
+	if (jetpack_check(jdb, jp, &choice, &err)) {
+		arch_choice_free(&choice);
+		strvec_free(&arch);
+		return cmd_report(&err);
+	}
+	for (size_t i = 0; i < choice.warnings.n; i++)
+		fprintf(stderr, "cuda-xcc: warning: %s\n", choice.warnings.v[i]);
 	if (print_tag) {
 		puts(choice.tag);
 	} else if (strcmp(format, "json") == 0) {

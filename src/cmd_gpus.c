@@ -10,7 +10,7 @@
 #include "flags.h"
 
 static const char gpus_usage[] =
-	"Usage: cuda-xcc gpus [--cuda V] [--target T] [--json]\n"
+	"Usage: cuda-xcc gpus [--cuda V] [--target T] [--jetpack J] [--json]\n"
 	"\n"
 	"List the GPU capabilities cuda-xcc knows, filtered to those CUDA V and\n"
 	"target T accept.\n"
@@ -18,7 +18,29 @@ static const char gpus_usage[] =
 	"  --cuda V     only capabilities CUDA V supports; DEFAULT then says whether\n"
 	"               the capability is in V's default set\n"
 	"  --target T   only capabilities target T (jetson, sbsa, x86_64) can serve\n"
+	"               (with --cuda: exactly those 'cuda-xcc flags' accepts)\n"
+	"  --jetpack J  only the boards JetPack J supports (and, with --cuda, runs\n"
+	"               that CUDA on)\n"
 	"  --json       machine-readable output\n";
+
+/* With a target and a CUDA version, a capability is listed only when
+ * 'cuda-xcc flags' accepts it on its own: one set of rules for both. */
+static int flags_accepts_alone(const struct gpudb *db, const struct target_profile *t,
+			       struct cuda_version v, const struct gpu_cap *cap)
+{
+	struct strvec spec = STRVEC_INIT;
+	struct arch_choice choice;
+	struct xcc_error err = { 0 };
+	char tok[16];
+	int ok;
+
+	strvec_pushf(&spec, "sm_%s", gpu_cap_token(cap, tok, sizeof tok));
+	ok = flags_resolve(db, t, v, &spec, PTX_NONE, &choice, &err) == 0;
+	if (ok)
+		arch_choice_free(&choice);
+	strvec_free(&spec);
+	return ok;
+}
 
 static void range(const struct gpu_cap *c, char *buf, size_t len)
 {
@@ -49,6 +71,7 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "cuda", required_argument, NULL, 'c' },
 		{ "target", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "jetpack", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -56,7 +79,8 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct gpudb *db;
 	const struct target_profile *t = NULL;
 	struct cuda_version v, *vp = NULL;
-	const char *cuda = NULL, *target = NULL;
+	const char *cuda = NULL, *target = NULL, *jetpack = NULL;
+	const struct jetpack_release *jp = NULL;
 	int json = 0, c;
 	cJSON *arr = NULL;
 
@@ -67,6 +91,7 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'c': cuda = optarg; break;
 		case 't': target = optarg; break;
 		case 'j': json = 1; break;
+		case 'J': jetpack = optarg; break;
 		case 'h': fputs(gpus_usage, stdout); return 0;
 		default:
 			return cmd_usage_error("gpus", "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -76,11 +101,18 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_usage_error("gpus", "unexpected argument '%s'", argv[optind]);
 	if (!(db = cmd_gpudb(ctx, &err)))
 		return cmd_report(&err);
+	if (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err)))
+		return cmd_report(&err);
 	if (cuda) {
 		if (cuda_version_parse(cuda, &v))
 			return cmd_usage_error("gpus", "'%s' is not a CUDA version (e.g. 12.6)", cuda);
+		char *warning;
+
 		if (flags_check_cuda(db, v, &err))
 			return cmd_report(&err);
+		if ((warning = flags_cuda_warning(db, v)))
+			fprintf(stderr, "cuda-xcc: warning: %s\n", warning);
+		free(warning);
 		vp = &v;
 	}
 	if (target && !(t = gpudb_target(db, target))) {
@@ -103,6 +135,12 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 		if (vp && !gpu_cap_supported_by(cap, *vp))
 			continue;
 		if (t && !flags_target_accepts(db, t, cap, vp))
+			continue;
+		if (t && vp && !flags_accepts_alone(db, t, *vp, cap))
+			continue;
+		if (jp && !jetpack_supports_board(jp, cap))
+			continue;
+		if (jp && vp && cuda_version_cmp(*vp, jetpack_cuda_max(jp)) > 0)
 			continue;
 		gpu_cap_name(cap, name, sizeof name);
 		gpu_cap_token(cap, tok, sizeof tok);

@@ -12,7 +12,8 @@ static const char sysroot_usage[] =
 	"Usage: cuda-xcc sysroot create --target T --cuda V [-arch LIST] [--from SRC]...\n"
 	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
 	"                               [--jobs N] [--progress auto|always|never]\n"
-	"                               [--target-fs ROOTFS] [--allow-unserved] [--dry-run]\n"
+	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
+	"                               [--dry-run]\n"
 	"       cuda-xcc sysroot info DIR [--json]\n"
 	"       cuda-xcc sysroot list\n"
 	"       cuda-xcc sysroot verify DIR\n"
@@ -35,6 +36,8 @@ static const char sysroot_usage[] =
 	"  --target-fs ROOTFS the device's root filesystem: the target libraries' libstdc++\n"
 	"                     and libgcc_s are looked up there, and the driver builds against\n"
 	"                     it when its own command line gives no --target-fs\n"
+	"  --jetpack J        the board's JetPack release: boards and CUDA are checked\n"
+	"                     against it, and it is recorded for the driver's runtime check\n"
 	"  --jobs N           archives extracted at once (default: the number of CPUs)\n"
 	"  --progress P       auto (a bar on a terminal), always or never\n"
 	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
@@ -50,6 +53,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "mirror", required_argument, NULL, 'm' },
 		{ "components", required_argument, NULL, 'C' },
 		{ "target-fs", required_argument, NULL, 'F' },
+		{ "jetpack", required_argument, NULL, 'J' },
 		{ "dest", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "progress", required_argument, NULL, 'p' },
@@ -75,6 +79,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'm': o.mirror = optarg; break;
 		case 'C': strvec_push(&o.components, optarg); break;
 		case 'F': o.target_fs = optarg; break;
+		case 'J': o.jetpack = optarg; break;
 		case 'd': o.dest = optarg; break;
 		case 'j': {
 			char *end;

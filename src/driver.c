@@ -65,6 +65,7 @@ static const char *const opt_cuda[] = { "--cuda", NULL };
 static const char *const opt_target[] = { "--target", NULL };
 static const char *const opt_target_fs[] = { "--target-fs", NULL };
 static const char *const opt_ptx[] = { "--ptx", NULL };
+static const char *const opt_jetpack[] = { "--jetpack", NULL };
 static const char *const opt_arch[] = { "-arch", "--gpu-architecture", NULL };
 
 int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_error *err)
@@ -80,6 +81,11 @@ int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_e
 			i++;
 			continue;
 		}
+		if (strcmp(a, "--strict") == 0) {
+			o->strict = 1;
+			i++;
+			continue;
+		}
 #define OWN(names, field)                                                             \
 	if ((m = match_opt(argc, argv, i, names, &val, &used)) != 0) {                \
 		if (m < 0)                                                            \
@@ -92,6 +98,7 @@ int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_e
 		OWN(opt_cuda, o->cuda = val)
 		OWN(opt_target, o->target = val)
 		OWN(opt_target_fs, o->target_fs = val)
+		OWN(opt_jetpack, o->jetpack = val)
 		OWN(opt_arch, strvec_push(&o->arch, val))
 		if ((m = match_opt(argc, argv, i, opt_ptx, &val, &used)) != 0) {
 			if (m < 0 || ptx_policy_parse(val, &o->ptx))
@@ -291,6 +298,22 @@ static int cuda_matches(const char *asked, const char *have)
 	return cuda_version_cmp(a, h) == 0 && (a.patch < 0 || a.patch == h.patch);
 }
 
+/* 'cuda-xcc sysroot create ...' for these GPUs, ready to paste. */
+static char *driver_create_command(const struct arch_choice *c, const char *cuda)
+{
+	struct strvec caps = STRVEC_INIT;
+	char tok[16], *list, *cmd;
+
+	for (size_t i = 0; i < c->n; i++)
+		strvec_pushf(&caps, "sm_%s", gpu_cap_token(c->entries[i].cap, tok, sizeof tok));
+	list = strvec_join(&caps, ",");
+	cmd = xasprintf("cuda-xcc sysroot create --target %s --cuda %s -arch %s", c->target->name,
+			cuda, list);
+	free(list);
+	strvec_free(&caps);
+	return cmd;
+}
+
 int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
 		struct xcc_error *err)
 {
@@ -358,13 +381,6 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 			 cuda_str);
 		goto out;
 	}
-	if (!have_meta && !o->dry_run) {
-		xcc_fail(err, XCC_EUSAGE,
-			 "no sysroot for --target %s --cuda %s at %s.\nCreate it with 'cuda-xcc sysroot "
-			 "create --target %s --cuda %s', or pass --sysroot DIR (--dry-run shows the "
-			 "command without one).", t->name, cuda_str, plan->sysroot, t->name, cuda_str);
-		goto out;
-	}
 
 	/* The user's own -gencode/-code win over -arch; they are only checked. */
 	if (u.has_gencode) {
@@ -380,11 +396,21 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	} else if (flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err)) {
 		goto out;
 	}
+	plan->create_command = driver_create_command(&plan->arch, cuda_str);
+	/* Checked after the GPUs, so that the command suggested names them:
+	 * a Jetson create without -arch is refused. */
+	if (!have_meta && !o->dry_run) {
+		xcc_fail(err, XCC_EUSAGE,
+			 "no sysroot for --target %s --cuda %s at %s.\nCreate it with '%s', or pass "
+			 "--sysroot DIR (--dry-run shows the command without one).", t->name,
+			 cuda_str, plan->sysroot, plan->create_command);
+		goto out;
+	}
 	if (have_meta && strcmp(meta.tag, plan->arch.tag) != 0) {
 		xcc_fail(err, XCC_EUSAGE,
 			 "sysroot %s holds %s libraries, but these GPUs need %s.\nCreate a sysroot for "
-			 "them: cuda-xcc sysroot create --target %s --cuda %s -arch ...",
-			 plan->sysroot, meta.tag, plan->arch.tag, t->name, cuda_str);
+			 "them: %s --dest DIR", plan->sysroot, meta.tag, plan->arch.tag,
+			 plan->create_command);
 		goto out;
 	}
 
@@ -423,8 +449,6 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	if (target_fs) {
 		if (target_fs_args(target_fs, t, &plan->argv, &plan->target_libc, err))
 			goto out;
-		if (li.links)
-			plan->linked_output = xstrdup(li.output ? li.output : "a.out");
 	} else if (li.links && li.cudart_shared && plan->sysroot_exists) {
 		/* The sysroot is the only place this machine has the target's
 		 * libcudart: record it so the program runs under qemu without
@@ -439,6 +463,13 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 				     plan->arch.target_dir);
 		free(abs);
 	}
+	/* The runtime floors are checked on every linked program. */
+	if (li.links)
+		plan->linked_output = xstrdup(li.output ? li.output : "a.out");
+	if (o->jetpack)
+		plan->jetpack = xstrdup(o->jetpack);
+	else if (have_meta && meta.jetpack)
+		plan->jetpack = xstrdup(meta.jetpack);
 	if (!u.has_gencode)
 		arch_choice_gencode(&plan->arch, &plan->argv);
 	strvec_extend(&plan->argv, &o->nvcc_args);
@@ -457,6 +488,8 @@ void driver_plan_free(struct driver_plan *plan)
 	free(plan->sysroot);
 	free(plan->linked_output);
 	free(plan->target_libc);
+	free(plan->create_command);
+	free(plan->jetpack);
 	arch_choice_free(&plan->arch);
 	memset(plan, 0, sizeof *plan);
 }

@@ -13,6 +13,8 @@ struct driver_opts {
 	const char *cuda;      /* --cuda */
 	const char *target;    /* --target */
 	const char *target_fs; /* --target-fs: the device's root filesystem */
+	const char *jetpack;   /* --jetpack: the board's JetPack release */
+	int strict;            /* --strict: a runtime floor not met is an error */
 	struct strvec arch;    /* -arch lists owned by cuda-xcc */
 	enum ptx_policy ptx;
 	int dry_run;           /* --dry-run or -### */
@@ -27,11 +29,14 @@ struct driver_plan {
 	struct strvec argv;   /* nvcc and its arguments */
 	char *sysroot;        /* the sysroot used, or NULL */
 	int sysroot_exists;
+	char *create_command; /* the 'cuda-xcc sysroot create' for these GPUs */
 	struct arch_choice arch;
-	/* With --target-fs, when nvcc links a program: the file it writes and
-	 * the device's libc.so.6 to check it against afterwards. */
+	/* When nvcc links a program: the file it writes; with --target-fs the
+	 * device's libc.so.6 to check it against afterwards. */
 	char *linked_output;
 	char *target_libc;
+	/* The JetPack from --jetpack or the sysroot's sysroot.json, or NULL. */
+	char *jetpack;
 };
 
 /* Locate the sysroot, validate everything, choose the host compiler and

@@ -77,7 +77,7 @@ static void curl_setup_once(void)
 
 /* The local path a file:// URL names. libcurl only parses it: a libcurl
  * built without the file protocol (the static build) must still accept it. */
-static int file_url_path(const char *url, char **path, struct xcc_error *err)
+int fetch_file_url_path(const char *url, char **path, struct xcc_error *err)
 {
 	CURLU *u;
 	char *host = NULL, *p = NULL;
@@ -693,7 +693,7 @@ int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_h
 	/* Local files are checked where they are, and never removed: they
 	 * are the user's, not the cache's. */
 	if (is_file_url(src)) {
-		if (file_url_path(src, &path, err))
+		if (fetch_file_url_path(src, &path, err))
 			return -1;
 	} else {
 		path = xstrdup(src);
@@ -765,7 +765,7 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 		char *path;
 		int rc;
 
-		if (file_url_path(src, &path, err))
+		if (fetch_file_url_path(src, &path, err))
 			return -1;
 		rc = read_local_text(path, text, len, err);
 		free(path);

@@ -24,6 +24,8 @@ char *fetch_default_cache_dir(void);
 
 /* True for http://, https:// and file:// URLs. */
 int fetch_is_url(const char *s);
+/* The local path a file:// URL names (this machine's only). Caller frees. */
+int fetch_file_url_path(const char *url, char **path, struct xcc_error *err);
 
 /*
  * Make `src` (URL or local path) available as a verified local file.

@@ -120,7 +120,8 @@ char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
 
 int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_error *err)
 {
-	char b[16];
+	const struct cuda_version *last = gpudb_last_minor(db, v.major);
+	char b[16], b2[16];
 
 	if (gpudb_never_released(db, v))
 		return xcc_fail(err, XCC_EUSAGE,
@@ -130,7 +131,32 @@ int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_e
 		return xcc_fail(err, XCC_EUSAGE,
 				"CUDA %s is older than cuda-xcc supports; use CUDA 11.0 or newer",
 				ver(v, b));
+	if (last && cuda_version_cmp(v, *last) > 0)
+		return xcc_fail(err, XCC_EUSAGE,
+				"CUDA %s does not exist: %s was the last CUDA %d release; use %s or "
+				"older, or CUDA %d.0 or newer", ver(v, b), ver(*last, b2), v.major,
+				ver(*last, (char[16]){ 0 }), v.major + 1);
+	/* A new major release may drop, add or rename GPUs (13.0 dropped
+	 * sm_50-sm_72 and renamed sm_101): nothing in the tables holds for it. */
+	if (v.major > db->newest_known.major)
+		return xcc_fail(err, XCC_EUSAGE,
+				"CUDA %s is newer than any release cuda-xcc knows (its tables end at "
+				"%s): a new major release changes which GPUs exist, so cuda-xcc cannot "
+				"check the build. Use CUDA %s or older, or a newer cuda-xcc.",
+				ver(v, b), ver(db->newest_known, b2),
+				ver(db->newest_known, (char[16]){ 0 }));
 	return 0;
+}
+
+char *flags_cuda_warning(const struct gpudb *db, struct cuda_version v)
+{
+	char b[16], b2[16];
+
+	if (cuda_version_cmp(v, db->newest_known) <= 0)
+		return NULL;
+	return xasprintf("CUDA %s is newer than the newest release cuda-xcc's tables know (%s); "
+			 "GPUs are checked as for %s, which a newer release may have changed",
+			 ver(v, b), ver(db->newest_known, b2), ver(db->newest_known, (char[16]){ 0 }));
 }
 
 /* Add cap to the set (once); ptx asks for its PTX as well. */
@@ -143,7 +169,19 @@ static void add_entry(struct arch_choice *c, const struct gpu_cap *cap, int ptx)
 		}
 	}
 	c->entries = xrealloc(c->entries, (c->n + 1) * sizeof *c->entries);
-	c->entries[c->n++] = (struct arch_entry){ cap, 1, ptx };
+	c->entries[c->n++] = (struct arch_entry){ cap, 1, ptx, 0 };
+}
+
+/* A capability that only a keyword brought in (all-major's sm_110 for an
+ * x86_64 build): kept, as nvcc keeps it, even where the target could not
+ * run that GPU. */
+static void add_keyword_entry(struct arch_choice *c, const struct gpu_cap *cap)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->entries[i].cap == cap)
+			return;
+	add_entry(c, cap, 0);
+	c->entries[c->n - 1].from_keyword = 1;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -228,12 +266,31 @@ static int expand_keyword(const struct gpudb *db, const struct target_profile *t
 		}
 		return 1;
 	}
+	if (major_only) {
+		/* nvcc's own all-major (checked with nvcc 13.0 --dryrun, and
+		 * CMake's table): the lowest capability the release supports and
+		 * every X.0, Jetson Thor's 11.0 included (13.0: sm_75 sm_80 sm_90
+		 * sm_100 sm_110 sm_120; 11.8: sm_35 sm_50 sm_60 sm_70 sm_80
+		 * sm_90). */
+		const struct gpu_cap *lowest = NULL;
+
+		for (size_t i = 0; i < db->n_caps; i++) {
+			const struct gpu_cap *c = &db->caps[i];
+
+			if (c->variant || !gpu_cap_supported_by(c, v))
+				continue;
+			if (!lowest)
+				lowest = c;
+			if (c == lowest || c->minor == 0)
+				add_keyword_entry(out, c);
+		}
+		return 1;
+	}
 	for (size_t i = 0; i < db->n_caps; i++) {
 		const struct gpu_cap *c = &db->caps[i];
 
 		if (dflt ? !gpu_cap_default_for(c, v)
-			 : (c->jetson || c->variant || !gpu_cap_supported_by(c, v) ||
-			    (major_only && c->minor != 0)))
+			 : (c->jetson || c->variant || !gpu_cap_supported_by(c, v)))
 			continue;
 		add_entry(out, c, 0);
 	}
@@ -315,6 +372,18 @@ static int check_versions(const struct arch_choice *c, struct cuda_version v, st
 		if (cuda_version_cmp(v, cap->min_cuda) < 0)
 			problem(&p, "%s (%s) needs CUDA %s or newer", capname(cap, n), cap->arch,
 				ver(cap->min_cuda, b1));
+		else if (cap->has_max && cuda_version_cmp(v, cap->max_cuda) > 0 && cap->renamed_to) {
+			char renamed[32];
+			int rmaj = 0, rmin = 0;
+
+			sscanf(cap->renamed_to, "%d.%d", &rmaj, &rmin);
+			snprintf(renamed, sizeof renamed, "sm_%d%d%.1s", rmaj, rmin, &cap->variant);
+			problem(&p, "%s (%s) was renamed %s in CUDA %d.0 (the same GPU); use -arch %s "
+				"with CUDA %d.0 or newer, or --cuda %s for %s", capname(cap, n),
+				cap->boards, renamed, cap->max_cuda.major + 1, renamed,
+				cap->max_cuda.major + 1, ver(cap->max_cuda, b1),
+				capname(cap, (char[32]){ 0 }));
+		}
 		else if (cap->has_max && cuda_version_cmp(v, cap->max_cuda) > 0) {
 			struct cuda_version removed = { cap->max_cuda.major, cap->max_cuda.minor + 1, -1 };
 
@@ -372,6 +441,8 @@ static int check_jetson(const struct gpudb *db, const struct target_profile *t,
 	for (size_t i = 0; i < c->n; i++) {
 		const struct gpu_cap *cap = c->entries[i].cap;
 
+		if (c->entries[i].from_keyword && !t->jetson_only)
+			continue;
 		if (cap->jetson && !is_aarch64(t))
 			problem(&p, "%s is a Jetson GPU (%s), and Jetsons are aarch64", capname(cap, n),
 				cap->boards);
@@ -466,29 +537,44 @@ static int choose_tag(const struct gpudb *db, const struct target_profile *t, st
 	return 0;
 }
 
-static int apply_ptx(const struct target_profile *t, enum ptx_policy ptx, struct arch_choice *c,
-		     struct xcc_error *err)
+/*
+ * PTX is decided by GPU, not by target: the same Orin or Thor gets the same
+ * code through --target jetson and --target sbsa. A Jetson's driver comes
+ * with its JetPack and lags the toolkit, and PTX from a newer toolkit fails
+ * to JIT there ("the provided PTX was compiled with an unsupported
+ * toolchain"), so by default Tegra GPUs get SASS only and PTX goes to the
+ * highest other plain capability. Family PTX (compute_100f) is allowed: the
+ * driver JIT-compiles it for every GPU of that family. Arch-specific PTX
+ * (compute_90a) runs on exactly one GPU, whose SASS the build already has:
+ * it is refused as a mistake.
+ */
+static int apply_ptx(enum ptx_policy ptx, struct arch_choice *c, struct xcc_error *err)
 {
 	struct problems p = { .len = 0 };
 	char n[32];
 	ssize_t highest = -1;
+	int by_gpu = ptx == PTX_DEFAULT;
 
-	if (ptx == PTX_DEFAULT)
-		ptx = t->jetson_only ? PTX_NONE : PTX_HIGHEST;
+	if (by_gpu)
+		ptx = PTX_HIGHEST;
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->entries[i].ptx && c->entries[i].cap->variant)
-			problem(&p, "compute_%s", gpu_cap_token(c->entries[i].cap, n, sizeof n));
-		if (!c->entries[i].cap->variant)
+		const struct gpu_cap *cap = c->entries[i].cap;
+
+		if (c->entries[i].ptx && cap->variant == 'a')
+			problem(&p, "compute_%s", gpu_cap_token(cap, n, sizeof n));
+		if (!cap->variant && !(by_gpu && cap->tegra))
 			highest = (ssize_t)i;
 	}
 	if (p.count)
 		return xcc_fail(err, XCC_EUSAGE,
-				"PTX asked for an arch- or family-specific capability:%s\n"
-				"a and f code is not forward compatible, so PTX for it cannot be JIT-compiled "
-				"for later GPUs; ask for the SASS (sm_XXa) and take PTX from the plain "
-				"capability (e.g. compute_90).", p.text);
+				"PTX asked for an arch-specific capability:%s\n"
+				"a code runs on exactly that one GPU, so its PTX can never be JIT-compiled "
+				"for another one; ask for the SASS (sm_XXa) and take PTX from the plain "
+				"capability (e.g. compute_90) or the family (e.g. compute_100f).", p.text);
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->entries[i].cap->variant)
+		const struct gpu_cap *cap = c->entries[i].cap;
+
+		if (cap->variant || (by_gpu && cap->tegra))
 			continue;
 		if (ptx == PTX_ALL || (ptx == PTX_HIGHEST && (ssize_t)i == highest))
 			c->entries[i].ptx = 1;
@@ -505,6 +591,13 @@ int flags_resolve(const struct gpudb *db, const struct target_profile *t,
 	out->cuda = v;
 	if (flags_check_cuda(db, v, err) || collect(db, t, v, specs, out, err))
 		goto fail;
+	{
+		char *w = flags_cuda_warning(db, v);
+
+		if (w)
+			strvec_push(&out->warnings, w);
+		free(w);
+	}
 	if (!out->n) {
 		char b[16];
 
@@ -515,7 +608,7 @@ int flags_resolve(const struct gpudb *db, const struct target_profile *t,
 	qsort(out->entries, out->n, sizeof *out->entries, entry_cmp);
 	if (check_versions(out, v, err) || check_jetson(db, t, v, out, err) ||
 	    check_families(out, err) || choose_tag(db, t, v, out, err) ||
-	    apply_ptx(t, ptx, out, err))
+	    apply_ptx(ptx, out, err))
 		goto fail;
 	return 0;
 fail:
@@ -562,6 +655,7 @@ void arch_choice_free(struct arch_choice *c)
 {
 	free(c->entries);
 	strvec_free(&c->extra_components);
+	strvec_free(&c->warnings);
 	memset(c, 0, sizeof *c);
 }
 

@@ -9,7 +9,10 @@
 #include "strvec.h"
 
 enum ptx_policy {
-	PTX_DEFAULT, /* none for Jetson targets, highest otherwise */
+	PTX_DEFAULT, /* by GPU: none for Jetson (Tegra) GPUs, whose drivers come
+		      * with JetPack and lag the toolkit, so newer PTX would not
+		      * JIT; else the highest other capability, whatever the
+		      * target */
 	PTX_NONE,
 	PTX_HIGHEST, /* the highest capability without an a/f suffix */
 	PTX_ALL,     /* every capability without an a/f suffix */
@@ -22,6 +25,7 @@ struct arch_entry {
 	const struct gpu_cap *cap;
 	int sass;
 	int ptx;
+	int from_keyword; /* only all-major brought it in */
 };
 
 struct arch_choice {
@@ -32,10 +36,16 @@ struct arch_choice {
 	const char *tag;        /* linux-aarch64, linux-sbsa, linux-x86_64 */
 	const char *target_dir; /* aarch64-linux, sbsa-linux, x86_64-linux */
 	struct strvec extra_components; /* e.g. cuda_compat_orin */
+	struct strvec warnings;         /* for the command to print */
 };
 
-/* Checks that depend only on the CUDA version. */
+/* Checks that depend only on the CUDA version: never released, too old,
+ * past the last minor of its major, or a major the tables do not know. */
 int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_error *err);
+/* A warning when v is newer than the newest release the tables were
+ * checked against (a minor of a known major); NULL otherwise. Caller
+ * frees. */
+char *flags_cuda_warning(const struct gpudb *db, struct cuda_version v);
 
 /*
  * Validate specs (each a comma-separated list: sm_87, 87, 8.7, compute_87,

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -362,4 +363,48 @@ char *elf_version_defs_max(const char *path, const char *prefix, struct xcc_erro
 		xcc_fail(err, XCC_EFAIL, "%s defines no %s version", path, prefix);
 	strvec_free(&defs);
 	return out;
+}
+
+int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
+			struct xcc_error *err)
+{
+	/* Longest prefix first: GLIBC_ is a prefix of neither GLIBCXX_ nor
+	 * the others, but is tested after GLIBCXX_ to stay obviously right. */
+	const struct {
+		const char *prefix, *limit;
+	} libs[] = {
+		{ "GLIBCXX_", floor->glibcxx },
+		{ "CXXABI_", floor->cxxabi },
+		{ "GLIBC_", floor->glibc },
+		{ "GCC_", floor->gcc_s },
+	};
+	struct elf_version_needs needs;
+
+	if (elf_version_needs_read(file, &needs, err))
+		return -1;
+	for (size_t i = 0; i < needs.n; i++) {
+		const char *v = needs.v[i].version;
+		long num[4];
+
+		if (version_numbers(v, num) == 0)
+			continue;
+		for (size_t k = 0; k < sizeof libs / sizeof libs[0]; k++) {
+			size_t plen = strlen(libs[k].prefix);
+			char limit[64], *line;
+
+			if (strncmp(v, libs[k].prefix, plen) != 0 || !isdigit((unsigned char)v[plen]))
+				continue;
+			if (libs[k].limit) {
+				snprintf(limit, sizeof limit, "%s%s", libs[k].prefix, libs[k].limit);
+				if (glibc_version_cmp(v, limit) > 0) {
+					line = xasprintf("%s (%s)", v, needs.v[i].file);
+					sorted_insert_unique(above, line);
+					free(line);
+				}
+			}
+			break;
+		}
+	}
+	elf_version_needs_free(&needs);
+	return 0;
 }

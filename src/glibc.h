@@ -55,4 +55,15 @@ int glibc_check(const char *program, const char *libc, struct glibc_report *r,
 		struct xcc_error *err);
 void glibc_report_free(struct glibc_report *r);
 
+/* The newest versions a device's C and C++ runtime define (numbers only:
+ * "2.31", "3.4.28", "1.3.12", "7.0.0"); NULL skips that library. */
+struct runtime_floor {
+	const char *glibc, *glibcxx, *cxxabi, *gcc_s;
+};
+
+/* The version needs of file above the floor, sorted and unique, each as
+ * "GLIBCXX_3.4.30 (libstdc++.so.6)", appended to above. */
+int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
+			struct xcc_error *err);
+
 #endif

@@ -214,6 +214,7 @@ static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
 	    want_string(j, "variant", where, &variant, 0, err) ||
 	    want_string(j, "arch", where, &c->arch, 0, err) ||
 	    want_string(j, "boards", where, &c->boards, 1, err) ||
+	    want_string(j, "renamed_to", where, &c->renamed_to, 1, err) ||
 	    want_bool(j, "jetson", where, &c->jetson, err) ||
 	    want_bool(j, "default", where, &c->is_default, err) ||
 	    want_version(j, "min_cuda", where, &c->min_cuda, NULL, err) ||
@@ -301,6 +302,21 @@ static int load_gpus(struct gpudb *db, struct xcc_error *err)
 		    cuda_version_parse(it->valuestring, &db->never_released[db->n_never_released]))
 			return xcc_fail(err, XCC_EFAIL, "gpus.json: bad cuda_never_released entry");
 		db->n_never_released++;
+	}
+
+	if (want_version(root, "newest_known_cuda", "gpus.json", &db->newest_known, NULL, err))
+		return -1;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "last_minor");
+	if (!cJSON_IsObject(arr))
+		return xcc_fail(err, XCC_EFAIL, "embedded data gpus.json: \"last_minor\" must be an object");
+	db->last_minor = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *db->last_minor);
+	cJSON_ArrayForEach(it, arr) {
+		struct cuda_version *lm = &db->last_minor[db->n_last_minor];
+
+		if (!cJSON_IsString(it) || cuda_version_parse(it->valuestring, lm) ||
+		    lm->major != atoi(it->string))
+			return xcc_fail(err, XCC_EFAIL, "gpus.json: bad last_minor entry %s", it->string);
+		db->n_last_minor++;
 	}
 
 	if (!(arr = want_array(root, "sbsa_jetson_threshold", "gpus.json", err)))
@@ -393,6 +409,7 @@ void gpudb_free(struct gpudb *db)
 	free(db->caps);
 	free(db->hostcc);
 	free(db->never_released);
+	free(db->last_minor);
 	free(db->thresholds);
 	for (size_t i = 0; i < db->n_targets; i++) {
 		for (size_t j = 0; j < db->targets[i].n_tags; j++)
@@ -483,6 +500,14 @@ int gpudb_is_tegra(const struct gpudb *db, int major, int minor)
 		if (db->caps[i].major == major && db->caps[i].minor == minor && db->caps[i].tegra)
 			return 1;
 	return 0;
+}
+
+const struct cuda_version *gpudb_last_minor(const struct gpudb *db, int major)
+{
+	for (size_t i = 0; i < db->n_last_minor; i++)
+		if (db->last_minor[i].major == major)
+			return &db->last_minor[i];
+	return NULL;
 }
 
 void gpudb_sbsa_threshold(const struct gpudb *db, struct cuda_version v, int *major, int *minor)

@@ -27,6 +27,9 @@ struct gpu_cap {
 	char variant; /* '\0', 'a' (arch-specific) or 'f' (family-specific) */
 	const char *arch;
 	const char *boards; /* Jetson boards, or NULL */
+	/* "11.0" for 10.1: the same GPU under a new name from the next major
+	 * CUDA on; NULL when never renamed. */
+	const char *renamed_to;
 	int jetson;
 	/* An integrated (Tegra) GPU: every Jetson, and 8.8 (T239). NVIDIA's
 	 * binary compatibility between minor revisions does not hold for
@@ -94,6 +97,11 @@ struct gpudb {
 	int gcc_min;
 	struct cuda_version *never_released;
 	size_t n_never_released;
+	/* The newest CUDA release the tables were checked against, and the
+	 * last minor release of each finished major. */
+	struct cuda_version newest_known;
+	struct cuda_version *last_minor;
+	size_t n_last_minor;
 	struct sbsa_threshold *thresholds; /* highest min_cuda first */
 	size_t n_thresholds;
 	struct target_profile *targets;
@@ -114,6 +122,8 @@ char *gpudb_target_names(const struct gpudb *db);
 const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int minor, char variant);
 const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v);
 int gpudb_never_released(const struct gpudb *db, struct cuda_version v);
+/* The last minor release of v's major, when that major is finished. */
+const struct cuda_version *gpudb_last_minor(const struct gpudb *db, int major);
 /* Whether major.minor is an integrated (Tegra) GPU. */
 int gpudb_is_tegra(const struct gpudb *db, int major, int minor);
 /* T(V): Jetson capabilities below it are served by linux-aarch64. */

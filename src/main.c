@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -73,6 +74,34 @@ const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
 	return &ctx->db;
 }
 
+const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err)
+{
+	if (!ctx->jetpacks_loaded) {
+		if (jetpack_db_load(&ctx->jetpacks, err))
+			return NULL;
+		ctx->jetpacks_loaded = 1;
+	}
+	return &ctx->jetpacks;
+}
+
+const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *version,
+					  struct xcc_error *err)
+{
+	const struct jetpack_db *db = cmd_jetpacks(ctx, err);
+	const struct jetpack_release *r;
+	char *known;
+
+	if (!db)
+		return NULL;
+	if ((r = jetpack_find(db, version)))
+		return r;
+	known = jetpack_versions(db);
+	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
+		 version, known);
+	free(known);
+	return NULL;
+}
+
 int cmd_report(const struct xcc_error *err)
 {
 	fprintf(stderr, "cuda-xcc: %s\n", err->msg);
@@ -142,5 +171,7 @@ int main(int argc, char **argv)
 out:
 	if (ctx.db_loaded)
 		gpudb_free(&ctx.db);
+	if (ctx.jetpacks_loaded)
+		jetpack_db_free(&ctx.jetpacks);
 	return rc;
 }

@@ -324,8 +324,8 @@ static int explain_missing(const struct manifest *const *ms, size_t n, const cha
 	for (size_t i = 0; i < n; i++)
 		strvec_push(&sources, ms[i]->source);
 	src = strvec_join(&sources, ", ");
-	xcc_fail(err, XCC_EUSAGE, "no component %s in %s; check the name against the manifest's "
-		 "keys (e.g. libcublas, libcufft, cuda_nvrtc)", name, src);
+	xcc_fail(err, XCC_EUSAGE, "no component %s %s in %s; check the name against the "
+		 "manifest's keys (e.g. libcublas, libcufft, cuda_nvrtc)", name, why ? why : "", src);
 	free(src);
 	strvec_free(&sources);
 	return -1;
@@ -452,8 +452,21 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 			parts |= PART_LIBS;
 		ma = find_archive(ms, n, target.v[i], rq->tag, rq->cuda, &pkg, &which);
 		if (!ma) {
-			explain_missing(ms, n, target.v[i], rq->tag, rq->cuda,
-					"(the tag these GPUs need)", err);
+			char vb[16], *why;
+
+			/* Say who asked for it: the user or the GPUs, or the toolkit
+			 * set of this CUDA version. */
+			if (rq->components && strvec_contains(rq->components, target.v[i]))
+				why = xasprintf("(named with --components or needed by these GPUs; "
+						"%s is the tag they need)", rq->tag);
+			else
+				why = xasprintf("(part of every CUDA %s cross toolkit, "
+						"sysroots/components.json; %s is the tag these GPUs need)",
+						cuda_version_str((struct cuda_version){ rq->cuda.major,
+											 rq->cuda.minor, -1 },
+								 vb, sizeof vb), rq->tag);
+			explain_missing(ms, n, target.v[i], rq->tag, rq->cuda, why, err);
+			free(why);
 			goto out;
 		}
 		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_TARGET, parts);

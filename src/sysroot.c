@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include "fileio.h"
 #include "flags.h"
 #include "hostcc.h"
+#include "jetpack.h"
 #include "manifest.h"
 #include "plan.h"
 #include "sysroot.h"
@@ -894,9 +896,11 @@ out:
 }
 
 static void fill_meta(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
-		      const char *target_fs, const char *fingerprint, const char *serving)
+		      const char *target_fs, const char *jetpack, const char *fingerprint,
+		      const char *serving)
 {
 	memset(m, 0, sizeof *m);
+	m->jetpack = jetpack ? xstrdup(jetpack) : NULL;
 	m->target_fs = target_fs ? xstrdup(target_fs) : NULL;
 	m->cuda = xstrdup(p->cuda);
 	m->target = xstrdup(p->target);
@@ -972,7 +976,8 @@ static void remove_dangling_links(const char *root, const char *dir, struct strv
  * metadata last. */
 static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *o,
 		      struct plan *p, const char *tmp, const char *host_compiler,
-		      const char *target_fs, const char *fingerprint, const char *triple,
+		      const char *target_fs, const char *jetpack, const char *fingerprint,
+		      const char *triple,
 		      struct fetch_opts *fo, struct sysroot_create_result *res,
 		      struct xcc_error *err)
 {
@@ -1087,7 +1092,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	path = xasprintf("%s/%s", tmp, SYSROOT_FILES_LIST);
 	if (file_write_atomic(path, listing, strlen(listing), 0644, err))
 		goto out;
-	fill_meta(&meta, p, host_compiler, target_fs, fingerprint, serving);
+	fill_meta(&meta, p, host_compiler, target_fs, jetpack, fingerprint, serving);
 	rc = sysroot_meta_save(tmp, &meta, err);
 	sysroot_meta_free(&meta);
 	if (rc == 0)
@@ -1121,8 +1126,10 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	struct host_compiler hc = { 0 };
 	struct xcc_error hc_err = { 0 };
 	char *dest = NULL, *tmp = NULL, *fingerprint = NULL, *old = NULL, *cuda_mm = NULL;
-	char *parent = NULL, *target_fs = NULL, *extra = NULL, b[32];
-	int lock_fd = -1, have_choice = 0, multi_component = 0, rc = -1;
+	char *parent = NULL, *target_fs = NULL, *extra = NULL, *mirror_path = NULL, b[32];
+	int lock_fd = -1, have_choice = 0, have_jdb = 0, multi_component = 0, rc = -1;
+	struct jetpack_db jdb;
+	const char *jetpack = NULL;
 
 	memset(res, 0, sizeof *res);
 	memset(&plan, 0, sizeof plan);
@@ -1139,6 +1146,27 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	if (flags_resolve(db, t, v, &o->arch, PTX_DEFAULT, &choice, err))
 		return -1;
 	have_choice = 1;
+	if (jetpack_db_load(&jdb, err))
+		goto out;
+	have_jdb = 1;
+	if (o->jetpack) {
+		const struct jetpack_release *jp = jetpack_find(&jdb, o->jetpack);
+
+		if (!jp) {
+			char *known = jetpack_versions(&jdb);
+
+			xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc "
+				 "knows; known: %s", o->jetpack, known);
+			free(known);
+			goto out;
+		}
+		if (jetpack_check(&jdb, jp, &choice, err))
+			goto out;
+		jetpack = jp->version;
+	} else if (jetpack_check(&jdb, NULL, &choice, err)) {
+		goto out;
+	}
+	strvec_extend(&res->notes, &choice.warnings);
 	for (size_t i = 0; i < choice.n; i++)
 		strvec_push(&caps, gpu_cap_name(choice.entries[i].cap, b, sizeof b));
 	for (size_t i = 0; i < o->components.n; i++)
@@ -1160,9 +1188,15 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 			    o->from.v[i]);
 	if (o->from.n == 0) {
 		const char *mirror = o->mirror ? o->mirror : SYSROOT_DEFAULT_MIRROR;
-		char *name = mirror_manifest_name(&fo, mirror, v, err);
+		char *name;
 
-		if (!name)
+		/* file:///dir/ is the directory /dir/: listed like a plain path. */
+		if (strncasecmp(mirror, "file://", 7) == 0) {
+			if (fetch_file_url_path(mirror, &mirror_path, err))
+				goto out;
+			mirror = mirror_path;
+		}
+		if (!(name = mirror_manifest_name(&fo, mirror, v, err)))
 			goto out;
 		strvec_pushf(&manifest_srcs, "%s%s%s", mirror,
 			     mirror[strlen(mirror) - 1] == '/' ? "" : "/", name);
@@ -1227,8 +1261,9 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	}
 	/* The rootfs decides what the autopatch resolves and is recorded:
 	 * another one makes another sysroot. */
-	extra = xasprintf("%s%s%s", hc.name ? hc.name : "", target_fs ? "\ntarget_fs " : "",
-			  target_fs ? target_fs : "");
+	extra = xasprintf("%s%s%s%s%s", hc.name ? hc.name : "", target_fs ? "\ntarget_fs " : "",
+			  target_fs ? target_fs : "", jetpack ? "\njetpack " : "",
+			  jetpack ? jetpack : "");
 	fingerprint = plan_fingerprint(&plan, extra);
 
 	cuda_mm = xasprintf("%d.%d", v.major, v.minor);
@@ -1270,7 +1305,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		goto out;
 	}
 	chmod(tmp, 0755);
-	if (build_tree(db, o, &plan, tmp, hc.name, target_fs, fingerprint, t->triple, &fo, res,
+	if (build_tree(db, o, &plan, tmp, hc.name, target_fs, jetpack, fingerprint, t->triple, &fo, res,
 		       err))
 		goto out;
 	if (swap_into_place(tmp, dest, err))
@@ -1299,10 +1334,13 @@ out:
 	free(fingerprint);
 	free(extra);
 	free(target_fs);
+	free(mirror_path);
 	host_compiler_free(&hc);
 	plan_free(&plan);
 	if (have_choice)
 		arch_choice_free(&choice);
+	if (have_jdb)
+		jetpack_db_free(&jdb);
 	strvec_free(&caps);
 	strvec_free(&comps);
 	strvec_free(&singles);

@@ -43,6 +43,7 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	m->target_dir = dup_string(root, "target_dir");
 	m->host_compiler = dup_string(root, "host_compiler");
 	m->target_fs = dup_string(root, "target_fs");
+	m->jetpack = dup_string(root, "jetpack");
 	m->fingerprint = dup_string(root, "fingerprint");
 	arr = cJSON_GetObjectItemCaseSensitive(root, "serving");
 	if (cJSON_IsArray(arr))
@@ -99,6 +100,7 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 	add_str(root, "target_dir", m->target_dir);
 	add_str(root, "host_compiler", m->host_compiler);
 	add_str(root, "target_fs", m->target_fs);
+	add_str(root, "jetpack", m->jetpack);
 	caps = cJSON_AddArrayToObject(root, "capabilities");
 	for (size_t i = 0; i < m->capabilities.n; i++)
 		cJSON_AddItemToArray(caps, cJSON_CreateString(m->capabilities.v[i]));
@@ -149,6 +151,7 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->target_dir);
 	free(m->host_compiler);
 	free(m->target_fs);
+	free(m->jetpack);
 	free(m->fingerprint);
 	free(m->serving_json);
 	strvec_free(&m->capabilities);

@@ -25,6 +25,7 @@ struct sysroot_meta {
 	char *target_dir; /* "aarch64-linux" */
 	char *host_compiler; /* "aarch64-linux-gnu-g++-12", may be NULL */
 	char *target_fs;     /* --target-fs: the device's root filesystem (absolute), may be NULL */
+	char *jetpack;       /* --jetpack: the JetPack release it was made for, may be NULL */
 	struct strvec capabilities; /* "8.7" */
 	char *fingerprint;  /* of the plan that made it: equal means up to date */
 	char *serving_json; /* the serving table: JSON array text, may be NULL */

@@ -185,13 +185,30 @@ fake_sysroot() {
 	need aarch64-linux-gnu-g++-12
 	run xcc --target sbsa --cuda 12.6 -arch 90 a.cu
 	assert_status 2
-	assert_output_contains "cuda-xcc sysroot create --target sbsa --cuda 12.6"
+	assert_output_contains "Create it with 'cuda-xcc sysroot create --target sbsa --cuda 12.6 -arch sm_90'"
 	run xcc --target sbsa -arch 90 a.cu
 	assert_status 2
 	assert_output_contains "no sysroot found for --target sbsa"
 	run xcc -arch 90 a.cu
 	assert_status 2
 	assert_output_contains "no target: pass --target (one of jetson, sbsa, x86_64)"
+}
+
+@test "driver: the suggested create command works when pasted" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target jetson --cuda 12.6 -arch sm_87 a.cu
+	assert_status 2
+	assert_output_contains "'cuda-xcc sysroot create --target jetson --cuda 12.6 -arch sm_87'"
+	cmd=$(echo "$output" | sed -n "s/.*Create it with '\\(cuda-xcc [^']*\\)'.*/\\1/p")
+	[ -n "$cmd" ]
+	# Pasted (with --dry-run: no network here), it plans instead of failing
+	# on its arguments.
+	run xcc ${cmd#cuda-xcc } --dry-run --mirror "$BATS_TEST_TMPDIR/none"
+	[[ "$output" != *"the board decides"* ]]
+	[[ "$output" != *"usage"* ]]
+	run xcc --target jetson --cuda 12.6 -arch sm_87 --dry-run a.cu
+	assert_status 0
+	assert_output_contains "create it with 'cuda-xcc sysroot create --target jetson --cuda 12.6 -arch sm_87'"
 }
 
 @test "driver: validation errors exit 2 before anything runs" {

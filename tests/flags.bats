@@ -71,7 +71,7 @@ load lib/common
 	assert_output_equals linux-sbsa
 	run xcc flags --target jetson --cuda 13.0 -arch sm_101
 	assert_status 2
-	assert_output_contains "removed in CUDA 13.0, last supported by 12.9"
+	assert_output_contains "renamed sm_110 in CUDA 13.0"
 }
 
 @test "flags: spellings 87, 8.7, sm_87, compute_87, SM_87 are the same capability" {
@@ -103,11 +103,54 @@ load lib/common
 	assert_output_contains "sm_110f together with its own baseline sm_110"
 }
 
-@test "flags: PTX for an a or f capability is refused" {
+@test "flags: PTX for an a capability is refused, family PTX (compute_100f) is allowed" {
 	run xcc flags --target sbsa --cuda 13.0 -arch compute_90a
 	assert_status 2
-	assert_output_contains "PTX asked for an arch- or family-specific capability"
+	assert_output_contains "PTX asked for an arch-specific capability"
 	assert_output_contains "compute_90a"
+	assert_output_contains "runs on exactly that one GPU"
+	run xcc flags --target sbsa --cuda 13.0 -arch compute_100f
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_100f,code=sm_100f -gencode=arch=compute_100f,code=compute_100f"
+}
+
+@test "flags: PTX is decided by GPU, not by target: none for Orin and Thor by default" {
+	run xcc flags --target sbsa --cuda 13.0 -arch 11.0
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_110,code=sm_110"
+	run xcc flags --target jetson --cuda 13.0 -arch 11.0
+	assert_output_equals "-gencode=arch=compute_110,code=sm_110"
+	run xcc flags --target sbsa --cuda 13.2 -arch 8.7,9.0 --format cmake
+	assert_output_contains "87-real;90"
+}
+
+@test "flags: sm_101 on CUDA 13 was renamed sm_110, not removed" {
+	run xcc flags --target jetson --cuda 13.0 -arch sm_101
+	assert_status 2
+	assert_output_contains "sm_101 (Jetson Thor (CUDA 12.8-12.9)) was renamed sm_110 in CUDA 13.0"
+	assert_output_contains "use -arch sm_110 with CUDA 13.0 or newer, or --cuda 12.9 for sm_101"
+	[[ "$output" != *"removed"* ]]
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_101f
+	assert_status 2
+	assert_output_contains "renamed sm_110f"
+}
+
+@test "flags: CUDA versions past the tables warn or are refused" {
+	run xcc flags --target sbsa --cuda 13.5 -arch sm_90
+	assert_status 0
+	assert_output_contains "warning: CUDA 13.5 is newer than the newest release cuda-xcc's tables know (13.3)"
+	run xcc flags --target sbsa --cuda 14.0 -arch sm_90
+	assert_status 2
+	assert_output_contains "CUDA 14.0 is newer than any release cuda-xcc knows"
+	run xcc flags --target sbsa --cuda 12.10 -arch sm_90
+	assert_status 2
+	assert_output_contains "CUDA 12.10 does not exist: 12.9 was the last CUDA 12 release"
+	run xcc flags --target sbsa --cuda 11.9 -arch sm_80
+	assert_status 2
+	assert_output_contains "11.8 was the last CUDA 11 release"
+	run xcc flags --target sbsa --cuda 13.3 -arch sm_90
+	assert_status 0
+	[[ "$output" != *"warning"* ]]
 }
 
 @test "flags: unknown capabilities are named, with what CUDA knows" {
@@ -172,6 +215,12 @@ load lib/common
 @test "flags: all and all-major" {
 	run xcc flags --target x86_64 --cuda 12.6 -arch all-major --format cmake
 	assert_output_equals "50-real;60-real;70-real;80-real;90"
+	# nvcc's own all-major: the lowest capability of the release plus every
+	# X.0 (nvcc 13.0 -arch=all-major --dryrun; CMake's table for 11.8).
+	run xcc flags --target x86_64 --cuda 13.0 -arch all-major --format cmake
+	assert_output_equals "75-real;80-real;90-real;100-real;110-real;120"
+	run xcc flags --target sbsa --cuda 11.8 -arch all-major --format cmake
+	assert_output_equals "35-real;50-real;60-real;70-real;80-real;90"
 	run xcc flags --target jetson --cuda 11.8 -arch all --format cmake
 	assert_output_equals "53-real;62-real;72-real;87-real"
 	run xcc flags --target jetson --cuda 12.6 -arch all-major

@@ -35,6 +35,25 @@ assert all(r["jetson"] for r in rows)
 '
 }
 
+@test "gpus: with --target and --cuda, exactly what flags accepts (one source of truth)" {
+	run xcc gpus --target jetson --cuda 13.0 --json
+	assert_status 0
+	caps=$(echo "$output" | python3 -c 'import json,sys; print(" ".join(r["sm"] for r in json.load(sys.stdin)))')
+	[[ " $caps " != *" sm_87 "* ]]
+	[[ " $caps " == *" sm_110 "* ]]
+	for t in jetson sbsa x86_64; do
+		for v in 11.8 12.6 12.9 13.0 13.2; do
+			run xcc gpus --target "$t" --cuda "$v" --json
+			assert_status 0
+			for sm in $(echo "$output" | python3 -c 'import json,sys; print(" ".join(r["sm"] for r in json.load(sys.stdin)))'); do
+				run xcc flags --target "$t" --cuda "$v" -arch "$sm"
+				echo "$t $v $sm: $output"
+				assert_status 0
+			done
+		done
+	done
+}
+
 @test "gpus: --target sbsa serves Thor and, from 13.2, Orin" {
 	run xcc gpus --target sbsa --cuda 13.0
 	assert_output_contains "sm_110"

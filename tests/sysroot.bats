@@ -93,6 +93,30 @@ EOF
 	PORT=$(cat "$portfile")
 }
 
+@test "sysroot: --jetpack is checked and recorded; --mirror file:///dir/ works like the path" {
+	run mk126 --jetpack 5.1
+	assert_status 2
+	assert_output_contains "JetPack 5.1 runs CUDA up to 12.2 on sm_87"
+	[ ! -e "$D" ]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "file://$FX/m126/" \
+		--dest "$D" --progress never --jetpack 6.1.1
+	assert_status 0
+	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jetpack"])' "$D/sysroot.json"
+	assert_output_equals "6.1"
+}
+
+@test "sysroot: components carry their CUDA range; a missing one says who asked for it" {
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BATS_TEST_TMPDIR/m117" --cuda 11.7.1 --tags linux-sbsa >/dev/null
+	run xcc sysroot create --target sbsa -arch sm_80 --cuda 11.7 --from "$BATS_TEST_TMPDIR/m117/redistrib_11.7.1.json" \
+		--dest "$D" --progress never
+	assert_status 0
+	[ ! -e "$D/licenses/cuda_profiler_api" ]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D.2" \
+		--progress never --components libcufft
+	assert_status 2
+	assert_output_contains "no component libcufft (named with --components"
+}
+
 @test "sysroot: create from a manifest gives NVIDIA's toolkit layout" {
 	run mk126 --components libcublas
 	assert_status 0

@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# JetPack profiles (sysroots/jetpack.json): board x CUDA x JetPack, and the
+# runtime floors a linked program is checked against.
+load lib/common
+
+setup() {
+	export XDG_DATA_HOME="$BATS_TEST_TMPDIR/data"
+	unset CUDA_XCC_SYSROOT
+}
+
+@test "jetpack: --jetpack refuses a CUDA its boards cannot run, naming the releases that can" {
+	run xcc flags --target jetson --cuda 12.6 -arch sm_87 --jetpack 5.1
+	assert_status 2
+	assert_output_contains "JetPack 5.1 runs CUDA up to 12.2 on sm_87"
+	assert_output_contains "5.1 (CUDA 11.4, up to 12.2), 6.0 (CUDA 12.2, up to 12.9), 6.1 (CUDA 12.6, up to 12.9)"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.1.2
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+}
+
+@test "jetpack: --jetpack refuses a board it does not support" {
+	run xcc flags --target jetson --cuda 12.2 -arch sm_72 --jetpack 6.0
+	assert_status 2
+	assert_output_contains "JetPack 6.0 does not support sm_72 (Jetson Xavier AGX/NX)"
+	assert_output_contains "JetPack releases for it: 4.6 (CUDA 10.2), 5.1 (CUDA 11.4, up to 12.2)"
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_90 --jetpack 7.0
+	assert_status 2
+	assert_output_contains "no Jetson GPU"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 9.9
+	assert_status 2
+	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.1, 6.0, 6.1, 6.2, 7.0, 7.1, 7.2"
+}
+
+@test "jetpack: boards no JetPack runs with this CUDA warn without --jetpack" {
+	run xcc flags --target jetson --cuda 12.6 -arch sm_72
+	assert_status 0
+	assert_output_contains "warning: no JetPack runs CUDA 12.6 on sm_72"
+	run xcc flags --target jetson --cuda 11.8 -arch sm_53
+	assert_status 0
+	assert_output_contains "warning: no JetPack runs CUDA 11.8 on sm_53"
+	assert_output_contains "4.6 (CUDA 10.2)"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_72
+	assert_status 0
+	[[ "$output" != *"warning"* ]]
+}
+
+@test "jetpack: gpus --jetpack lists the release's boards" {
+	run xcc gpus --jetpack 6.2 --json
+	assert_status 0
+	echo "$output" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)
+assert sorted({r["capability"] for r in rows}) == ["8.7"], rows
+'
+	run xcc gpus --jetpack 5.1 --cuda 12.6 --target jetson --json
+	assert_status 0
+	assert_output_equals "[]"
+}
+
+# A sysroot whose nvcc links the given C++ program with the cross g++, so
+# the driver's after-link check has a real aarch64 program to read.
+linking_sysroot() {
+	local dir=$1
+	mkdir -p "$dir/bin" "$dir/targets/aarch64-linux/lib"
+	cat > "$dir/bin/nvcc" <<-'EOS'
+	#!/bin/sh
+	out=a.out
+	while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+	exec aarch64-linux-gnu-g++-12 -x c++ "$PROGRAM_SRC" -o "$out"
+	EOS
+	chmod +x "$dir/bin/nvcc"
+	cat > "$dir/sysroot.json" <<-EOS
+	{"format": 1, "cuda": "12.2.2", "target": "jetson", "tag": "linux-aarch64",
+	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
+	 "capabilities": ["8.7"], "components": []}
+	EOS
+}
+
+@test "jetpack: a linked program's GLIBC_/GLIBCXX_ needs are checked against the JetPack floor" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/sr
+	linking_sysroot "$s"
+	export PROGRAM_SRC=$BATS_TEST_TMPDIR/p.cc
+	cat > "$PROGRAM_SRC" <<-'EOS'
+	#include <iostream>
+	#include <string>
+	int main() { std::string s = "x"; std::cout << s << std::endl; return 0; }
+	EOS
+	cd "$BATS_TEST_TMPDIR"
+	# No --jetpack, no --target-fs: the floor is the oldest JetPack that
+	# runs sm_87 with CUDA 12.2 (5.1, Ubuntu 20.04, glibc 2.31).
+	run xcc --sysroot "$s" -arch sm_87 -o prog a.cu
+	assert_status 0
+	[ -x prog ]
+	assert_output_contains "warning: prog needs GLIBC_2.34 (libc.so.6), newer than JetPack 5.1 (Ubuntu 20.04: glibc 2.31"
+	assert_output_contains "--target-fs ROOTFS"
+	run xcc --sysroot "$s" -arch sm_87 --jetpack 5.1 --strict -o prog a.cu
+	assert_status 1
+	assert_output_contains "error: prog needs GLIBC_2.34 (libc.so.6)"
+	# JetPack 6.2 (glibc 2.35) runs it.
+	run xcc --sysroot "$s" -arch sm_87 --jetpack 6.2 --strict -o prog a.cu
+	assert_status 0
+	[[ "$output" != *"needs GLIBC_"* ]]
+}
