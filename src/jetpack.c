@@ -187,6 +187,7 @@ static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap
 {
 	struct strvec v = STRVEC_INIT;
 	char *s, b1[16], b2[16];
+	int rmaj, rmin;
 
 	for (size_t i = 0; i < db->n; i++) {
 		const struct jetpack_release *r = &db->releases[i];
@@ -202,7 +203,13 @@ static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap
 			strvec_pushf(&v, "%s (CUDA %s)", r->version,
 				     cuda_version_str(r->cuda, b1, sizeof b1));
 	}
-	s = v.n ? strvec_join(&v, ", ") : xstrdup("none");
+	if (v.n)
+		s = strvec_join(&v, ", ");
+	else if (cap->renamed_to && sscanf(cap->renamed_to, "%d.%d", &rmaj, &rmin) == 2)
+		s = xasprintf("none (from CUDA %d.0 it is sm_%d%d, with JetPack 7)",
+			      cap->max_cuda.major + 1, rmaj, rmin);
+	else
+		s = xstrdup("none");
 	strvec_free(&v);
 	return s;
 }
