@@ -132,9 +132,10 @@ int main(void)
 	refuse("jetson", "12.6", "default", "Orin");
 	refuse("jetson", "12.6", "all-major", "the board decides");
 	refuse("jetson", "12.6", "8.7,8.6", "not a Jetson GPU");
+	/* PTX by GPU: Thor (Tegra) gets SASS only, PTX goes to 9.0. */
 	expect("sbsa", "13.0", "11.0,9.0",
-	       "-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_110,code=sm_110 "
-	       "-gencode=arch=compute_110,code=compute_110");
+	       "-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 "
+	       "-gencode=arch=compute_110,code=sm_110");
 	expect("jetson", "12.6", "all",
 	       "-gencode=arch=compute_53,code=sm_53 -gencode=arch=compute_62,code=sm_62 "
 	       "-gencode=arch=compute_72,code=sm_72 -gencode=arch=compute_87,code=sm_87");
@@ -143,7 +144,7 @@ int main(void)
 
 	/* a/f rules. */
 	refuse("sbsa", "13.0", "11.0f,11.0", "baseline");
-	refuse("sbsa", "13.0", "compute_90a", "PTX asked for an arch- or family-specific");
+	refuse("sbsa", "13.0", "compute_90a", "PTX asked for an arch-specific capability");
 	s = resolve("sbsa", "12.6", "9.0a", PTX_HIGHEST, &cmake, NULL);
 	is_str(s, "-gencode=arch=compute_90a,code=sm_90a", "--ptx highest skips a/f capabilities");
 	is_str(cmake, "90a-real", "CMake value of 9.0a alone");
