@@ -18,6 +18,7 @@ packages=(
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
+	chrpath diffstat cpio gawk locales
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
@@ -27,6 +28,22 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	# user when the suite runs as root: an sshd not run by root logs in only its own user.
 	id cuda-xcc-test >/dev/null 2>&1 || useradd --create-home --shell /bin/sh cuda-xcc-test
 fi
+
+# bitbake (tests/yocto.bats) insists on the en_US.UTF-8 locale.
+if [ "$(id -u)" = 0 ] && ! locale -a 2>/dev/null | grep -qix 'en_US.utf8'; then
+	localedef -i en_US -f UTF-8 en_US.UTF-8
+fi
+# The third-party trees the integration tests drive (poky, meta-oe) are unpacked outside
+# the checkout from the snapshots beside it; tests/yocto.bats skips without them.
+thirdparty=${XCC_THIRDPARTY:-/var/cache/cuda-xcc/thirdparty}
+for t in "$top"/../shared/thirdparty/poky-*.tar.xz "$top"/../shared/thirdparty/meta-openembedded-*.tar.xz; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .tar.xz)
+	[ -d "$thirdparty/$name" ] && continue
+	rm -rf "$thirdparty/$name.tmp"
+	mkdir -p "$thirdparty/$name.tmp" && tar -xJf "$t" -C "$thirdparty/$name.tmp" &&
+		mv "$thirdparty/$name.tmp" "$thirdparty/$name"
+done
 
 autoreconf -fi
 mkdir -p build

@@ -20,7 +20,7 @@ static const char toolchain_usage[] =
 	"  cmake   a CMake toolchain file that names the sysroot and includes the\n"
 	"          cuda-xcc-toolchain.cmake shipped with cuda-xcc\n"
 	"  meson   a Meson cross file: C and C++ through the cross g++, CUDA through\n"
-	"          the cuda-xcc driver, test programs through qemu\n"
+	"          the cuda-xcc driver, test programs through 'cuda-xcc run'\n"
 	"\n"
 	"  --sysroot DIR     the sysroot (default: $CUDA_XCC_SYSROOT)\n"
 	"  -arch LIST        GPU capabilities (default: the sysroot's)\n"

@@ -107,16 +107,11 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 	if (target_fs)
 		strvec_pushl(&cuda, "--target-fs", target_fs, NULL);
 
-	/* Meson runs test programs and its sanity checks through exe_wrapper;
-	 * qemu with the target's loader prefix is what runs them here. */
-	strvec_pushf(&wrapper, "qemu-%s", t->machine);
-	strvec_push(&wrapper, "-L");
+	/* Meson runs test programs through exe_wrapper: 'cuda-xcc run' finds
+	 * the right qemu, the loader prefix and the sysroot's libraries. */
+	strvec_pushl(&wrapper, r->cuda_xcc, "run", "--sysroot", m->dir, NULL);
 	if (target_fs)
-		strvec_push(&wrapper, target_fs);
-	else
-		strvec_pushf(&wrapper, "/usr/%s", t->triple);
-	strvec_push(&wrapper, "-E");
-	strvec_pushf(&wrapper, "LD_LIBRARY_PATH=%s/targets/%s/lib", m->dir, m->target_dir);
+		strvec_pushl(&wrapper, "--target-fs", target_fs, NULL);
 
 	/* C and C++ sources that include the CUDA runtime's headers and link
 	 * its libraries find them in the one target directory. */

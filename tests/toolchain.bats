@@ -35,7 +35,7 @@ fake_sysroot() {
 	assert_output_contains "sysroot.json"
 }
 
-@test "toolchain meson: the cross file names the cross compilers, the driver and qemu" {
+@test "toolchain meson: the cross file names the cross compilers, the driver and cuda-xcc run" {
 	d=$(scratch)
 	fake_sysroot "$d/sr"
 	run xcc toolchain meson --sysroot "$d/sr"
@@ -43,7 +43,7 @@ fake_sysroot() {
 	assert_output_contains "c = 'aarch64-linux-gnu-gcc-12'"
 	assert_output_contains "cpp = 'aarch64-linux-gnu-g++-12'"
 	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
-	assert_output_contains "exe_wrapper = ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu'"
+	assert_output_contains "', 'run', '--sysroot', '$d/sr']"
 	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
 	assert_output_contains "cpu_family = 'aarch64'"
 	# The driver is named by its absolute path, so PATH does not matter.
@@ -62,7 +62,7 @@ fake_sysroot() {
 	assert_status 0
 	assert_output_equals ""
 	grep -q "'-arch', 'sm_87', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
-	grep -q "exe_wrapper = \['qemu-aarch64', '-L', '$d/rootfs'" "$d/x.ini"
+	grep -q "^exe_wrapper = .*'run', '--sysroot', '$d/sr', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
 	grep -q "'--sysroot=$d/rootfs'" "$d/x.ini"
 }
 

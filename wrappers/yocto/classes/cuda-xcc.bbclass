@@ -1,37 +1,86 @@
 # Build CUDA code for the MACHINE with cuda-xcc.
 #
-#   inherit cuda-xcc
-#   CUDA_XCC_CUDA_VERSION = "12.6"
-#   CUDA_XCC_ARCH = "sm_87"            # the board: Orin 8.7, Xavier 7.2, Thor 11.0
-#   CUDA_XCC_FROM = "${WORKDIR}/redistrib_12.6.3.json"   # or .deb / .whl files
+#   inherit cmake cuda-xcc
+#   CUDA_XCC_CUDA_VERSION = "11.8"
+#   SRC_URI += "https://.../nvidia-cuda-toolkit_..._amd64.deb;unpack=0;name=tk \
+#               https://.../libcudart11.0_..._arm64.deb;unpack=0;name=rt ..."
+#   SRC_URI[tk.sha256sum] = "..."
+#   CUDA_XCC_FROM = "${UNPACKDIR}/nvidia-cuda-toolkit_..._amd64.deb ..."
 #
-# The sysroot is created once per recipe in ${CUDA_XCC_SYSROOT} from verified
-# archives (cuda-xcc refuses any sha256 or size mismatch), compiled and linked
-# against the image's own root filesystem (--target-fs), so the programs need
-# no newer glibc than the image has. cmake recipes get the toolchain settings;
-# others call ${CUDA_XCC} as their CUDA compiler.
+# The GPUs are the MACHINE's: CUDA_XCC_ARCH defaults to CUDA_ARCHITECTURES,
+# which meta-tegra's machine configurations set ("87" for Orin).
+#
+# The CUDA packages or archives come through SRC_URI, so the fetcher does the
+# downloading (DL_DIR, mirrors, checksums, BB_NO_NETWORK) and they are inputs
+# of the task hash; cuda-xcc then verifies and unpacks them into a sysroot
+# linked against the image's own staging tree (--target-fs), so programs need
+# no newer glibc than the image has. A redistrib manifest works too: fetch it
+# and every archive it names, each with subdir= set to the directory of its
+# relative_path.
+#
+# cmake recipes get nvcc, the MACHINE's full compiler command (tune flags and
+# --sysroot) as nvcc's host compiler, the build's own ar and the architectures
+# validated by cuda-xcc, through an initial CMake cache written by the
+# sysroot task. Others call ${CUDA_XCC_DRIVER} as their CUDA compiler.
+#
+# The CUDA runtime libraries the programs link (CUDA_XCC_RUNTIME_LIBS) are
+# packaged as ${PN}-cuda-runtime, which ${PN} depends on at run time, with
+# NVIDIA's license text from the archives.
 
 DEPENDS:append = " cuda-xcc-native"
 
 CUDA_XCC ?= "cuda-xcc"
 CUDA_XCC_TARGET ?= "jetson"
 CUDA_XCC_CUDA_VERSION ??= ""
-CUDA_XCC_ARCH ??= ""
+CUDA_ARCHITECTURES ??= ""
+CUDA_XCC_ARCH ??= "${CUDA_ARCHITECTURES}"
 CUDA_XCC_FROM ??= ""
 CUDA_XCC_COMPONENTS ??= ""
 CUDA_XCC_SYSROOT ?= "${WORKDIR}/cuda-xcc-sysroot"
+CUDA_XCC_CMAKE_CACHE ?= "${WORKDIR}/cuda-xcc-cache.cmake"
+CUDA_XCC_RUNTIME_LIBS ??= "libcudart.so.*"
+
+# nvcc's host compiler: the compiler word of CXX, and its target flags
+# (tune, --sysroot) handed over with -Xcompiler.
+CUDA_XCC_HOST_CXX ?= "${@d.getVar('CXX').split()[0]}"
+CUDA_XCC_HOST_CXX_FLAGS ?= "${HOST_CC_ARCH} ${TOOLCHAIN_OPTIONS}"
+
+# The driver, for recipes that are not cmake ones.
+CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} -ccbin ${CUDA_XCC_HOST_CXX} \
+    -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())} -arbin ${AR}"
 
 export CUDA_XCC_SYSROOT
 
 python () {
     for var in ("CUDA_XCC_CUDA_VERSION", "CUDA_XCC_ARCH"):
         if not d.getVar(var):
-            bb.fatal("%s must be set by recipes that inherit cuda-xcc" % var)
+            bb.fatal("%s must be set by recipes that inherit cuda-xcc (CUDA_XCC_ARCH defaults "
+                     "to the MACHINE's CUDA_ARCHITECTURES)" % var)
+    for src in (d.getVar("CUDA_XCC_FROM") or "").split():
+        if "://" in src:
+            bb.fatal("CUDA_XCC_FROM names %s: fetch it through SRC_URI (with its sha256sum and "
+                     "unpack=0) and name the fetched file here, ${UNPACKDIR}/<file>" % src)
+    for flag in d.getVar("CUDA_XCC_HOST_CXX_FLAGS").split():
+        if "," in flag:
+            bb.fatal("CUDA_XCC_HOST_CXX_FLAGS holds %s: nvcc splits -Xcompiler values at "
+                     "commas" % flag)
+}
+
+# The arguments that name the GPUs: "87", "sm_87,8.7" and "87 72" all work.
+def cuda_xcc_arch_args(d):
+    caps = d.getVar("CUDA_XCC_ARCH").replace(",", " ").split()
+    return " ".join("-arch %s" % c for c in caps)
+
+# The sysroot's one target directory (aarch64-linux, sbsa-linux), from its
+# sysroot.json.
+cuda_xcc_target_dir() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_dir"])' \
+        ${CUDA_XCC_SYSROOT}/sysroot.json
 }
 
 do_cuda_xcc_sysroot() {
     set -- --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
-        -arch ${CUDA_XCC_ARCH} --dest ${CUDA_XCC_SYSROOT} --progress never \
+        ${@cuda_xcc_arch_args(d)} --dest ${CUDA_XCC_SYSROOT} --progress never \
         --target-fs ${STAGING_DIR_TARGET}
     for src in ${CUDA_XCC_FROM}; do
         set -- "$@" --from "$src"
@@ -40,17 +89,51 @@ do_cuda_xcc_sysroot() {
         set -- "$@" --components "${CUDA_XCC_COMPONENTS}"
     fi
     ${CUDA_XCC} sysroot create "$@"
+
+    # The MACHINE's compiler must be one this CUDA release accepts: the
+    # driver checks it the way it checks its own choice.
+    echo '__global__ void cuda_xcc_probe(void) {}' > ${WORKDIR}/cuda-xcc-probe.cu
+    ${CUDA_XCC_DRIVER} ${@cuda_xcc_arch_args(d)} -### -c ${WORKDIR}/cuda-xcc-probe.cu >/dev/null
+
+    archs=$(${CUDA_XCC} flags --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
+        ${@cuda_xcc_arch_args(d)} --format cmake)
+    target_dir=$(cuda_xcc_target_dir)
+    cat > ${CUDA_XCC_CMAKE_CACHE} <<EOF
+set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc" CACHE FILEPATH "cuda-xcc")
+set(CMAKE_CUDA_HOST_COMPILER "${CUDA_XCC_HOST_CXX}" CACHE FILEPATH "cuda-xcc")
+set(CMAKE_CUDA_FLAGS "-target-dir $target_dir -arbin ${AR} -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}" CACHE STRING "cuda-xcc")
+set(CMAKE_CUDA_ARCHITECTURES "$archs" CACHE STRING "validated by cuda-xcc")
+set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "cuda-xcc")
+EOF
 }
 do_cuda_xcc_sysroot[depends] += "cuda-xcc-native:do_populate_sysroot"
-do_cuda_xcc_sysroot[network] = "1"
-addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot before do_configure
+do_cuda_xcc_sysroot[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
+    CUDA_XCC_FROM CUDA_XCC_COMPONENTS CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS"
+addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure
 
-# For cmake.bbclass recipes: nvcc from the sysroot, the MACHINE's cross g++ as
-# host compiler, and the architectures validated by cuda-xcc.
-EXTRA_OECMAKE:append = " \
-    -DCMAKE_CUDA_COMPILER=${CUDA_XCC_SYSROOT}/bin/nvcc \
-    -DCMAKE_CUDA_HOST_COMPILER=${CXX_FOR_CUDA} \
-    -DCUDAToolkit_ROOT=${CUDA_XCC_SYSROOT} \
-    -DCMAKE_CUDA_ARCHITECTURES=${@d.getVar('CUDA_XCC_ARCH').replace('sm_', '')}-real \
-"
-CXX_FOR_CUDA ?= "${TARGET_PREFIX}g++"
+EXTRA_OECMAKE:append = " -C ${CUDA_XCC_CMAKE_CACHE}"
+
+PACKAGES =+ "${PN}-cuda-runtime"
+FILES:${PN}-cuda-runtime = "${libdir}/libcudart.so.* ${libdir}/libcu*.so.* ${libdir}/libnv*.so.* \
+    ${datadir}/licenses/${PN}-cuda-runtime"
+# NVIDIA's license text travels with the libraries (see do_install); the
+# terms are NVIDIA's, not this recipe's.
+LICENSE:${PN}-cuda-runtime = "CLOSED"
+RDEPENDS:${PN}:append = " ${PN}-cuda-runtime"
+INSANE_SKIP:${PN}-cuda-runtime += "already-stripped ldflags"
+
+do_install:append() {
+    lib=${CUDA_XCC_SYSROOT}/targets/$(cuda_xcc_target_dir)/lib
+    install -d ${D}${libdir} ${D}${datadir}/licenses/${PN}-cuda-runtime
+    for pattern in ${CUDA_XCC_RUNTIME_LIBS}; do
+        for f in $lib/$pattern; do
+            [ -e "$f" ] || bbfatal "CUDA_XCC_RUNTIME_LIBS: no $pattern in $lib"
+            cp -P "$f" ${D}${libdir}/
+        done
+    done
+    for f in ${CUDA_XCC_SYSROOT}/licenses/*/*; do
+        [ -f "$f" ] || continue
+        c=$(basename $(dirname "$f"))
+        install -m 0644 "$f" ${D}${datadir}/licenses/${PN}-cuda-runtime/$c-$(basename "$f")
+    done
+}
