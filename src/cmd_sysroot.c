@@ -128,6 +128,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	/* Notes are warnings, not progress: --progress never keeps them. */
 	for (size_t i = 0; i < r.notes.n; i++)
 		fprintf(stderr, "cuda-xcc: note: %s\n", r.notes.v[i]);
+	for (size_t i = 0; i < r.warnings.n; i++)
+		fprintf(stderr, "cuda-xcc: warning: %s\n", r.warnings.v[i]);
 	if (rc) {
 		rc = cmd_report(&err);
 	} else if (r.plan_text) {

@@ -415,7 +415,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	}
 
 	if (u.ccbin) {
-		if (hostcc_check_machine(u.ccbin, t, err))
+		if (hostcc_check_machine(u.ccbin, t, err) ||
+		    hostcc_check_version(db, t, v, u.ccbin, u.allow_unsupported, err))
 			goto out;
 	} else if (have_meta && meta.host_compiler && (hc.path = proc_which(meta.host_compiler))) {
 		hc.name = xstrdup(meta.host_compiler);

@@ -47,6 +47,21 @@ static int compiler_major(const char *name, const char *path)
 	return major;
 }
 
+/* The way out is the same whether cuda-xcc chose the compiler or the user
+ * gave it with -ccbin. */
+static void fail_unsupported(struct xcc_error *err, const struct target_profile *t, int max,
+			     const char *what)
+{
+	char *pkg = hostcc_debian_package(t, max);
+
+	xcc_fail(err, XCC_EUSAGE,
+		 "%s.\nInstall one: apt-get install %s\n"
+		 "or pass -allow-unsupported-compiler to let nvcc try a newer one at your own "
+		 "risk (newer libstdc++ headers are known to break older nvcc).",
+		 what, pkg);
+	free(pkg);
+}
+
 int hostcc_find(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
 		int allow_unsupported, struct host_compiler *out, struct xcc_error *err)
 {
@@ -86,16 +101,13 @@ int hostcc_find(const struct gpudb *db, const struct target_profile *t, struct c
 			 "cuda-xcc does not know which host compilers CUDA %s accepts; pass -ccbin "
 			 "with the %s g++ to use", cuda_version_str(v, b, sizeof b), t->triple);
 	} else {
-		char *pkg = hostcc_debian_package(t, max);
 		char *found = seen.n ? strvec_join(&seen, ", ") : xstrdup("none");
+		char *what = xasprintf("no %s C++ compiler that CUDA %d.%d accepts (gcc %d to %d) "
+				       "is installed (found: %s)", t->triple, v.major, v.minor,
+				       db->gcc_min, max, found);
 
-		xcc_fail(err, XCC_EUSAGE,
-			 "no %s C++ compiler that CUDA %d.%d accepts (gcc %d to %d) is installed "
-			 "(found: %s).\nInstall one: apt-get install %s\n"
-			 "or pass -allow-unsupported-compiler to let nvcc try a newer one at your own "
-			 "risk (newer libstdc++ headers are known to break older nvcc).",
-			 t->triple, v.major, v.minor, db->gcc_min, max, found, pkg);
-		free(pkg);
+		fail_unsupported(err, t, max, what);
+		free(what);
 		free(found);
 	}
 	strvec_free(&names);
@@ -136,6 +148,44 @@ int hostcc_check_machine(const char *ccbin, const struct target_profile *t,
 	free(out);
 	free(path);
 	return 0;
+}
+
+int hostcc_check_version(const struct gpudb *db, const struct target_profile *t,
+			 struct cuda_version v, const char *ccbin, int allow_unsupported,
+			 struct xcc_error *err)
+{
+	const struct host_compiler_limit *lim = gpudb_host_limit(db, v);
+	const char *base = strrchr(ccbin, '/') ? strrchr(ccbin, '/') + 1 : ccbin;
+	char *name = NULL, *path = NULL, *what;
+	struct stat st;
+	int major;
+
+	if (allow_unsupported || !lim)
+		return 0;
+	if (stat(ccbin, &st) == 0 && S_ISDIR(st.st_mode)) {
+		path = xasprintf("%s/g++", ccbin);
+		name = xstrdup("g++");
+	} else {
+		path = xstrdup(ccbin);
+		name = xstrdup(base);
+	}
+	major = compiler_major(name, path);
+	/* clang, or a compiler that does not answer -dumpversion: nvcc checks
+	 * those itself; cuda-xcc has no limit to compare with. */
+	if (major < 0 || strstr(name, "clang")) {
+		free(name);
+		free(path);
+		return 0;
+	}
+	free(name);
+	free(path);
+	if (major <= lim->gcc_max && major >= db->gcc_min)
+		return 0;
+	what = xasprintf("-ccbin %s is gcc %d, but CUDA %d.%d accepts gcc %d to %d", ccbin,
+			 major, v.major, v.minor, db->gcc_min, lim->gcc_max);
+	fail_unsupported(err, t, lim->gcc_max, what);
+	free(what);
+	return -1;
 }
 
 void host_compiler_free(struct host_compiler *hc)

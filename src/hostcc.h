@@ -24,6 +24,12 @@ int hostcc_find(const struct gpudb *db, const struct target_profile *t, struct c
 int hostcc_check_machine(const char *ccbin, const struct target_profile *t,
 			 struct xcc_error *err);
 
+/* A user's -ccbin: its gcc version must be one CUDA v accepts (the same
+ * limits hostcc_find applies), unless allow_unsupported. */
+int hostcc_check_version(const struct gpudb *db, const struct target_profile *t,
+			 struct cuda_version v, const char *ccbin, int allow_unsupported,
+			 struct xcc_error *err);
+
 /* The Debian package that provides g++ major version N for target t. */
 char *hostcc_debian_package(const struct target_profile *t, int major);
 

@@ -314,6 +314,11 @@ static char *toolkit_path(enum plan_format f, const char *m)
 		rest = m + strlen("usr/lib/nvidia-cuda-toolkit/");
 		if (starts_with(rest, "libdevice"))
 			return xasprintf("nvvm/%s", rest);
+		/* Debian's bin/gcc and bin/g++ are scripts that run the build
+		 * machine's x86_64 g++ for nvcc when it has no -ccbin (nvcc looks
+		 * in its own directory first): a cross sysroot must not have them. */
+		if (strcmp(rest, "bin/gcc") == 0 || strcmp(rest, "bin/g++") == 0)
+			return NULL;
 		/* Debian's include/<triple>/ (12.4 on): a glibc math-vector.h for
 		 * the build machine's own -I, which Debian's nvcc.profile leaves
 		 * commented out; it is no CUDA header. */
@@ -1069,6 +1074,8 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 
 	if (sysroot_autopatch(tmp, p->target_dir, triple, target_fs, 0, &res->notes, err))
 		goto out;
+	if (target_fs)
+		sysroot_glibc_floor(tmp, p->target_dir, triple, target_fs, &res->warnings);
 	if (p->capabilities.n &&
 	    sysroot_serving(db, tmp, p->target_dir, &p->capabilities, &serving, &unserved, err))
 		goto out;
@@ -1353,6 +1360,7 @@ void sysroot_create_result_free(struct sysroot_create_result *r)
 	free(r->dir);
 	free(r->plan_text);
 	strvec_free(&r->notes);
+	strvec_free(&r->warnings);
 	memset(r, 0, sizeof *r);
 }
 

@@ -41,6 +41,7 @@ struct sysroot_create_result {
 	int up_to_date;    /* nothing was done */
 	char *plan_text;   /* --dry-run: the plan */
 	struct strvec notes; /* things worth saying that are not errors */
+	struct strvec warnings; /* the device's glibc cannot run what was made */
 };
 
 #define SYSROOT_DEFAULT_MIRROR "https://developer.download.nvidia.com/compute/cuda/redist/"

@@ -4,6 +4,8 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "autopatch.h"
 #include "elfinfo.h"
 #include "fatbin.h"
+#include "glibc.h"
 #include "sysroot_checks.h"
 
 /* "target half: libfoo.so.1 (needed by targets/x/lib/libbar.so), ..." */
@@ -100,6 +103,88 @@ out:
 	autopatch_opts_free(&target);
 	free(prefix);
 	return rc;
+}
+
+/* ---- the device's glibc floor ---- */
+
+static int is_elf_file(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+
+	if (fd < 0)
+		return 0;
+	ok = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && elf_is_elf(magic, sizeof magic);
+	close(fd);
+	return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sysroot_glibc_floor(const char *root, const char *target_dir, const char *triple,
+			 const char *target_fs, struct strvec *warnings)
+{
+	char *libdir = xasprintf("%s/targets/%s/lib", root, target_dir);
+	char *libc = glibc_find_libc(target_fs, triple);
+	struct strvec names = STRVEC_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	if (!libc) {
+		strvec_pushf(warnings, "cannot check the target libraries against the device's "
+			     "glibc: --target-fs %s has no libc.so.6 (in lib/%s or lib)", target_fs,
+			     triple);
+		goto out;
+	}
+	if (!(d = opendir(libdir))) {
+		if (errno != ENOENT)
+			strvec_pushf(warnings, "cannot check the target libraries against the "
+				     "device's glibc: %s: %s", libdir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d)))
+		strvec_push(&names, de->d_name);
+	closedir(d);
+	/* readdir's order is the file system's; the warnings should not be. */
+	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", libdir, names.v[i]);
+		const char *shown = path + strlen(root) + 1;
+		struct xcc_error e = { 0 };
+		struct glibc_report r;
+		struct stat st;
+
+		/* Symlinks name the same files again; archives and stubs never
+		 * meet the device's loader. */
+		if (lstat(path, &st) || !S_ISREG(st.st_mode) || !is_elf_file(path)) {
+			free(path);
+			continue;
+		}
+		if (glibc_check(path, libc, &r, &e)) {
+			strvec_pushf(warnings, "cannot check %s against the device's glibc: %s",
+				     shown, e.msg);
+			free(path);
+			continue;
+		}
+		if (r.missing.n) {
+			char *list = strvec_join(&r.missing, " ");
+
+			strvec_pushf(warnings, "%s needs %s, but the --target-fs C library %s "
+				     "provides only up to %s (missing: %s): programs using it will "
+				     "not start on that device.", shown, r.needed_max, libc,
+				     r.provided_max, list);
+			free(list);
+		}
+		glibc_report_free(&r);
+		free(path);
+	}
+out:
+	strvec_free(&names);
+	free(libc);
+	free(libdir);
 }
 
 /* ---- the serving check ---- */

@@ -23,6 +23,16 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 		      struct xcc_error *err);
 
 /*
+ * The GLIBC_ floor check the driver runs after a --target-fs link, on the
+ * target libraries of the tree (targets/<dir>/lib): each one that needs a
+ * newer GLIBC_ than target_fs's libc.so.6 defines, or that cannot be
+ * checked, adds a warning (the sysroot is still made: the device may be
+ * updated, and the tool cannot know).
+ */
+void sysroot_glibc_floor(const char *root, const char *target_dir, const char *triple,
+			 const char *target_fs, struct strvec *warnings);
+
+/*
  * The serving table of every target library with device code:
  * JSON array of {"library": "lib/libx.so.1", "serving": {"8.7": "OK", ...}}
  * (verdicts "OK", "PTX-JIT", "NOT SERVED"). *unserved counts NOT SERVED

@@ -86,6 +86,33 @@ fake_sysroot() {
 	assert_output_contains "cannot run /nonexistent/g++"
 }
 
+@test "driver: a user -ccbin is checked against the CUDA release's gcc limits too" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target sbsa --cuda 11.8 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 2
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 is gcc 12, but CUDA 11.8 accepts gcc"
+	assert_output_contains "to 11."
+	assert_output_contains "apt-get install g++-11-aarch64-linux-gnu"
+	assert_output_contains "-allow-unsupported-compiler"
+	# the version comes from the compiler itself when its name has none
+	bin="$BATS_TEST_TMPDIR/bin"
+	mkdir -p "$bin"
+	ln -s "$(command -v aarch64-linux-gnu-g++-12)" "$bin/aarch64-linux-gnu-g++"
+	run xcc --target sbsa --cuda 11.8 -arch 90 --dry-run -ccbin "$bin/aarch64-linux-gnu-g++" a.cu
+	assert_status 2
+	assert_output_contains "is gcc 12, but CUDA 11.8 accepts"
+	# and from DIR/g++ when -ccbin names a directory
+	ln -s "$(command -v aarch64-linux-gnu-g++-12)" "$bin/g++"
+	run xcc --target sbsa --cuda 11.8 -arch 90 --dry-run -ccbin "$bin" a.cu
+	assert_status 2
+	assert_output_contains "-ccbin $bin is gcc 12"
+	run xcc --target sbsa --cuda 11.8 -arch 90 --dry-run -allow-unsupported-compiler -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 0
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 "
+	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin "$bin/aarch64-linux-gnu-g++" a.cu
+	assert_status 0
+}
+
 @test "driver: no supported cross g++ names the package and -allow-unsupported-compiler" {
 	need aarch64-linux-gnu-g++-12
 	bin="$BATS_TEST_TMPDIR/bin"

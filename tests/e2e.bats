@@ -89,6 +89,9 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	run "$S/bin/nvcc" --version
 	assert_status 0
 	assert_output_contains "release 11.8"
+	# Debian's bin/gcc and bin/g++ run the x86_64 g++ for an nvcc without -ccbin: left out.
+	[ ! -e "$S/bin/g++" ]
+	[ ! -e "$S/bin/gcc" ]
 	# Debian's bin/nvcc.profile is a link to /etc/nvcc.profile: it must not survive.
 	[ -f "$S/bin/nvcc.profile" ] && [ ! -L "$S/bin/nvcc.profile" ]
 	run find "$S" -lname '/*'

@@ -329,6 +329,10 @@ make_debian_debs() {
 	mkdir -p "$p/host/usr/lib/nvidia-cuda-toolkit/compute-sanitizer"
 	printf '#!/bin/sh\n' > "$p/host/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer"
 	ln -s ../lib/nvidia-cuda-toolkit/compute-sanitizer/compute-sanitizer "$p/host/usr/bin/compute-sanitizer"
+	# Debian's wrappers that run the build machine's g++ for an nvcc without -ccbin
+	printf '#!/bin/sh\nexec x86_64-linux-gnu-g++ "$@"\n' > "$p/host/usr/lib/nvidia-cuda-toolkit/bin/g++"
+	printf '#!/bin/sh\nexec x86_64-linux-gnu-gcc "$@"\n' > "$p/host/usr/lib/nvidia-cuda-toolkit/bin/gcc"
+	chmod +x "$p/host/usr/lib/nvidia-cuda-toolkit/bin/g++" "$p/host/usr/lib/nvidia-cuda-toolkit/bin/gcc"
 	printf 'Package: nvidia-cuda-toolkit\nVersion: 12.6.0-1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/host/DEBIAN/control"
 	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$x"
 	tar -xJf "$e"/libcublas/linux-aarch64/*.tar.xz -C "$x"
@@ -360,6 +364,10 @@ make_debian_debs() {
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
 		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
 	assert_status 0
+	# Debian's gcc/g++ wrappers (the x86_64 compiler) are left out; nvcc stays
+	[ -x "$D/bin/nvcc" ]
+	[ ! -e "$D/bin/g++" ]
+	[ ! -e "$D/bin/gcc" ]
 	# cudart's files, all headers (small), no cublas library, no cuda-gdb
 	[ -f "$l/libcudart_static.a" ] && [ -f "$l/libcudadevrt.a" ] && [ -f "$l/stubs/libcuda.so" ]
 	[ -f "$l/libcudart.so.12.0.1" ] && [ "$(readlink "$l/libcudart.so")" = libcudart.so.12 ]
@@ -455,6 +463,47 @@ make_debian_debs() {
 	assert_status 2
 	assert_output_contains "--target-fs $BATS_TEST_TMPDIR/nonesuch is not a directory"
 	[ ! -e "$BATS_TEST_TMPDIR/sr2" ]
+}
+
+@test "sysroot: --target-fs warns about target libraries the device's glibc cannot load" {
+	need aarch64-linux-gnu-gcc "builds a target library and an old libc.so.6"
+	local p=$BATS_TEST_TMPDIR/pkg old=$BATS_TEST_TMPDIR/old new=$BATS_TEST_TMPDIR/new t=/usr/aarch64-linux-gnu/lib
+	local a=$BATS_TEST_TMPDIR/cuda_thr-linux-sbsa-1.0-archive
+	make_debian_debs "$p"
+	# a target library that needs glibc 2.34's pthread_create
+	mkdir -p "$a/lib"
+	printf '#include <pthread.h>\nstatic void *run(void *a) { return a; }\nint start(pthread_t *t) { return pthread_create(t, 0, run, 0); }\n' > "$p/thr.c"
+	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libthr.so.1 -o "$a/lib/libthr.so.1" "$p/thr.c"
+	readelf -V "$a/lib/libthr.so.1" | grep -q GLIBC_2.34
+	tar -cJf "$a.tar.xz" -C "$BATS_TEST_TMPDIR" "$(basename "$a")"
+	# a device whose C library defines only the aarch64 baseline, GLIBC_2.17
+	mkdir -p "$old/lib/aarch64-linux-gnu"
+	printf 'GLIBC_2.17 { global: puts; local: *; };\n' > "$p/old.map"
+	echo 'int puts(const char *s) { (void)s; return 0; }' > "$p/old.c"
+	aarch64-linux-gnu-gcc -shared -nostdlib -fPIC -Wl,-soname,libc.so.6 \
+		-Wl,--version-script="$p/old.map" -o "$old/lib/aarch64-linux-gnu/libc.so.6" "$p/old.c"
+	local from=(--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$a.tar.xz")
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
+		--target-fs "$old"
+	assert_status 0
+	assert_output_contains "warning: targets/sbsa-linux/lib/libthr.so.1 needs GLIBC_2.34, but the --target-fs C library"
+	assert_output_contains "provides only up to GLIBC_2.17 (missing: GLIBC_2.34)"
+	# cudart needs only GLIBC_2.17: no warning for it
+	[[ "$output" != *"libcudart.so.12.0.1 needs"* ]]
+	[ -f "$D/sysroot.json" ]
+	# the cross toolchain's own glibc (2.36): nothing to warn about
+	mkdir -p "$new/lib/aarch64-linux-gnu"
+	cp "$t"/libc.so.6 "$t"/libgcc_s.so.1 "$new/lib/aarch64-linux-gnu/"
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
+		--target-fs "$new"
+	assert_status 0
+	[[ "$output" != *warning* ]]
+	# a root with no C library: said, not guessed
+	mkdir -p "$BATS_TEST_TMPDIR/nolibc/usr/lib"
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
+		--target-fs "$BATS_TEST_TMPDIR/nolibc"
+	assert_status 0
+	assert_output_contains "warning: cannot check the target libraries against the device's glibc: --target-fs"
 }
 
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
