@@ -44,6 +44,15 @@ for t in "$top"/../shared/thirdparty/poky-*.tar.xz "$top"/../shared/thirdparty/m
 	mkdir -p "$thirdparty/$name.tmp" && tar -xJf "$t" -C "$thirdparty/$name.tmp" &&
 		mv "$thirdparty/$name.tmp" "$thirdparty/$name"
 done
+# Buildroot's snapshot holds buildroot/ (tests/buildroot.bats skips without it).
+for t in "$top"/../shared/thirdparty/buildroot-*.tar.xz; do
+	[ -f "$t" ] || continue
+	[ -f "$thirdparty/buildroot/Makefile" ] && continue
+	rm -rf "$thirdparty/buildroot.tmp"
+	mkdir -p "$thirdparty/buildroot.tmp" && tar -xJf "$t" -C "$thirdparty/buildroot.tmp" &&
+		rm -rf "$thirdparty/buildroot" && mv "$thirdparty/buildroot.tmp/buildroot" "$thirdparty/buildroot" &&
+		rmdir "$thirdparty/buildroot.tmp"
+done
 
 autoreconf -fi
 mkdir -p build

@@ -4,34 +4,41 @@
 #
 ################################################################################
 
+# cuda-xcc is built from the checkout this BR2_EXTERNAL tree is part of
+# (wrappers/buildroot); HOST_CUDA_XCC_OVERRIDE_SRCDIR names another one.
+# A checkout has no ./configure: autoreconf makes it.
 CUDA_XCC_VERSION = 0.1.0
-CUDA_XCC_SOURCE = cuda-xcc-$(CUDA_XCC_VERSION).tar.gz
-CUDA_XCC_SITE = https://example.invalid/cuda-xcc/releases
-CUDA_XCC_LICENSE = Proprietary
+CUDA_XCC_SITE = $(realpath $(BR2_EXTERNAL_CUDA_XCC_PATH)/../..)
+CUDA_XCC_SITE_METHOD = local
+HOST_CUDA_XCC_AUTORECONF = YES
+# cuda-xcc's sources carry no license file yet: nothing may be claimed.
+CUDA_XCC_LICENSE = unknown (no license file in the cuda-xcc sources)
+CUDA_XCC_REDISTRIBUTE = NO
+# host-xz and host-zstd: NVIDIA's archives are .tar.xz, Debian's .debs
+# data.tar.xz or .zst; cuda-xcc also links liblzma itself.
 HOST_CUDA_XCC_DEPENDENCIES = host-pkgconf host-elfutils host-libarchive \
-	host-cjson host-libcurl host-openssl
+	host-cjson host-libcurl host-openssl host-xz host-zstd
+HOST_CUDA_XCC_CONF_OPTS = --disable-warnings-as-errors
 
-# The sysroot the target's CUDA packages build against, made once after
-# host-cuda-xcc is installed and linked against the target's own staging
-# tree (its glibc and libstdc++).
-CUDA_XCC_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
+# Buildroot's host-libarchive is configured --without-lzma --without-zstd
+# (its only other user needs zlib alone), so it could not read an .xz or
+# .zst archive. The options are appended (the last --with/--without
+# wins) and host-xz/host-zstd are made to come first, as its dependencies.
+ifeq ($(BR2_PACKAGE_HOST_CUDA_XCC),y)
+HOST_LIBARCHIVE_DEPENDENCIES += host-xz host-zstd
+HOST_LIBARCHIVE_CONF_OPTS += --with-lzma --with-zstd
+$(HOST_LIBARCHIVE_TARGET_CONFIGURE): | host-xz host-zstd
+endif
 
-define HOST_CUDA_XCC_CREATE_SYSROOT
-	$(HOST_DIR)/bin/cuda-xcc sysroot create \
-		--target $(call qstrip,$(BR2_PACKAGE_HOST_CUDA_XCC_TARGET)) \
-		--cuda $(call qstrip,$(BR2_PACKAGE_HOST_CUDA_XCC_CUDA_VERSION)) \
-		-arch $(call qstrip,$(BR2_PACKAGE_HOST_CUDA_XCC_ARCH)) \
-		$(foreach f,$(call qstrip,$(BR2_PACKAGE_HOST_CUDA_XCC_FROM)),--from $(f)) \
-		--target-fs $(STAGING_DIR) --dest $(CUDA_XCC_SYSROOT) --progress never
+# A host-libarchive built before this tree was added (or another way)
+# still lacks them: say so instead of failing on the first archive.
+define HOST_CUDA_XCC_CHECK_LIBARCHIVE
+	grep -q lzma $(HOST_DIR)/lib/pkgconfig/libarchive.pc && \
+	grep -q zstd $(HOST_DIR)/lib/pkgconfig/libarchive.pc || { \
+		echo "host-libarchive was built without xz or zstd support, which" \
+			"cuda-xcc needs: make host-libarchive-dirclean host-cuda-xcc" >&2; \
+		exit 1; }
 endef
-HOST_CUDA_XCC_POST_INSTALL_HOOKS += HOST_CUDA_XCC_CREATE_SYSROOT
-
-# For CUDA packages: CMake options and the driver to call for .cu files.
-CUDA_XCC_CMAKE_OPTS = \
-	-DCMAKE_CUDA_COMPILER=$(CUDA_XCC_SYSROOT)/bin/nvcc \
-	-DCMAKE_CUDA_HOST_COMPILER=$(TARGET_CXX) \
-	-DCUDAToolkit_ROOT=$(CUDA_XCC_SYSROOT)
-CUDA_XCC_NVCC = $(HOST_DIR)/bin/cuda-xcc --sysroot $(CUDA_XCC_SYSROOT) \
-	-ccbin $(TARGET_CXX) -Xcompiler=--sysroot=$(STAGING_DIR)
+HOST_CUDA_XCC_PRE_CONFIGURE_HOOKS += HOST_CUDA_XCC_CHECK_LIBARCHIVE
 
 $(eval $(host-autotools-package))
