@@ -947,34 +947,123 @@ static char *existing_fingerprint(const char *dest)
 /* Remove the symlinks under dir (relative to root, recursively) that lead
  * nowhere: a .deb's development links (libnvToolsExt.so -> .so.1) whose
  * library is in another package that was not given. They would only make
- * a link fail later with a worse message, and verify report them. */
-static void remove_dangling_links(const char *root, const char *dir, struct strvec *removed)
+ * a link fail later with a worse message, and verify report them. Every
+ * path is opened beneath root, so a link in the tree cannot take the walk
+ * (and its unlinks) anywhere else. */
+static void remove_dangling_in(int rootfd, const char *dir, struct strvec *removed, int depth)
 {
-	char *path = xasprintf("%s/%s", root, dir);
-	DIR *d = opendir(path);
+	int fd = unpack_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
-	while (d && (e = readdir(d))) {
-		char *rel, *full;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (depth < 64 && (e = readdir(d))) {
+		char *rel;
 		struct stat st;
+		int target;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		rel = xasprintf("%s/%s", dir, e->d_name);
-		full = xasprintf("%s/%s", root, rel);
-		if (lstat(full, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				remove_dangling_links(root, rel, removed);
-			else if (S_ISLNK(st.st_mode) && stat(full, &st) && errno == ENOENT &&
-				 unlink(full) == 0)
-				strvec_push(removed, rel);
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				remove_dangling_in(rootfd, rel, removed, depth + 1);
+			} else if (S_ISLNK(st.st_mode)) {
+				target = unpack_open_beneath(rootfd, rel, O_PATH);
+				if (target >= 0)
+					close(target);
+				else if (errno == ENOENT &&
+					 unlinkat(dirfd(d), e->d_name, 0) == 0)
+					strvec_push(removed, rel);
+			}
 		}
-		free(full);
 		free(rel);
 	}
-	if (d)
-		closedir(d);
-	free(path);
+	closedir(d);
+}
+
+static void remove_dangling_links(const char *root, const char *dir, struct strvec *removed)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (rootfd < 0)
+		return;
+	remove_dangling_in(rootfd, dir, removed, 0);
+	close(rootfd);
+}
+
+/* Write root/dir/name atomically, dir opened beneath root. */
+static int write_beneath(const char *root, const char *dir, const char *name, const char *data,
+			 struct xcc_error *err)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dfd = -1, fd = -1, rc = -1;
+	char *tmp = xasprintf(".%s.tmp.%ld", name, (long)getpid());
+	size_t len = strlen(data), done = 0;
+
+	if (rootfd < 0 || (dfd = unpack_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY)) < 0) {
+		xcc_fail(err, XCC_EFAIL, "cannot open %s/%s: %s", root, dir, strerror(errno));
+		goto out;
+	}
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	while (fd >= 0 && done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (fd < 0 || done < len || fsync(fd)) {
+		xcc_fail(err, XCC_EFAIL, "cannot write %s/%s/%s: %s", root, dir, tmp,
+			 strerror(errno));
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name)) {
+		xcc_fail(err, XCC_EFAIL, "cannot rename %s/%s/%s to %s: %s", root, dir, tmp, name,
+			 strerror(errno));
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	if (rootfd >= 0)
+		close(rootfd);
+	free(tmp);
+	return rc;
+}
+
+/* Each archive's links were checked alone; together they can still build
+ * a path out of the tree (a link in one through a link in another). */
+static int refuse_escaping_links(const char *root, struct xcc_error *err)
+{
+	struct strvec problems = STRVEC_INIT;
+	char *list;
+
+	if (unpack_check_tree_links(root, &problems, err))
+		return -1;
+	if (!problems.n)
+		return 0;
+	list = strvec_join(&problems, "\n  ");
+	xcc_fail(err, XCC_EUSAGE, "refused: the archives' symlinks together lead out of the "
+		 "sysroot (each archive was harmless alone):\n  %s\nRemove the archive that "
+		 "brings the link, or correct its links.", list);
+	free(list);
+	strvec_free(&problems);
+	return -1;
 }
 
 /* Fill the temporary tree: extraction, profile, ELF passes, listing,
@@ -1036,7 +1125,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	progress_end(&pr);
 	crash_point("tree");
 
-	if (check_tree(tmp, p, err))
+	if (refuse_escaping_links(tmp, err) || check_tree(tmp, p, err))
 		goto out;
 	if (p->filter_libs) {
 		struct strvec removed = STRVEC_INIT;
@@ -1068,8 +1157,8 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	path = xasprintf("targets/%s/include/cccl", p->target_dir);
 	profile = sysroot_nvcc_profile(file_contains_dir(tmp, path));
 	free(path);
-	path = xasprintf("%s/bin/nvcc.profile", tmp);
-	if (file_write_atomic(path, profile, strlen(profile), 0644, err))
+	path = NULL;
+	if (write_beneath(tmp, "bin", "nvcc.profile", profile, err))
 		goto out;
 
 	if (sysroot_autopatch(tmp, p->target_dir, triple, target_fs, 0, &res->notes, err))
@@ -1610,6 +1699,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	char *path, *want, *have, *profile, *inc;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
+	size_t n_before;
 
 	if (sysroot_meta_load(dir, &m, err))
 		return -1;
@@ -1624,6 +1714,14 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		free(want);
 	}
 	free(path);
+	n_before = problems->n;
+	if (unpack_check_tree_links(dir, problems, err)) {
+		sysroot_meta_free(&m);
+		return -1;
+	}
+	/* The checks below follow links: not where one leads out. */
+	if (problems->n > n_before)
+		goto done;
 	path = xasprintf("%s/bin/nvcc.profile", dir);
 	have = file_read_text(path, NULL);
 	inc = xasprintf("%s/targets/%s/include/cccl", dir, m.target_dir);
@@ -1643,6 +1741,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		strvec_pushf(problems, "unknown target '%s' in %s", m.target, SYSROOT_META_FILE);
 	else if (sysroot_autopatch(dir, m.target_dir, t->triple, m.target_fs, 1, &notes, &e2))
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
+done:
 	strvec_free(&notes);
 	sysroot_meta_free(&m);
 	if (problems->n)

@@ -21,6 +21,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -849,5 +850,126 @@ int unpack_archive(const char *archive, const char *dest_dir, const struct unpac
 	free(u.dirs);
 	strvec_free(&u.symlinks);
 	close(u.destfd);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Whole trees: several archives unpacked into one
+ */
+
+int unpack_open_beneath(int rootfd, const char *rel, int flags)
+{
+	char canon[PATH_MAX];
+	enum resolve_result r;
+
+#if defined(HAVE_OPENAT2) && defined(SYS_openat2)
+	struct open_how how = {
+		.flags = (unsigned)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, rootfd, *rel ? rel : ".", &how, sizeof how);
+
+	/* ENOSYS: an older kernel; EPERM: a seccomp filter that blocks it. */
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return (int)fd;
+#endif
+	r = resolve_beneath(rootfd, "", rel, !(flags & O_NOFOLLOW), canon);
+	if (r == RESOLVE_IOERR)
+		return -1;
+	if (r != RESOLVE_OK) {
+		errno = r == RESOLVE_TOOLONG ? ENAMETOOLONG : r == RESOLVE_LOOP ? ELOOP : EXDEV;
+		return -1;
+	}
+	/* canon has no symlinks left: refuse any that appears meanwhile. */
+	return openat(rootfd, *canon ? canon : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Where a refused link leads, for the message: the absolute path when it
+ * exists, else what is known. */
+static char *link_destination(const char *root, const char *rel, enum resolve_result r)
+{
+	char *full = xasprintf("%s/%s", root, rel), *where, buf[PATH_MAX];
+
+	if (r == RESOLVE_ESCAPES && realpath(full, buf))
+		where = xasprintf("leads outside the tree, to %s", buf);
+	else if (r == RESOLVE_ESCAPES)
+		where = xasprintf("leads outside the tree (to a path above %s)", root);
+	else
+		where = xstrdup(resolve_problem(r));
+	free(full);
+	return where;
+}
+
+#define MAX_TREE_DEPTH 256
+
+static int check_links_in(int rootfd, const char *root, const char *dir, int depth,
+			  struct strvec *problems, struct xcc_error *err)
+{
+	int fd = *dir ? openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		      : openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return xcc_fail(err, XCC_EFAIL, "cannot read %s/%s: %s", root, dir,
+				strerror(errno));
+	}
+	if (depth > MAX_TREE_DEPTH) {
+		closedir(d);
+		return xcc_fail(err, XCC_EFAIL, "%s/%s: directories nested too deep", root, dir);
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		char rel[PATH_MAX], target[PATH_MAX], resolved[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+		enum resolve_result r;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (canon_join(rel, dir, e->d_name)) {
+			rc = xcc_fail(err, XCC_EFAIL, "%s/%s/%s: path too long", root, dir,
+				      e->d_name);
+			break;
+		}
+		if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
+			rc = xcc_fail(err, XCC_EFAIL, "%s/%s: %s", root, rel, strerror(errno));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			rc = check_links_in(rootfd, root, rel, depth + 1, problems, err);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		n = readlinkat(rootfd, rel, target, sizeof target - 1);
+		if (n < 0) {
+			rc = xcc_fail(err, XCC_EFAIL, "%s/%s: %s", root, rel, strerror(errno));
+			break;
+		}
+		target[n] = '\0';
+		r = target[0] == '/' ? RESOLVE_ABSOLUTE
+				     : resolve_beneath(rootfd, dir, target, 1, resolved);
+		if (r != RESOLVE_OK) {
+			char *where = link_destination(root, rel, r);
+
+			strvec_pushf(problems, "symlink %s -> %s %s", rel, target, where);
+			free(where);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int unpack_check_tree_links(const char *root, struct strvec *problems, struct xcc_error *err)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", root, strerror(errno));
+	rc = check_links_in(rootfd, root, "", 0, problems, err);
+	close(rootfd);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "strvec.h"
 
 /*
  * Map one member path (as stored in the archive, after stripping a leading
@@ -39,5 +40,23 @@ struct unpack_opts {
  */
 int unpack_archive(const char *archive, const char *dest_dir, const struct unpack_opts *o,
 		   struct unpack_stats *stats, struct xcc_error *err);
+
+/*
+ * Several archives unpacked into one tree can together build a path none
+ * of them builds alone (a link in one through a link in another). After
+ * the last one: every symlink under root is resolved beneath root, and
+ * each that leads outside it, is absolute or loops gets one line in
+ * problems ("symlink REL -> TARGET leads outside the tree, to WHERE").
+ * Returns -1 with err only when the tree cannot be read.
+ */
+int unpack_check_tree_links(const char *root, struct strvec *problems, struct xcc_error *err);
+
+/*
+ * openat(rootfd, rel, flags), with every component of rel, symlinks
+ * included, resolved beneath rootfd: openat2(RESOLVE_BENEATH) where the
+ * kernel has it, else resolution done here and symlinked components
+ * refused. A path that would leave rootfd fails with EXDEV. No O_CREAT.
+ */
+int unpack_open_beneath(int rootfd, const char *rel, int flags);
 
 #endif

@@ -736,3 +736,158 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	run xcc sysroot create --target x86_64 --cuda 13.2 -arch sm_86 --from "$M132" --from "$a" --dest "$D" --progress never
 	assert_status 0
 }
+
+# ---- symlinks composed from two archives (issue 16 §1) ----------------------
+# The target package (extracted first) makes targets/aarch64-linux/lib a link to
+# ../../bin/q/../victim: bin/q is missing then, so it stays inside the tree. The
+# host package (extracted second) brings bin/q -> .., inside too. Together lib
+# leads to $BATS_TEST_TMPDIR/victim, beside the sysroot's temporary tree: the
+# dangling-link cleanup (a .deb in the plan) would then delete links there.
+
+# pack_tar OUT.tar.xz ENTRY...: f:PATH:FILE (a copy), t:PATH:TEXT, l:PATH:TARGET
+pack_tar() {
+	python3 - "$@" <<'PY'
+import io, lzma, sys, tarfile
+out, entries = sys.argv[1], sys.argv[2:]
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w") as t:
+    for e in entries:
+        kind, path, arg = e.split(":", 2)
+        i = tarfile.TarInfo(path)
+        if kind == "l":
+            i.type, i.linkname = tarfile.SYMTYPE, arg
+            t.addfile(i)
+            continue
+        data = open(arg, "rb").read() if kind == "f" else arg.encode() + b"\n"
+        i.size, i.mode = len(data), 0o755 if kind == "f" else 0o644
+        t.addfile(i, io.BytesIO(data))
+open(out, "wb").write(lzma.compress(buf.getvalue()))
+PY
+}
+
+# DIR gets: target.tar.xz (the lib link), target.whl (include/up) and host.tar.xz,
+# host.deb (bin/q)
+composing_archives() {
+	local p=$1 x=$1/x e=$FX/m126 a=cuda_nvcc-linux-x86_64-12.6.88-archive
+	local b=cuda_cudart-linux-aarch64-12.6.96-archive
+	mkdir -p "$x"
+	tar -xJf "$e"/cuda_nvcc/linux-x86_64/*.tar.xz -C "$x" --wildcards '*/bin/nvcc'
+	tar -xJf "$e"/cuda_cudart/linux-aarch64/*.tar.xz -C "$x" --wildcards '*/libcudart.so.12.0.1'
+	local nvcc=$x/$a/bin/nvcc so=$x/$b/lib/libcudart.so.12.0.1
+	pack_tar "$p/$a.tar.xz" "f:$a/bin/nvcc:$nvcc" "l:$a/bin/q:.."
+	pack_tar "$p/$b.tar.xz" "t:$b/include/cuda_runtime.h:/* cuda_runtime.h */" \
+		"f:$b/share/libcudart.so.12.0.1:$so" "l:$b/lib:../../bin/q/../victim"
+	if command -v dpkg-deb >/dev/null; then
+		local t=usr/lib/nvidia-cuda-toolkit
+		mkdir -p "$p/deb/DEBIAN" "$p/deb/$t/bin"
+		cp "$nvcc" "$p/deb/$t/bin/nvcc"
+		ln -s .. "$p/deb/$t/bin/q"
+		printf 'Package: nvidia-cuda-toolkit\nVersion: 12.6.0-1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n' > "$p/deb/DEBIAN/control"
+		dpkg-deb -Zxz --build "$p/deb" "$p/host.deb" >/dev/null
+	fi
+	# a zip symlink: S_IFLNK in the external attributes, the target as data
+	python3 - "$p/target.whl" "$so" <<'PY'
+import sys, zipfile
+out, so = sys.argv[1:3]
+with zipfile.ZipFile(out, "w") as z:
+    z.writestr("nvidia/cuda_runtime/include/cuda_runtime.h", "/* cuda_runtime.h */\n")
+    z.writestr("nvidia/cuda_runtime/share/libcudart.so.12", open(so, "rb").read())
+    # (a wheel's lib/ itself is never mapped when a wheel is in the plan)
+    link = zipfile.ZipInfo("nvidia/cuda_runtime/include/up")
+    link.create_system = 3
+    link.external_attr = 0o120777 << 16
+    z.writestr(link, "../../../bin/q/../victim")
+    z.writestr("nvidia_cuda_runtime-12.6.0.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-manylinux_2_28_aarch64\n")
+    z.writestr("nvidia_cuda_runtime-12.6.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: nvidia-cuda-runtime\nVersion: 12.6.0\n")
+PY
+	mv "$p/$a.tar.xz" "$p/host.tar.xz"
+	mv "$p/$b.tar.xz" "$p/target.tar.xz"
+}
+
+# Where the composed link leads: a user's directory with a dangling link
+# (what the cleanup would delete) and a file.
+make_victim() {
+	local v=$BATS_TEST_TMPDIR/victim
+	rm -rf "$v"
+	mkdir -p "$v"
+	printf 'the user'"'"'s own file\n' > "$v/own.txt"
+	ln -s nowhere "$v/libdangling.so"
+}
+
+assert_victim_untouched() {
+	local v=$BATS_TEST_TMPDIR/victim
+	[ "$(cat "$v/own.txt")" = "the user's own file" ]
+	[ -L "$v/libdangling.so" ]
+	[ "$(ls -A "$v" | wc -l)" -eq 2 ]
+	[ ! -e "$D" ]
+	no_leftovers
+}
+
+# create_pair FIRST SECOND: the two given in that order, one job at a time
+create_pair() {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		--jobs 1 --allow-unserved --from "$1" --from "$2"
+}
+
+assert_refused_escape() { # LINK -> TARGET
+	assert_status 2
+	assert_output_contains "symlinks together lead out of the sysroot"
+	assert_output_contains "symlink $1 leads outside the tree, to $BATS_TEST_TMPDIR/victim"
+}
+
+# check_pair TARGET HOST [LINK]: refused in both orders, the victim as it was
+check_pair() {
+	local p=$BATS_TEST_TMPDIR/pair link=${3:-targets/aarch64-linux/lib -> ../../bin/q/../victim}
+	make_victim
+	create_pair "$p/$1" "$p/$2"
+	assert_refused_escape "$link"
+	assert_victim_untouched
+	create_pair "$p/$2" "$p/$1"
+	assert_refused_escape "$link"
+	assert_victim_untouched
+}
+
+@test "sysroot: symlinks of two archives that together leave the tree are refused (tar.xz + tar.xz, both orders)" {
+	mkdir -p "$BATS_TEST_TMPDIR/pair"
+	composing_archives "$BATS_TEST_TMPDIR/pair"
+	check_pair target.tar.xz host.tar.xz
+	# each is harmless alone: the host one with a real target package
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		--allow-unserved --from "$BATS_TEST_TMPDIR/pair/host.tar.xz" \
+		--from "$FX"/m126/cuda_cudart/linux-aarch64/*.tar.xz
+	assert_status 0
+	[ -L "$D/bin/q" ]
+	[ -f "$D/bin/nvcc.profile" ]
+}
+
+@test "sysroot: symlinks of two archives that together leave the tree are refused (tar.xz + .deb, both orders)" {
+	need dpkg-deb "to build test .deb packages"
+	mkdir -p "$BATS_TEST_TMPDIR/pair"
+	composing_archives "$BATS_TEST_TMPDIR/pair"
+	check_pair target.tar.xz host.deb
+}
+
+@test "sysroot: symlinks of two archives that together leave the tree are refused (wheel + tar.xz, both orders)" {
+	mkdir -p "$BATS_TEST_TMPDIR/pair"
+	composing_archives "$BATS_TEST_TMPDIR/pair"
+	check_pair target.whl host.tar.xz "targets/aarch64-linux/include/up -> ../../../bin/q/../victim"
+}
+
+@test "sysroot: verify reports a symlink that leads out of the sysroot" {
+	mk126
+	mkdir -p "$BATS_TEST_TMPDIR/outside"
+	cp "$D/bin/nvcc" "$BATS_TEST_TMPDIR/outside/nvcc"
+	cp "$D/bin/nvcc.profile" "$BATS_TEST_TMPDIR/outside/nvcc.profile"
+	# the link is in the recorded listing too: only the link check can see it
+	ln -s ../../../outside "$D/targets/aarch64-linux/up"
+	printf 'l targets/aarch64-linux/up -> ../../../outside\n' >> "$D/sysroot.files"
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "symlink targets/aarch64-linux/up -> ../../../outside leads outside the tree, to $BATS_TEST_TMPDIR/outside"
+	rm "$D/targets/aarch64-linux/up"
+	ln -s /etc "$D/targets/aarch64-linux/up"
+	sed -i 's|^l targets/aarch64-linux/up -> .*|l targets/aarch64-linux/up -> /etc|' "$D/sysroot.files"
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "symlink targets/aarch64-linux/up -> /etc goes through a symlink to an absolute path"
+}

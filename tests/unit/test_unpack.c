@@ -7,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -682,6 +683,50 @@ static void test_identify(void)
 	free(x86elf);
 }
 
+/* Links that each stay inside but together lead out (issue 16): the
+ * whole-tree check names them, and opening beneath the root refuses them. */
+static void test_tree_links(void)
+{
+	char *tree = path_in_root("composed"), *cmd, *want;
+	struct strvec problems = STRVEC_INIT;
+	struct xcc_error err = { 0 };
+	int rootfd, fd;
+
+	cmd = xasprintf("mkdir -p '%s/t/x/a' '%s/bin' && ln -s t/x/a/q/../../canary '%s/lib' && "
+			"ln -s ../lib/keep '%s/bin/ok' && ln -s ../.. '%s/t/x/a/q_' ",
+			tree, tree, tree, tree, tree);
+	ok(system(cmd) == 0, "tree_links: a tree whose links stay inside");
+	free(cmd);
+	ok(unpack_check_tree_links(tree, &problems, &err) == 0 && problems.n == 0,
+	   "tree_links: no problem while q is missing (%s)", problems.n ? problems.v[0] : "");
+	rootfd = open(tree, O_RDONLY | O_DIRECTORY);
+	fd = unpack_open_beneath(rootfd, "lib", O_PATH);
+	ok(fd < 0 && errno == ENOENT, "tree_links: lib is dangling, inside");
+	cmd = xasprintf("mv '%s/t/x/a/q_' '%s/t/x/a/q'", tree, tree);
+	ok(system(cmd) == 0, "tree_links: the second archive's q -> ../..");
+	free(cmd);
+	ok(unpack_check_tree_links(tree, &problems, &err) == 0 && problems.n == 2,
+	   "tree_links: lib and bin/ok, through it, lead outside");
+	want = xasprintf("symlink lib -> t/x/a/q/../../canary leads outside the tree, to %s/canary",
+			 root);
+	ok(strvec_contains(&problems, want), "tree_links: names the link and where it leads");
+	if (!strvec_contains(&problems, want))
+		for (size_t i = 0; i < problems.n; i++)
+			printf("#   got: %s\n", problems.v[i]);
+	free(want);
+	fd = unpack_open_beneath(rootfd, "lib/keep", O_RDONLY);
+	ok(fd < 0 && errno == EXDEV, "tree_links: canary/keep through lib: EXDEV, not opened");
+	fd = unpack_open_beneath(rootfd, "lib", O_RDONLY | O_DIRECTORY);
+	ok(fd < 0 && errno == EXDEV, "tree_links: lib as a directory: EXDEV");
+	fd = unpack_open_beneath(rootfd, "t/x", O_RDONLY | O_DIRECTORY);
+	ok(fd >= 0, "tree_links: a real directory opens");
+	if (fd >= 0)
+		close(fd);
+	close(rootfd);
+	strvec_free(&problems);
+	free(tree);
+}
+
 int main(void)
 {
 	char *canary, *keep;
@@ -703,6 +748,7 @@ int main(void)
 	test_good();
 	test_broken();
 	test_identify();
+	test_tree_links();
 
 	if (!tap_failed) {
 		char *cmd = xasprintf("rm -rf '%s'", root);
