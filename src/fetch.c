@@ -603,7 +603,10 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	if (t.fd < 0)
 		goto out;
 	if (final && cached_ok(final, sha, size)) {
-		/* Another process finished it while we waited for the lock. */
+		/* Another process finished it while we waited for the lock.
+		 * The .part we hold is a new, empty one (the other renamed
+		 * its own): it goes, or every such race would leave one. */
+		unlink(part);
 		*local_path = final;
 		final = NULL;
 		rc = 0;

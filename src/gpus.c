@@ -17,25 +17,35 @@ const char *embedded_file_text(const char *name)
 	return NULL;
 }
 
+/* One decimal component of at most max: digits only (no sign, no space),
+ * checked before it can overflow. */
+static int version_component(const char **p, int max, int *out)
+{
+	const char *s = *p;
+	int v = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (max - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
 int cuda_version_parse(const char *s, struct cuda_version *v)
 {
-	int n = 0, major, minor, patch = -1;
-	char tail;
+	int major, minor, patch = -1;
 
-	if (!s || !*s)
+	if (!s || version_component(&s, 99, &major) || *s++ != '.' ||
+	    version_component(&s, 99, &minor))
 		return -1;
-	if (sscanf(s, "%d.%d%n", &major, &minor, &n) != 2)
+	if (*s == '.' && (s++, version_component(&s, 9999, &patch)))
 		return -1;
-	if (s[n] == '.') {
-		int m = 0;
-
-		if (sscanf(s + n + 1, "%d%n", &patch, &m) != 1)
-			return -1;
-		n += 1 + m;
-	}
-	if (sscanf(s + n, "%c", &tail) == 1)
-		return -1;
-	if (major < 0 || minor < 0 || major > 99 || minor > 99)
+	if (*s)
 		return -1;
 	v->major = major;
 	v->minor = minor;

@@ -230,3 +230,20 @@ cache_is_empty() {
 	grep -q "range=bytes=100000-" "$HTTPD_LOG"
 	grep -q "range=-" "$HTTPD_LOG"
 }
+
+@test "concurrent downloads of one file into one cache leave no .part behind" {
+	start_httpd slow "$S/www"
+	local i
+	# the slow server keeps the first one downloading while the others
+	# open the .part and wait for its lock
+	for i in 1 2 3 4; do
+		"$CUDA_XCC" debug fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE" \
+			>"$S/out$i" 2>&1 &
+	done
+	wait
+	for i in 1 2 3 4; do
+		[ "$(cat "$S/out$i")" = "$S/cache/$SHA" ]
+	done
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(ls -A "$S/cache")" = "$SHA" ]
+}

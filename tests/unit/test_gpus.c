@@ -40,6 +40,18 @@ int main(void)
 	ok(cuda_version_parse("13", &v) != 0, "13 alone is refused");
 	ok(cuda_version_parse("12.6x", &v) != 0, "trailing junk is refused");
 	ok(cuda_version_parse("", &v) != 0, "empty is refused");
+	/* Issue 16: 4294967308 wrapped to 12 in a 32-bit int. */
+	ok(cuda_version_parse("4294967308.6", &v) != 0, "a major that overflows is refused");
+	ok(cuda_version_parse("12.4294967302", &v) != 0, "a minor that overflows is refused");
+	ok(cuda_version_parse("12.6.99999999999999999999", &v) != 0, "a patch that overflows is refused");
+	ok(cuda_version_parse("100.1", &v) != 0, "a major over 99 is refused");
+	ok(cuda_version_parse("-12.6", &v) != 0 && cuda_version_parse("+12.6", &v) != 0 &&
+	   cuda_version_parse(" 12.6", &v) != 0 && cuda_version_parse("12. 6", &v) != 0,
+	   "signs and spaces are refused");
+	ok(cuda_version_parse("12.6.", &v) != 0 && cuda_version_parse("12..6", &v) != 0,
+	   "empty components are refused");
+	ok(cuda_version_parse("99.99.9999", &v) == 0 && v.major == 99 && v.patch == 9999,
+	   "the largest accepted version parses");
 	ok(cuda_version_cmp(V("12.3.2"), V("12.3")) == 0, "patch levels do not matter in comparisons");
 
 	c = gpudb_find_cap(&db, 8, 7, 0);
