@@ -82,23 +82,70 @@ static int is_hex(const char *s, size_t n)
 	return i == n;
 }
 
-/* A relative path that stays below the manifest's directory. */
-static int safe_relative_path(const char *p)
+/* Why a relative_path is refused, or NULL. It names a file below the
+ * manifest's directory, read as a local path, through file:// (which
+ * percent-decodes) or over HTTP (where the server decodes): so only
+ * characters that mean the same to all three are taken, and "%" is not
+ * one of them ("%2e%2e/" is "../" to two of them). NVIDIA's paths are
+ * letters, digits and "._+-~/". */
+static const char *relative_path_problem(const char *p)
 {
 	const char *c = p;
 
-	if (!*p || *p == '/' || strstr(p, "://"))
-		return 0;
-	while (*c) {
+	if (!*p)
+		return "is empty";
+	if (*p == '/')
+		return "is absolute";
+	for (; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._+-~/", *c))
+			return *c == '%' ? "holds a percent-encoded character, which a file path, "
+					   "file:// and HTTP read differently"
+					 : "holds a character other than letters, digits and ._+-~/";
+	for (c = p; *c;) {
 		size_t n = strcspn(c, "/");
 
 		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return 0;
+			return "leaves the manifest's directory";
+		if (n == 0)
+			return "has an empty component";
 		c += n;
 		if (*c == '/')
 			c++;
 	}
+	return NULL;
+}
+
+/* Package keys (cuda_nvcc) and versions (12.6.77) as NVIDIA writes them;
+ * anything else is no NVIDIA manifest, and would only reach file names,
+ * messages and sysroot.json. */
+static int valid_package_key(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64 || !isalnum((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.+-", *s))
+			return 0;
 	return 1;
+}
+
+static int valid_version(const char *s)
+{
+	int parts = 0;
+
+	while (*s) {
+		size_t digits = strspn(s, "0123456789");
+
+		if (digits == 0 || digits > 9 || ++parts > 6)
+			return 0;
+		s += digits;
+		if (*s == '.' && s[1])
+			s++;
+		else if (*s)
+			return 0;
+	}
+	return parts > 0;
 }
 
 static int parse_size(const cJSON *it, const char *path, int64_t *out, const char *src,
@@ -133,13 +180,14 @@ static int parse_archive(const cJSON *e, const char *path, struct manifest_archi
 {
 	const cJSON *rp = cJSON_GetObjectItemCaseSensitive(e, "relative_path");
 	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(e, "sha256");
+	const char *problem;
 
 	if (!cJSON_IsString(rp))
 		return xcc_fail(err, XCC_EFAIL, "%s: %s.relative_path must be a string, not %s", src,
 				path, rp ? json_type_name(rp) : "missing");
-	if (!safe_relative_path(rp->valuestring))
-		return xcc_fail(err, XCC_EFAIL, "%s: %s.relative_path '%s' leaves the manifest's "
-				"directory", src, path, rp->valuestring);
+	if ((problem = relative_path_problem(rp->valuestring)))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s.relative_path '%s' %s: refused", src, path,
+				rp->valuestring, problem);
 	if (!cJSON_IsString(sha))
 		return xcc_fail(err, XCC_EFAIL, "%s: %s.sha256 must be a string, not %s", src, path,
 				sha ? json_type_name(sha) : "missing");
@@ -238,11 +286,18 @@ static int parse_package(const cJSON *obj, struct manifest_package *p, const cha
 	const cJSON *it;
 
 	p->key = xstrdup(key);
+	if (!valid_package_key(key))
+		return xcc_fail(err, XCC_EFAIL, "%s: package key '%s' is refused: NVIDIA's are up to "
+				"64 letters, digits and _.+- (e.g. cuda_nvcc)", src, key);
 	if (opt_string(obj, "name", key, &p->name, src, err) ||
 	    opt_string(obj, "license", key, &p->license, src, err) ||
 	    opt_string(obj, "license_path", key, &p->license_path, src, err) ||
 	    opt_string(obj, "version", key, &p->version, src, err))
 		return -1;
+	if (p->version && !valid_version(p->version))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s.version '%s' is refused: a version is up to 6 "
+				"dot-separated numbers of up to 9 digits (e.g. 12.6.77)", src, key,
+				p->version);
 	it = cJSON_GetObjectItemCaseSensitive(obj, "cuda_variant");
 	if (it) {
 		const cJSON *v;

@@ -195,9 +195,34 @@ static void synthetic(void)
 	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"x\", \"sha256\": \"" SHA "\"}}}",
 		"a.linux-sbsa.size must be a decimal string, not missing", "missing size");
 	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"../../etc/passwd\", \"sha256\": \""
-		SHA "\", \"size\": \"1\"}}}", "leaves the manifest's directory", "a path with ..");
+		SHA "\", \"size\": \"1\"}}}", "leaves the manifest's directory: refused", "a path with ..");
 	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"/etc/passwd\", \"sha256\": \""
-		SHA "\", \"size\": \"1\"}}}", "leaves the manifest's directory", "an absolute path");
+		SHA "\", \"size\": \"1\"}}}", "'/etc/passwd' is absolute", "an absolute path");
+	/* Issue 16: what file:// or an HTTP server would decode to ../ */
+	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"%2e%2e/%2e%2e/etc/passwd\", "
+		"\"sha256\": \"" SHA "\", \"size\": \"1\"}}}", "holds a percent-encoded character",
+		"percent-encoded dots");
+	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"x%2fy.tar.xz\", "
+		"\"sha256\": \"" SHA "\", \"size\": \"1\"}}}", "holds a percent-encoded character",
+		"a percent-encoded slash");
+	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"x/y.tar.xz?../../z\", "
+		"\"sha256\": \"" SHA "\", \"size\": \"1\"}}}", "other than letters, digits",
+		"a query string (HTTP would cut it off, a file path would not)");
+	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"x y.tar.xz\", "
+		"\"sha256\": \"" SHA "\", \"size\": \"1\"}}}", "other than letters, digits",
+		"a space");
+	refused("{\"a\": {\"linux-sbsa\": {\"relative_path\": \"x//y.tar.xz\", "
+		"\"sha256\": \"" SHA "\", \"size\": \"1\"}}}", "has an empty component",
+		"an empty component");
+	refused("{\"a\": {\"version\": \"4294967308.6\"}}", "a.version '4294967308.6' is refused",
+		"a version number too large");
+	refused("{\"a\": {\"version\": \"12.6 beta\"}}", "a.version '12.6 beta' is refused",
+		"a version with a space");
+	refused("{\"a\": {\"version\": \"12..6\"}}", "is refused", "a version with an empty part");
+	refused("{\"cuda nvcc\": {\"version\": \"12.6\"}}", "package key 'cuda nvcc' is refused",
+		"a key with a space");
+	refused("{\"cuda_nvcc\\u00e9\": {\"version\": \"12.6\"}}", "is refused",
+		"a non-ASCII key");
 	refused("{\"a\": {\"linux-sbsa\": {\"cuda12\": 5}}}", "a.linux-sbsa.cuda12 must be an object",
 		"a numeric variant");
 	refused("{\"a\": {\"linux-sbsa\": {\"md5\": \"x\"}}}",
