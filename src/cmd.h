@@ -1,5 +1,6 @@
-/* The command-line layer: one cmd_* per verb. Only this layer prints
- * errors and chooses exit codes. */
+/* The command-line layer: one cmd_* per verb (src/cmd_*.c), the helpers
+ * they share (src/cmd.c) and the dispatcher (src/main.c). Only this layer
+ * prints errors and chooses exit codes. */
 #ifndef XCC_CMD_H
 #define XCC_CMD_H
 
@@ -17,6 +18,8 @@ struct cmd_ctx {
 
 /* The capability database, loaded on first use (patchelf never needs it). */
 const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err);
+/* Release what the verbs loaded into ctx; ctx can be used again. */
+void cmd_ctx_release(struct cmd_ctx *ctx);
 
 /* The JetPack releases, loaded on first use. */
 const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err);
@@ -29,6 +32,7 @@ int cmd_report(const struct xcc_error *err);
 /* A usage error: print the message and a pointer to --help; returns 2. */
 int cmd_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A verb: argv[0] is the verb's name; returns the exit status. */
 typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 
 cmd_fn cmd_gpus;
@@ -36,7 +40,7 @@ cmd_fn cmd_flags;
 cmd_fn cmd_driver;
 cmd_fn cmd_patchelf;
 cmd_fn cmd_autopatch;
-cmd_fn cmd_debug;
+cmd_fn cmd_debug; /* the test suite's helper, not a product verb */
 cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
 cmd_fn cmd_toolchain;

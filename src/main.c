@@ -1,8 +1,6 @@
 #include <config.h>
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -20,11 +18,17 @@ static const struct verb verbs[] = {
 	{ "sysroot", cmd_sysroot, "create, describe, list and verify cross-compilation sysroots" },
 	{ "fatbin", cmd_fatbin, "list the SASS and PTX that files carry, per architecture" },
 	{ "patchelf", cmd_patchelf, "patchelf's interface: interpreter, rpath, needed, soname" },
-	{ "debug", cmd_debug, NULL }, /* internal: fetch/unpack for tests, not in --help */
 	{ "autopatch", cmd_autopatch, "resolve libraries per architecture, write $ORIGIN run paths" },
 	{ "toolchain", cmd_toolchain, "a CMake toolchain or Meson cross file bound to a sysroot" },
 	{ "run", cmd_run, "run a cross-built program under qemu or on a device over ssh" },
 	{ "doctor", cmd_doctor, "check the cross toolchain, qemu, sysroot and device floor" },
+	{ NULL, NULL, NULL },
+};
+
+/* Helpers of the test suite, not part of the product: dispatched, but never
+ * listed and without 'cuda-xcc help VERB'. */
+static const struct verb test_verbs[] = {
+	{ "debug", cmd_debug, NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -46,8 +50,7 @@ static void print_help(FILE *f)
 	      "\n"
 	      "Commands:\n", f);
 	for (const struct verb *v = verbs; v->name; v++)
-		if (v->summary)
-			fprintf(f, "  %-10s %s\n", v->name, v->summary);
+		fprintf(f, "  %-10s %s\n", v->name, v->summary);
 	fputs("\n"
 	      "Driver options:\n"
 	      "  --target T       jetson, sbsa or x86_64\n"
@@ -64,60 +67,12 @@ static void print_help(FILE *f)
 	      "Run 'cuda-xcc COMMAND --help' for a command's options.\n", f);
 }
 
-const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
+static const struct verb *find_verb(const struct verb *table, const char *name)
 {
-	if (!ctx->db_loaded) {
-		if (gpudb_load(&ctx->db, err))
-			return NULL;
-		ctx->db_loaded = 1;
-	}
-	return &ctx->db;
-}
-
-const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err)
-{
-	if (!ctx->jetpacks_loaded) {
-		if (jetpack_db_load(&ctx->jetpacks, err))
-			return NULL;
-		ctx->jetpacks_loaded = 1;
-	}
-	return &ctx->jetpacks;
-}
-
-const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *version,
-					  struct xcc_error *err)
-{
-	const struct jetpack_db *db = cmd_jetpacks(ctx, err);
-	const struct jetpack_release *r;
-	char *known;
-
-	if (!db)
-		return NULL;
-	if ((r = jetpack_find(db, version)))
-		return r;
-	known = jetpack_versions(db);
-	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
-		 version, known);
-	free(known);
+	for (const struct verb *v = table; v->name; v++)
+		if (strcmp(name, v->name) == 0)
+			return v;
 	return NULL;
-}
-
-int cmd_report(const struct xcc_error *err)
-{
-	fprintf(stderr, "cuda-xcc: %s\n", err->msg);
-	return err->status ? err->status : XCC_EFAIL;
-}
-
-int cmd_usage_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("cuda-xcc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'cuda-xcc %s%s--help'.\n", verb ? verb : "", verb ? " " : "");
-	return XCC_EUSAGE;
 }
 
 static const char *base_name(const char *path)
@@ -131,11 +86,12 @@ int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { .progname = "cuda-xcc" };
 	const char *self = argc > 0 ? base_name(argv[0]) : "cuda-xcc";
+	static const struct verb driver = { "", cmd_driver, NULL };
+	const struct verb *v;
 	int rc;
 
-	for (const struct verb *a = aliases; a->name; a++)
-		if (strcmp(self, a->name) == 0)
-			return a->fn(argc, argv, &ctx);
+	if ((v = find_verb(aliases, self)))
+		return v->fn(argc, argv, &ctx);
 
 	if (argc < 2) {
 		print_help(stderr);
@@ -154,24 +110,16 @@ int main(int argc, char **argv)
 			print_help(stdout);
 			return 0;
 		}
-		for (const struct verb *v = verbs; v->name; v++)
-			if (strcmp(argv[2], v->name) == 0) {
-				char *help_argv[] = { argv[2], "--help", NULL };
+		if ((v = find_verb(verbs, argv[2]))) {
+			char *help_argv[] = { argv[2], "--help", NULL };
 
-				return v->fn(2, help_argv, &ctx);
-			}
+			return v->fn(2, help_argv, &ctx);
+		}
 		return cmd_usage_error(NULL, "no command '%s'", argv[2]);
 	}
-	for (const struct verb *v = verbs; v->name; v++)
-		if (strcmp(argv[1], v->name) == 0) {
-			rc = v->fn(argc - 1, argv + 1, &ctx);
-			goto out;
-		}
-	rc = cmd_driver(argc - 1, argv + 1, &ctx);
-out:
-	if (ctx.db_loaded)
-		gpudb_free(&ctx.db);
-	if (ctx.jetpacks_loaded)
-		jetpack_db_free(&ctx.jetpacks);
+	if (!(v = find_verb(verbs, argv[1])) && !(v = find_verb(test_verbs, argv[1])))
+		v = &driver;
+	rc = v->fn(argc - 1, argv + 1, &ctx);
+	cmd_ctx_release(&ctx);
 	return rc;
 }

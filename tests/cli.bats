@@ -32,6 +32,16 @@ load lib/common
 	assert_status 2
 }
 
+@test "cli: the test suite's debug helper is no product command" {
+	run xcc --help
+	assert_status 0
+	[[ "$output" != *debug* ]]
+	run xcc help debug
+	assert_status 2
+	run xcc debug sha256 "$XCC_SRCDIR/README.md"
+	assert_status 0
+}
+
 @test "cli: the man page renders without warnings" {
 	need man "apt-get install man-db"
 	run env MANWIDTH=80 man --warnings -l "$XCC_SRCDIR/doc/cuda-xcc.1"

@@ -1,0 +1,75 @@
+/* What every cmd_* shares: the lazily loaded capability database and the
+ * one way errors reach the user. Kept apart from main.c so that each verb
+ * links (and can be unit-tested) without the dispatcher. */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+
+const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
+{
+	if (!ctx->db_loaded) {
+		if (gpudb_load(&ctx->db, err))
+			return NULL;
+		ctx->db_loaded = 1;
+	}
+	return &ctx->db;
+}
+
+const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err)
+{
+	if (!ctx->jetpacks_loaded) {
+		if (jetpack_db_load(&ctx->jetpacks, err))
+			return NULL;
+		ctx->jetpacks_loaded = 1;
+	}
+	return &ctx->jetpacks;
+}
+
+const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *version,
+					  struct xcc_error *err)
+{
+	const struct jetpack_db *db = cmd_jetpacks(ctx, err);
+	const struct jetpack_release *r;
+	char *known;
+
+	if (!db)
+		return NULL;
+	if ((r = jetpack_find(db, version)))
+		return r;
+	known = jetpack_versions(db);
+	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
+		 version, known);
+	free(known);
+	return NULL;
+}
+
+void cmd_ctx_release(struct cmd_ctx *ctx)
+{
+	if (ctx->db_loaded)
+		gpudb_free(&ctx->db);
+	if (ctx->jetpacks_loaded)
+		jetpack_db_free(&ctx->jetpacks);
+	ctx->db_loaded = ctx->jetpacks_loaded = 0;
+}
+
+int cmd_report(const struct xcc_error *err)
+{
+	fprintf(stderr, "cuda-xcc: %s\n", err->msg);
+	return err->status ? err->status : XCC_EFAIL;
+}
+
+int cmd_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cuda-xcc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cuda-xcc %s%s--help'.\n", verb ? verb : "", verb ? " " : "");
+	return XCC_EUSAGE;
+}
