@@ -3,9 +3,11 @@
  * links (and can be unit-tested) without the dispatcher. */
 #include <config.h>
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -72,4 +74,30 @@ int cmd_usage_error(const char *verb, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'cuda-xcc %s%s--help'.\n", verb ? verb : "", verb ? " " : "");
 	return XCC_EUSAGE;
+}
+
+void cmd_getopt_begin(void)
+{
+	optind = 0; /* 0, not 1: GNU getopt also forgets a half-read "-abc" */
+	opterr = 0;
+}
+
+int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       const char *verb)
+{
+	char spec[64];
+	int c;
+
+	/* ':' first (after a leading '-' or '+'): a missing value is told
+	 * apart from an unknown option. */
+	if (*shortopts == '-' || *shortopts == '+')
+		snprintf(spec, sizeof spec, "%c:%s", *shortopts, shortopts + 1);
+	else
+		snprintf(spec, sizeof spec, ":%s", shortopts);
+	c = getopt_long_only(argc, argv, spec, longopts, NULL);
+	if (c == ':')
+		return cmd_usage_error(verb, "%s needs a value", argv[optind - 1]), '?';
+	if (c == '?')
+		return cmd_usage_error(verb, "unknown option '%s'", argv[optind - 1]), '?';
+	return c;
 }

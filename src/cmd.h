@@ -4,6 +4,8 @@
 #ifndef XCC_CMD_H
 #define XCC_CMD_H
 
+#include <getopt.h>
+
 #include "error.h"
 #include "gpus.h"
 #include "jetpack.h"
@@ -33,6 +35,24 @@ int cmd_report(const struct xcc_error *err);
 int cmd_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A verb: argv[0] is the verb's name; returns the exit status. */
+/*
+ * The verbs' one option convention: GNU long options, read with
+ * getopt_long_only so that nvcc's single-dash spellings (-arch) work as in
+ * nvcc; operands may come before or after options; "--" ends them.
+ * cmd_getopt_begin() starts a parse; cmd_getopt() returns the next
+ * option's val (1 for an operand when shortopts starts with '-'), -1 after
+ * the last, or '?' once it has printed the usage error (an unknown option,
+ * a missing value): the verb then returns XCC_EUSAGE.
+ *
+ * Two documented exceptions read argv by hand, because their syntax is
+ * someone else's: patchelf (NixOS patchelf: operations and files in any
+ * order, --replace-needed takes two values) and driver mode (nvcc's
+ * arguments pass through unchanged and in order, among cuda-xcc's own).
+ */
+void cmd_getopt_begin(void);
+int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       const char *verb);
+
 typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 
 cmd_fn cmd_gpus;

@@ -46,74 +46,59 @@ int cmd_autopatch(int argc, char **argv, struct cmd_ctx *ctx)
 	struct autopatch_opts o = AUTOPATCH_OPTS_INIT;
 	struct autopatch_report r = { 0 };
 	struct xcc_error err = { 0 };
-	int json = 0, verbose = 0, in_libs = 0, rc = 0, run_rc;
+	static const struct option opts[] = {
+		{ "libs", optional_argument, NULL, 'L' },
+		{ "cross-prefix", required_argument, NULL, 'x' },
+		{ "target-fs", required_argument, NULL, 'F' },
+		{ "ignore-missing", required_argument, NULL, 'i' },
+		{ "append-rpath", required_argument, NULL, 'r' },
+		{ "page-size", required_argument, NULL, 'P' },
+		{ "force-rpath", no_argument, NULL, 'R' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0, verbose = 0, in_libs = 0, rc = 0, run_rc, c;
+	char *end;
 
 	(void)ctx;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *eq = strchr(a, '=');
-		size_t namelen = eq && a[0] == '-' ? (size_t)(eq - a) : strlen(a);
-		const char *val = NULL;
-		static const char *const with_value[] = {
-			"--cross-prefix", "--target-fs", "--ignore-missing", "--append-rpath",
-			"--page-size", NULL
-		};
-
-		for (const char *const *w = with_value; *w; w++)
-			if (strlen(*w) == namelen && strncmp(a, *w, namelen) == 0) {
-				if (eq) {
-					val = eq + 1;
-				} else if (i + 1 < argc) {
-					val = argv[++i];
-				} else {
-					rc = cmd_usage_error("autopatch", "%s needs an argument", a);
-					goto out;
-				}
+	/* In order ('-'): operands after --libs are library dirs, before it
+	 * PATHs to patch. */
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "-hv", opts, "autopatch")) != -1) {
+		switch (c) {
+		case 1: strvec_push(in_libs ? &o.libs : &o.paths, optarg); break;
+		case 'L':
+			if (optarg)
+				strvec_push(&o.libs, optarg);
+			else
+				in_libs = 1;
+			break;
+		case 'x': o.cross_prefix = optarg; break;
+		case 'F': o.target_fs = optarg; break;
+		case 'i': strvec_push(&o.ignore_missing, optarg); break;
+		case 'r': strvec_push(&o.append_rpath, optarg); break;
+		case 'P':
+			o.page_size = strtoul(optarg, &end, 0);
+			if (*end || !o.page_size || (o.page_size & (o.page_size - 1))) {
+				rc = cmd_usage_error("autopatch",
+						     "--page-size '%s' is not a power of two", optarg);
+				goto out;
 			}
-		if (val) {
-			if (strncmp(a, "--cross-prefix", namelen) == 0)
-				o.cross_prefix = val;
-			else if (strncmp(a, "--target-fs", namelen) == 0)
-				o.target_fs = val;
-			else if (strncmp(a, "--ignore-missing", namelen) == 0)
-				strvec_push(&o.ignore_missing, val);
-			else if (strncmp(a, "--append-rpath", namelen) == 0)
-				strvec_push(&o.append_rpath, val);
-			else {
-				char *end;
-
-				o.page_size = strtoul(val, &end, 0);
-				if (*end || !o.page_size || (o.page_size & (o.page_size - 1))) {
-					rc = cmd_usage_error("autopatch",
-							     "--page-size '%s' is not a power of two",
-							     val);
-					goto out;
-				}
-			}
-		} else if (strcmp(a, "--libs") == 0) {
-			in_libs = 1;
-		} else if (strncmp(a, "--libs=", 7) == 0) {
-			strvec_push(&o.libs, a + 7);
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-			verbose = 1;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			o.dry_run = 1;
-		} else if (strcmp(a, "--force-rpath") == 0) {
-			o.force_rpath = 1;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			goto out;
-		} else if (a[0] == '-' && a[1]) {
-			rc = cmd_usage_error("autopatch", "unknown option '%s'", a);
-			goto out;
-		} else if (in_libs) {
-			strvec_push(&o.libs, a);
-		} else {
-			strvec_push(&o.paths, a);
+			break;
+		case 'R': o.force_rpath = 1; break;
+		case 'n': o.dry_run = 1; break;
+		case 'v': verbose = 1; break;
+		case 'j': json = 1; break;
+		case 'h': usage(stdout); goto out;
+		default: rc = XCC_EUSAGE; goto out;
 		}
 	}
+	/* After "--" getopt returns the rest as operands. */
+	for (; optind < argc; optind++)
+		strvec_push(in_libs ? &o.libs : &o.paths, argv[optind]);
 	if (!o.paths.n) {
 		rc = cmd_usage_error("autopatch", "no PATH to patch given");
 		goto out;

@@ -45,30 +45,35 @@ static int parse_count(const char *s, long *out)
 
 static int debug_fetch(int argc, char **argv, int text)
 {
-	struct fetch_opts o = { .retries = 0 };
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fetch_opts o = { .retries = 3 };
 	struct xcc_error err = { 0 };
 	const char *sha = NULL;
 	int64_t size = -1;
 	char *path = NULL, *body = NULL;
 	size_t len;
-	int i;
+	int i, c;
+	long n;
 
-	o.retries = 3;
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		long n;
-
-		if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
-			o.cache_dir = argv[++i];
-		} else if (strcmp(argv[i], "--retries") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], &n))
-				return cmd_usage_error("debug", "bad --retries '%s'", argv[i]);
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "", opts, "debug")) != -1) {
+		switch (c) {
+		case 'c': o.cache_dir = optarg; break;
+		case 'r':
+			if (parse_count(optarg, &n))
+				return cmd_usage_error("debug", "bad --retries '%s'", optarg);
 			o.retries = n ? (int)n : -1;
-		} else if (strcmp(argv[i], "--progress") == 0) {
-			o.progress = print_fetch_progress;
-		} else {
-			return cmd_usage_error("debug", "unknown option '%s'", argv[i]);
+			break;
+		case 'p': o.progress = print_fetch_progress; break;
+		default: return XCC_EUSAGE;
 		}
 	}
+	i = optind;
 	if (text) {
 		if (argc - i != 1)
 			return cmd_usage_error("debug", "debug text takes one SRC");
@@ -123,23 +128,29 @@ static int debug_unpack(int argc, char **argv)
 	struct unpack_opts o = { .map = debug_map_member, .map_arg = &map };
 	struct unpack_stats st;
 	struct xcc_error err = { 0 };
-	int i, rc;
+	static const struct option opts[] = {
+		{ "strip", required_argument, NULL, 's' },
+		{ "skip", required_argument, NULL, 'k' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int i, rc, c;
 
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--strip") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], &map.strip)) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "", opts, "debug")) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_count(optarg, &map.strip)) {
 				strvec_free(&map.skip);
-				return cmd_usage_error("debug", "bad --strip '%s'", argv[i]);
+				return cmd_usage_error("debug", "bad --strip '%s'", optarg);
 			}
-		} else if (strcmp(argv[i], "--skip") == 0 && i + 1 < argc) {
-			strvec_push(&map.skip, argv[++i]);
-		} else if (strcmp(argv[i], "--progress") == 0) {
-			o.progress = print_unpack_progress;
-		} else {
-			strvec_free(&map.skip);
-			return cmd_usage_error("debug", "unknown option '%s'", argv[i]);
+			break;
+		case 'k': strvec_push(&map.skip, optarg); break;
+		case 'p': o.progress = print_unpack_progress; break;
+		default: strvec_free(&map.skip); return XCC_EUSAGE;
 		}
 	}
+	i = optind;
 	if (argc - i != 2) {
 		strvec_free(&map.skip);
 		return cmd_usage_error("debug", "debug unpack takes ARCHIVE DIR");

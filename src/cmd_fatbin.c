@@ -2,7 +2,6 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,9 +205,8 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 	int summary = 0, json = 0, c, rc = 0;
 	cJSON *arr = NULL;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "fatbin")) != -1) {
 		switch (c) {
 		case 's': summary = 1; break;
 		case 'j': json = 1; break;
@@ -217,7 +215,7 @@ int cmd_fatbin(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'h': strvec_free(&gpu_specs); fputs(fatbin_usage, stdout); return 0;
 		default:
 			strvec_free(&gpu_specs);
-			return cmd_usage_error("fatbin", "unknown option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind >= argc) {

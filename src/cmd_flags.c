@@ -1,7 +1,6 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +89,8 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cuda_version v;
 	int print_tag = 0, c, rc = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "flags")) != -1) {
 		switch (c) {
 		case 't': target = optarg; break;
 		case 'c': cuda = optarg; break;
@@ -109,7 +107,7 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'h': fputs(flags_usage, stdout); strvec_free(&arch); return 0;
 		default:
 			strvec_free(&arch);
-			return cmd_usage_error("flags", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind < argc) {

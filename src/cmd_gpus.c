@@ -1,7 +1,6 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +83,8 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 	int json = 0, c;
 	cJSON *arr = NULL;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "gpus")) != -1) {
 		switch (c) {
 		case 'c': cuda = optarg; break;
 		case 't': target = optarg; break;
@@ -94,7 +92,7 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'J': jetpack = optarg; break;
 		case 'h': fputs(gpus_usage, stdout); return 0;
 		default:
-			return cmd_usage_error("gpus", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind < argc)

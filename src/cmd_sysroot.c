@@ -1,6 +1,5 @@
 #include <config.h>
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +67,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct gpudb *db;
 	int c, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "sysroot create")) != -1) {
 		switch (c) {
 		case 't': o.target = optarg; break;
 		case 'c': o.cuda = optarg; break;
@@ -108,8 +106,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 			return 0;
 		default:
 			sysroot_create_opts_free(&o);
-			return cmd_usage_error("sysroot create", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind < argc) {
@@ -144,26 +141,50 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	return rc;
 }
 
+static const struct option help_only[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The options of info, list and verify: --help (and --json for info).
+ * Returns 0 to go on with the operands at argv[optind...], else 1 with
+ * *rc set. */
+static int read_options(int argc, char **argv, const char *verb, const struct option *opts,
+			int *json, int *rc)
+{
+	int c;
+
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, verb)) != -1) {
+		switch (c) {
+		case 'j': *json = 1; break;
+		case 'h': fputs(sysroot_usage, stdout); *rc = 0; return 1;
+		default: *rc = XCC_EUSAGE; return 1;
+		}
+	}
+	return 0;
+}
+
 static int info(int argc, char **argv, struct cmd_ctx *ctx)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct xcc_error err = { 0 };
 	const struct gpudb *db;
-	const char *dir = NULL;
+	const char *dir;
 	char *out = NULL;
-	int json = 0;
+	int json = 0, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return fputs(sysroot_usage, stdout), 0;
-		else if (argv[i][0] == '-' || dir)
-			return cmd_usage_error("sysroot info", "unexpected argument '%s'", argv[i]);
-		else
-			dir = argv[i];
-	}
-	if (!dir)
+	if (read_options(argc, argv, "sysroot info", opts, &json, &rc))
+		return rc;
+	if (optind == argc)
 		return cmd_usage_error("sysroot info", "which sysroot? (sysroot info DIR)");
+	if (argc - optind > 1)
+		return cmd_usage_error("sysroot info", "unexpected argument '%s'", argv[optind + 1]);
+	dir = argv[optind];
 	if (!(db = cmd_gpudb(ctx, &err)) || sysroot_info(db, dir, json, &out, &err))
 		return cmd_report(&err);
 	fputs(out, stdout);
@@ -177,11 +198,12 @@ static int list(int argc, char **argv)
 {
 	struct xcc_error err = { 0 };
 	char *out = NULL;
+	int rc;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return fputs(sysroot_usage, stdout), 0;
-	if (argc > 1)
-		return cmd_usage_error("sysroot list", "unexpected argument '%s'", argv[1]);
+	if (read_options(argc, argv, "sysroot list", help_only, NULL, &rc))
+		return rc;
+	if (optind < argc)
+		return cmd_usage_error("sysroot list", "unexpected argument '%s'", argv[optind]);
 	if (sysroot_list(&out, &err))
 		return cmd_report(&err);
 	fputs(out, stdout);
@@ -194,21 +216,23 @@ static int verify(int argc, char **argv, struct cmd_ctx *ctx)
 	struct xcc_error err = { 0 };
 	struct strvec problems = STRVEC_INIT;
 	const struct gpudb *db;
+	const char *dir;
 	int rc;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return fputs(sysroot_usage, stdout), 0;
-	if (argc != 2)
+	if (read_options(argc, argv, "sysroot verify", help_only, NULL, &rc))
+		return rc;
+	if (argc - optind != 1)
 		return cmd_usage_error("sysroot verify", "which sysroot? (sysroot verify DIR)");
+	dir = argv[optind];
 	if (!(db = cmd_gpudb(ctx, &err)))
 		return cmd_report(&err);
-	rc = sysroot_verify(db, argv[1], &problems, &err);
+	rc = sysroot_verify(db, dir, &problems, &err);
 	for (size_t i = 0; i < problems.n; i++)
 		printf("%s\n", problems.v[i]);
 	if (rc)
 		rc = cmd_report(&err);
 	else
-		printf("%s: OK\n", argv[1]);
+		printf("%s: OK\n", dir);
 	strvec_free(&problems);
 	return rc;
 }

@@ -60,21 +60,52 @@ static int match_opt(int argc, char **argv, int i, const char *const names[],
 	return 0;
 }
 
-static const char *const opt_sysroot[] = { "--sysroot", NULL };
-static const char *const opt_cuda[] = { "--cuda", NULL };
-static const char *const opt_target[] = { "--target", NULL };
-static const char *const opt_target_fs[] = { "--target-fs", NULL };
-static const char *const opt_ptx[] = { "--ptx", NULL };
-static const char *const opt_jetpack[] = { "--jetpack", NULL };
-static const char *const opt_arch[] = { "-arch", "--gpu-architecture", NULL };
+/*
+ * cuda-xcc's own options in driver mode. This is one of the two exceptions
+ * to the verbs' getopt convention (src/cmd.h): nvcc's arguments must pass
+ * through unchanged and in order among ours, and nvcc spells options with
+ * one dash or two, "-name VALUE" or "-name=VALUE", which getopt cannot
+ * leave alone.
+ */
+enum driver_option {
+	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_ARCH, OPT_PTX
+};
+
+static const struct {
+	const char *name;
+	enum driver_option opt;
+} driver_options[] = {
+	{ "--sysroot", OPT_SYSROOT },     { "--cuda", OPT_CUDA },
+	{ "--target", OPT_TARGET },       { "--target-fs", OPT_TARGET_FS },
+	{ "-arch", OPT_ARCH },            { "--gpu-architecture", OPT_ARCH },
+	{ "--jetpack", OPT_JETPACK },     { "--ptx", OPT_PTX },
+};
+
+static int set_option(struct driver_opts *o, enum driver_option opt, const char *val,
+		      struct xcc_error *err)
+{
+	switch (opt) {
+	case OPT_SYSROOT: o->sysroot = val; break;
+	case OPT_CUDA: o->cuda = val; break;
+	case OPT_TARGET: o->target = val; break;
+	case OPT_TARGET_FS: o->target_fs = val; break;
+	case OPT_JETPACK: o->jetpack = val; break;
+	case OPT_ARCH: strvec_push(&o->arch, val); break;
+	case OPT_PTX:
+		if (ptx_policy_parse(val, &o->ptx))
+			return xcc_fail(err, XCC_EUSAGE, "--ptx takes none, highest or all (got '%s')",
+					val);
+		break;
+	}
+	return 0;
+}
 
 int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_error *err)
 {
-	memset(o, 0, sizeof *o);
-	o->ptx = PTX_DEFAULT;
+	driver_opts_init(o);
 	for (int i = 0; i < argc;) {
-		const char *a = argv[i], *val = NULL;
-		int used = 0, m;
+		const char *a = argv[i];
+		size_t k, n = 0;
 
 		if (strcmp(a, "--dry-run") == 0 || strcmp(a, "-###") == 0) {
 			o->dry_run = 1;
@@ -86,29 +117,21 @@ int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_e
 			i++;
 			continue;
 		}
-#define OWN(names, field)                                                             \
-	if ((m = match_opt(argc, argv, i, names, &val, &used)) != 0) {                \
-		if (m < 0)                                                            \
-			return xcc_fail(err, XCC_EUSAGE, "%s needs a value", a);      \
-		field;                                                                \
-		i += used;                                                            \
-		continue;                                                             \
-	}
-		OWN(opt_sysroot, o->sysroot = val)
-		OWN(opt_cuda, o->cuda = val)
-		OWN(opt_target, o->target = val)
-		OWN(opt_target_fs, o->target_fs = val)
-		OWN(opt_jetpack, o->jetpack = val)
-		OWN(opt_arch, strvec_push(&o->arch, val))
-		if ((m = match_opt(argc, argv, i, opt_ptx, &val, &used)) != 0) {
-			if (m < 0 || ptx_policy_parse(val, &o->ptx))
-				return xcc_fail(err, XCC_EUSAGE,
-						"--ptx takes none, highest or all (got '%s')",
-						m < 0 ? "" : val);
-			i += used;
+		for (k = 0; k < sizeof driver_options / sizeof driver_options[0]; k++) {
+			n = strlen(driver_options[k].name);
+			if (strncmp(a, driver_options[k].name, n) == 0 && (!a[n] || a[n] == '='))
+				break;
+		}
+		if (k < sizeof driver_options / sizeof driver_options[0]) {
+			const char *val = a[n] ? a + n + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+
+			if (!val)
+				return xcc_fail(err, XCC_EUSAGE, "%s needs a value", a);
+			if (set_option(o, driver_options[k].opt, val, err))
+				return -1;
+			i += a[n] ? 1 : 2;
 			continue;
 		}
-#undef OWN
 		strvec_push(&o->nvcc_args, a);
 		if (takes_value(a) && i + 1 < argc) {
 			strvec_push(&o->nvcc_args, argv[i + 1]);
@@ -495,8 +518,15 @@ void driver_plan_free(struct driver_plan *plan)
 	memset(plan, 0, sizeof *plan);
 }
 
+void driver_opts_init(struct driver_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->ptx = PTX_DEFAULT;
+}
+
 void driver_opts_free(struct driver_opts *o)
 {
 	strvec_free(&o->arch);
 	strvec_free(&o->nvcc_args);
+	driver_opts_init(o);
 }

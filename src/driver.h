@@ -49,6 +49,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 int driver_run_child(const struct driver_plan *plan, struct xcc_error *err);
 
 void driver_plan_free(struct driver_plan *plan);
+void driver_opts_init(struct driver_opts *o);
 void driver_opts_free(struct driver_opts *o);
 
 #endif

@@ -275,5 +275,5 @@ assert d["cmake"] == "87-real", d
 	assert_status 2
 	run xcc flags --target sbsa --cuda 12.6 --bogus
 	assert_status 2
-	assert_output_contains "unknown or incomplete option '--bogus'"
+	assert_output_contains "unknown option '--bogus'"
 }
