@@ -15,6 +15,7 @@
 #include "elfinfo.h"
 #include "elfpatch.h"
 #include "proc.h"
+#include "request.h"
 
 /* Where an indexed library came from. */
 enum origin {
@@ -51,10 +52,12 @@ struct state {
 	struct autopatch_report *r;
 	struct strvec roots; /* real paths of the tree's directories */
 	struct tree_file *files;
-	size_t nfiles;
+	size_t nfiles, files_cap;
 	struct lib_entry *libs;
-	size_t nlibs;
+	size_t nlibs, libs_cap;
 	struct strvec searched; /* for the missing lines */
+	/* Capacities of the report's arrays. */
+	size_t report_files_cap, missing_cap, provided_cap;
 };
 
 static char *real_dir(const char *path)
@@ -151,7 +154,7 @@ static void report_file(struct state *st, const char *path, enum autopatch_actio
 {
 	struct autopatch_file *f;
 
-	st->r->files = xrealloc(st->r->files, (st->r->n_files + 1) * sizeof *st->r->files);
+	XGROW(st->r->files, st->r->n_files + 1, st->report_files_cap);
 	f = &st->r->files[st->r->n_files++];
 	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
@@ -166,7 +169,7 @@ static void add_lib(struct state *st, const char *name, const char *dir, const c
 {
 	struct lib_entry *e;
 
-	st->libs = xrealloc(st->libs, (st->nlibs + 1) * sizeof *st->libs);
+	XGROW(st->libs, st->nlibs + 1, st->libs_cap);
 	e = &st->libs[st->nlibs++];
 	e->dir = xstrdup(dir);
 	e->path = xstrdup(path);
@@ -209,7 +212,7 @@ static void visit_file(struct state *st, const char *path)
 		report_file(st, path, AUTOPATCH_SKIPPED, "not ELF", NULL);
 		return;
 	}
-	st->files = xrealloc(st->files, (st->nfiles + 1) * sizeof *st->files);
+	XGROW(st->files, st->nfiles + 1, st->files_cap);
 	tf = &st->files[st->nfiles++];
 	memset(tf, 0, sizeof *tf);
 	tf->path = xstrdup(path);
@@ -522,7 +525,7 @@ static void add_missing(struct state *st, const struct tree_file *tf, const char
 		if (!strvec_contains(&dirs, st->searched.v[i]))
 			strvec_push(&dirs, st->searched.v[i]);
 	searched = strvec_join(&dirs, ":");
-	st->r->missing = xrealloc(st->r->missing, (st->r->n_missing + 1) * sizeof *st->r->missing);
+	XGROW(st->r->missing, st->r->n_missing + 1, st->missing_cap);
 	m = &st->r->missing[st->r->n_missing++];
 	m->file = xstrdup(tf->path);
 	m->library = xstrdup(lib);
@@ -540,8 +543,7 @@ static void add_provided(struct state *st, const struct tree_file *tf, const cha
 {
 	struct autopatch_provided *p;
 
-	st->r->provided = xrealloc(st->r->provided,
-				   (st->r->n_provided + 1) * sizeof *st->r->provided);
+	XGROW(st->r->provided, st->r->n_provided + 1, st->provided_cap);
 	p = &st->r->provided[st->r->n_provided++];
 	p->file = xstrdup(tf->path);
 	p->library = xstrdup(lib);
@@ -790,13 +792,8 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 			return xcc_fail(err, XCC_EUSAGE, "--libs %s: not a directory",
 					o->libs.v[i]);
 	}
-	if (o->target_fs) {
-		struct stat sb;
-
-		if (stat(o->target_fs, &sb) || !S_ISDIR(sb.st_mode))
-			return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: not a directory",
-					o->target_fs);
-	}
+	if (o->target_fs && request_rootfs(o->target_fs, err))
+		return -1;
 	if (o->cross_prefix && toolchain_dirs(o->cross_prefix, &sysdirs, err))
 		goto out;
 	if (o->target_fs)
@@ -977,4 +974,5 @@ void autopatch_opts_free(struct autopatch_opts *o)
 	strvec_free(&o->libs);
 	strvec_free(&o->ignore_missing);
 	strvec_free(&o->append_rpath);
+	*o = (struct autopatch_opts)AUTOPATCH_OPTS_INIT;
 }

@@ -1,7 +1,6 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +37,8 @@ static const char fatbin_usage[] =
 	"the file, UNCOMPRESSED size, PTX ISA version, SECTION and, for archives, MEMBER.\n"
 	"\n"
 	"Exit status: 0 when every file was read (and with --gpu, every GPU served),\n"
-	"1 when one is corrupt or unreadable or a GPU is NOT SERVED, 2 on a usage\n"
-	"error or a file that is no ELF file, archive or fatbin.\n";
+	"1 when one is corrupt, unreadable or no ELF file, archive or fatbin, or a GPU\n"
+	"is NOT SERVED, 2 on a usage error or a FILE that does not exist.\n";
 
 static void print_table(const struct fatbin_file *f)
 {
@@ -126,29 +125,13 @@ static cJSON *file_json(const struct fatbin_file *f, int summary)
 	return o;
 }
 
-/* "8.7", "87", "sm_87", "9.0a", "sm_100f": a GPU of the capability
- * database. */
+/* "8.7", "87", "sm_87", "9.0a", "sm_100f": a GPU, not an output kind. */
 static const struct gpu_cap *parse_gpu(const struct gpudb *db, const char *tok)
 {
-	const char *p = strncmp(tok, "sm_", 3) == 0 ? tok + 3 : tok;
-	int major, minor, used = 0;
-	unsigned n;
-	char variant = 0;
+	struct gpu_cap_spelling how;
+	const struct gpu_cap *c = gpudb_cap_named(db, tok, &how);
 
-	if (!isdigit((unsigned char)*p))
-		return NULL;
-	if (sscanf(p, "%d.%d%n", &major, &minor, &used) == 2 && minor <= 9) {
-		p += used;
-	} else if (sscanf(p, "%u%n", &n, &used) == 1 && n >= 10 && used <= 3) {
-		major = (int)n / 10;
-		minor = (int)n % 10;
-		p += used;
-	} else {
-		return NULL;
-	}
-	if (*p == 'a' || *p == 'f')
-		variant = *p++;
-	return *p ? NULL : gpudb_find_cap(db, major, minor, variant);
+	return c && (how.prefix == GPU_CAP_BARE || how.prefix == GPU_CAP_SM) ? c : NULL;
 }
 
 /* One line per GPU; returns 1 when one is not served. */

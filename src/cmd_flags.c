@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "flags.h"
+#include "request.h"
 
 static const char flags_usage[] =
 	"Usage: cuda-xcc flags --target T --cuda V [-arch LIST]... [--ptx none|highest|all]\n"
@@ -126,19 +127,8 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		strvec_free(&arch);
 		return cmd_report(&err);
 	}
-	if (!(t = gpudb_target(db, target))) {
-		char *names = gpudb_target_names(db);
-
-		rc = cmd_usage_error("flags", "unknown target '%s'; known targets: %s", target, names);
-		free(names);
-		strvec_free(&arch);
-		return rc;
-	}
-	if (cuda_version_parse(cuda, &v)) {
-		strvec_free(&arch);
-		return cmd_usage_error("flags", "'%s' is not a CUDA version (e.g. 12.6 or 12.6.3)", cuda);
-	}
-	if (!(jdb = cmd_jetpacks(ctx, &err)) || (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
+	if (request_target(db, target, &t, &err) || request_cuda(cuda, &v, &err) ||
+	    !(jdb = cmd_jetpacks(ctx, &err)) || (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
 	    flags_resolve(db, t, v, &arch, ptx, &choice, &err)) {
 		strvec_free(&arch);
 		return cmd_report(&err);

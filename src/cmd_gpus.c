@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "flags.h"
+#include "request.h"
 
 static const char gpus_usage[] =
 	"Usage: cuda-xcc gpus [--cuda V] [--target T] [--jetpack J] [--json]\n"
@@ -102,24 +103,17 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 	if (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err)))
 		return cmd_report(&err);
 	if (cuda) {
-		if (cuda_version_parse(cuda, &v))
-			return cmd_usage_error("gpus", "'%s' is not a CUDA version (e.g. 12.6)", cuda);
 		char *warning;
 
-		if (flags_check_cuda(db, v, &err))
+		if (request_cuda(cuda, &v, &err) || flags_check_cuda(db, v, &err))
 			return cmd_report(&err);
 		if ((warning = flags_cuda_warning(db, v)))
 			fprintf(stderr, "cuda-xcc: warning: %s\n", warning);
 		free(warning);
 		vp = &v;
 	}
-	if (target && !(t = gpudb_target(db, target))) {
-		char *names = gpudb_target_names(db);
-
-		c = cmd_usage_error("gpus", "unknown target '%s'; known targets: %s", target, names);
-		free(names);
-		return c;
-	}
+	if (target && request_target(db, target, &t, &err))
+		return cmd_report(&err);
 
 	if (json)
 		arr = cJSON_CreateArray();

@@ -12,6 +12,7 @@
 #include "glibc.h"
 #include "hostcc.h"
 #include "proc.h"
+#include "request.h"
 #include "sysroot_meta.h"
 
 /* nvcc options whose value is the next argument: that value is passed on
@@ -265,7 +266,6 @@ static void scan_link(const struct strvec *args, struct link_info *li)
  * --sysroot alone would still link the cross toolchain's (newer) glibc:
  * -B puts the rootfs's multiarch dirs first for start files and libraries,
  * and -rpath-link lets ld follow the NEEDED chains of the device's libraries.
- * nvcc splits -Xcompiler/-Xlinker values at commas, hence the check.
  */
 static int target_fs_args(const char *rootfs, const struct target_profile *t,
 			  struct strvec *argv, char **libc, struct xcc_error *err)
@@ -273,14 +273,8 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 	const char *const libdirs[] = { "lib/%s", "usr/lib/%s", "lib", "usr/lib", NULL };
 	char *abs;
 
-	if (!file_is_dir(rootfs))
-		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
-				"device's root filesystem (a copy or a mount of it)", rootfs);
-	if (strchr(rootfs, ','))
-		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: nvcc splits its -Xcompiler and "
-				"-Xlinker values at commas; use a path without ','", rootfs);
-	if (!(abs = realpath(rootfs, NULL)))
-		return xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s", rootfs, strerror(errno));
+	if (request_rootfs_for_nvcc(rootfs, &abs, err))
+		return -1;
 	*libc = glibc_find_libc(abs, t->triple);
 	if (!*libc) {
 		xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, usr/lib/%s, "
@@ -385,13 +379,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		free(names);
 		goto out;
 	}
-	if (!(t = gpudb_target(db, target_name))) {
-		char *names = gpudb_target_names(db);
-
-		xcc_fail(err, XCC_EUSAGE, "unknown target '%s'; known targets: %s", target_name, names);
-		free(names);
+	if (request_target(db, target_name, &t, err))
 		goto out;
-	}
 	if (!cuda_str) {
 		xcc_fail(err, XCC_EUSAGE,
 			 "no sysroot found for --target %s: pass --sysroot DIR, set CUDA_XCC_SYSROOT, "
@@ -399,11 +388,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 			 "--cuda V')", t->name, t->name);
 		goto out;
 	}
-	if (cuda_version_parse(cuda_str, &v)) {
-		xcc_fail(err, XCC_EUSAGE, "'%s' is not a CUDA version (expected e.g. 12.6 or 12.6.3)",
-			 cuda_str);
+	if (request_cuda(cuda_str, &v, err))
 		goto out;
-	}
 
 	/* The user's own -gencode/-code win over -arch; they are only checked. */
 	if (u.has_gencode) {

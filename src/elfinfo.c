@@ -15,6 +15,84 @@ int elf_is_elf(const void *buf, size_t len)
 	return len >= SELFMAG && memcmp(buf, ELFMAG, SELFMAG) == 0;
 }
 
+static int libelf_ready(struct xcc_error *err)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return xcc_fail(err, XCC_EFAIL, "libelf is unusable: %s", elf_errmsg(-1));
+	elf_errno(); /* clear a stale error number */
+	return 0;
+}
+
+int elfinfo_begin(int fd, const char *path, Elf **out, struct xcc_error *err)
+{
+	unsigned char magic[SELFMAG];
+	ssize_t got = pread(fd, magic, sizeof magic, 0);
+
+	*out = NULL;
+	if (got < 0)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	if (!elf_is_elf(magic, (size_t)got))
+		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", path);
+	if (libelf_ready(err))
+		return -1;
+	*out = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!*out || elf_kind(*out) != ELF_K_ELF) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s (the file is truncated or corrupt)", path,
+			 *out ? "not an ELF file" : elf_errmsg(-1));
+		if (*out)
+			elf_end(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int elfinfo_begin_memory(void *buf, size_t len, const char *name, Elf **out,
+			 struct xcc_error *err)
+{
+	if (libelf_ready(err))
+		return -1;
+	if (!(*out = elf_memory(buf, len)))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", name, elf_errmsg(-1));
+	return 0;
+}
+
+int elfinfo_open(const char *path, struct elfinfo_file *f, struct xcc_error *err)
+{
+	f->elf = NULL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	if (elfinfo_begin(f->fd, path, &f->elf, err)) {
+		elfinfo_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+void elfinfo_close(struct elfinfo_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->elf = NULL;
+	f->fd = -1;
+}
+
+int elfinfo_file_machine(const char *path)
+{
+	struct elfinfo_file f;
+	struct xcc_error err;
+	GElf_Ehdr eh;
+	int machine = -1;
+
+	if (elfinfo_open(path, &f, &err) == 0 && gelf_getehdr(f.elf, &eh))
+		machine = eh.e_machine;
+	elfinfo_close(&f);
+	return machine;
+}
+
 /* The file offset of a virtual address, through the PT_LOAD that maps it
  * from the file; -1 when no segment does. */
 static int vaddr_to_offset(Elf *e, size_t phnum, GElf_Addr vaddr, GElf_Off *off)
@@ -220,12 +298,10 @@ int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
 	memset(info, 0, sizeof *info);
 	if (!elf_is_elf(buf, len))
 		return xcc_fail(err, XCC_EFAIL, "(memory): not an ELF file");
-	elf_version(EV_CURRENT);
 	/* libelf may convert in place; the caller's bytes stay untouched. */
 	copy = xmalloc(len);
 	memcpy(copy, buf, len);
-	e = elf_memory(copy, len);
-	if (!e) {
+	if (elfinfo_begin_memory(copy, len, "(memory)", &e, err)) {
 		free(copy);
 		return corrupt(err, "(memory)", elf_errmsg(-1));
 	}
@@ -237,29 +313,14 @@ int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
 
 int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err)
 {
-	unsigned char magic[SELFMAG];
-	Elf *e;
-	int fd, rc;
-	ssize_t got;
+	struct elfinfo_file f;
+	int rc;
 
 	memset(info, 0, sizeof *info);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	got = pread(fd, magic, sizeof magic, 0);
-	if (got < 0 || !elf_is_elf(magic, (size_t)got)) {
-		close(fd);
-		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", path);
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e) {
-		rc = corrupt(err, path, elf_errmsg(-1));
-	} else {
-		rc = read_elf(e, path, info, err);
-		elf_end(e);
-	}
-	close(fd);
+	rc = elfinfo_open(path, &f, err);
+	if (rc == 0)
+		rc = read_elf(f.elf, path, info, err);
+	elfinfo_close(&f);
 	return rc;
 }
 

@@ -29,6 +29,34 @@ struct elf_info {
 /* 1 when the first bytes are the ELF magic. */
 int elf_is_elf(const void *buf, size_t len);
 
+/*
+ * Opening ELF files: every module goes through these, so that libelf is
+ * initialised in one place and "not an ELF file" is one message with one
+ * status (XCC_EFAIL, as every content problem).
+ */
+typedef struct Elf Elf;
+
+/* Begin reading the ELF file open on fd (path names it in messages):
+ * the ELF magic is checked first, then libelf reads it (mmap). */
+int elfinfo_begin(int fd, const char *path, Elf **out, struct xcc_error *err);
+/* libelf over bytes in memory (which it may convert in place): an ELF
+ * file, a static archive or whatever else elf_kind() then says. */
+int elfinfo_begin_memory(void *buf, size_t len, const char *name, Elf **out,
+			 struct xcc_error *err);
+
+struct elfinfo_file {
+	int fd;
+	Elf *elf;
+};
+
+/* Open path read-only as an ELF file; elfinfo_close() releases it. A
+ * failed open leaves nothing to release (and closing it does no harm). */
+int elfinfo_open(const char *path, struct elfinfo_file *f, struct xcc_error *err);
+void elfinfo_close(struct elfinfo_file *f);
+
+/* e_machine of the ELF file at path, -1 when it is none or unreadable. */
+int elfinfo_file_machine(const char *path);
+
 /* Read the file at path. Not an ELF file, truncated or corrupt: -1 with an
  * XCC_EFAIL error naming path and the problem. */
 int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err);

@@ -107,7 +107,6 @@ static void model_free(struct model *m)
 
 static int model_load(struct model *m, struct xcc_error *err)
 {
-	unsigned char magic[SELFMAG];
 	struct stat st;
 	size_t entsz;
 	Elf_Data *d;
@@ -115,12 +114,9 @@ static int model_load(struct model *m, struct xcc_error *err)
 	if (fstat(m->fd, &st))
 		return xcc_fail(err, XCC_EFAIL, "%s: %s", m->path, strerror(errno));
 	m->size = (uint64_t)st.st_size;
-	if (pread(m->fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic ||
-	    !elf_is_elf(magic, sizeof magic))
-		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", m->path);
-	elf_version(EV_CURRENT);
-	m->e = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
-	if (!m->e || elf_kind(m->e) != ELF_K_ELF || !gelf_getehdr(m->e, &m->eh))
+	if (elfinfo_begin(m->fd, m->path, &m->e, err))
+		return -1;
+	if (!gelf_getehdr(m->e, &m->eh))
 		return corrupt(m, err, elf_errmsg(-1));
 	if (m->eh.e_type != ET_EXEC && m->eh.e_type != ET_DYN)
 		return xcc_fail(err, XCC_EFAIL,
@@ -516,23 +512,10 @@ static int op_set_interp(struct model *m, const char *interp, struct xcc_error *
 static int dir_has_library(const struct model *m, const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	unsigned char buf[64];
-	ssize_t got;
-	int fd, match = 0;
+	int machine = elfinfo_file_machine(path);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	free(path);
-	if (fd < 0)
-		return 0;
-	got = pread(fd, buf, sizeof buf, 0);
-	close(fd);
-	if (got >= 20 && elf_is_elf(buf, (size_t)got)) {
-		unsigned machine = buf[EI_DATA] == ELFDATA2MSB ? (unsigned)buf[18] << 8 | buf[19]
-							       : (unsigned)buf[19] << 8 | buf[18];
-
-		match = machine == m->eh.e_machine;
-	}
-	return match;
+	return machine == m->eh.e_machine;
 }
 
 static int has_allowed_prefix(const char *dir, const char *prefixes)
@@ -1660,6 +1643,7 @@ out:
 void elfpatch_result_free(struct elfpatch_result *res)
 {
 	strvec_free(&res->log);
+	memset(res, 0, sizeof *res);
 }
 
 void elfpatch_ops_free(struct elfpatch_ops *ops)
@@ -1668,4 +1652,5 @@ void elfpatch_ops_free(struct elfpatch_ops *ops)
 	strvec_free(&ops->replace_needed);
 	strvec_free(&ops->add_needed);
 	strvec_free(&ops->clear_symbol_version);
+	*ops = (struct elfpatch_ops)ELFPATCH_OPS_INIT;
 }

@@ -5,11 +5,19 @@
 
 #include <stdarg.h>
 
-/* Exit statuses, also the error classes. */
+/*
+ * Exit statuses, also the error classes. The one rule: what the words of
+ * the command line decide is XCC_EUSAGE (an unknown option or target, a
+ * GPU or CUDA version that does not validate, a combination refused, a
+ * path that does not exist or is not the kind of file the option wants);
+ * what the operation meets is XCC_EFAIL, and that includes what is found
+ * inside a file (not an ELF file, a corrupt or hostile archive, a sha256
+ * or size that differs from the manifest's).
+ */
 enum xcc_status {
 	XCC_OK = 0,
-	XCC_EFAIL = 1,  /* the operation failed: I/O, network, a tool failed */
-	XCC_EUSAGE = 2, /* bad command line or input that does not validate */
+	XCC_EFAIL = 1,  /* the operation failed, or an input's content is wrong */
+	XCC_EUSAGE = 2, /* the command line or the request does not validate */
 };
 
 struct xcc_error {

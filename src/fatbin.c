@@ -61,6 +61,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfinfo.h"
 #include "fatbin.h"
 #include "strvec.h"
 
@@ -88,19 +89,13 @@ static uint64_t rd_le(const unsigned char *p, int n)
 
 static void push_entry(struct fatbin_file *f, const struct fatbin_entry *e)
 {
-	if (f->n_entries == f->cap_entries) {
-		f->cap_entries = f->cap_entries ? 2 * f->cap_entries : 64;
-		f->entries = xrealloc(f->entries, f->cap_entries * sizeof *f->entries);
-	}
+	XGROW(f->entries, f->n_entries + 1, f->cap_entries);
 	f->entries[f->n_entries++] = *e;
 }
 
 static size_t push_object(struct fatbin_file *f, const char *member)
 {
-	if (f->n_objects == f->cap_objects) {
-		f->cap_objects = f->cap_objects ? 2 * f->cap_objects : 4;
-		f->objects = xrealloc(f->objects, f->cap_objects * sizeof *f->objects);
-	}
+	XGROW(f->objects, f->n_objects + 1, f->cap_objects);
 	f->objects[f->n_objects].member = member ? xstrdup(member) : NULL;
 	return f->n_objects++;
 }
@@ -392,16 +387,8 @@ int fatbin_read_memory(char *buf, size_t len, const char *name, const struct fat
 		}
 		return 0;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		xcc_fail(err, XCC_EFAIL, "libelf is unusable: %s", elf_errmsg(-1));
+	if (elfinfo_begin_memory(buf, len, name, &e, err))
 		goto fail;
-	}
-	elf_errno(); /* clear a stale error number */
-	e = elf_memory(buf, len);
-	if (!e) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", name, elf_errmsg(-1));
-		goto fail;
-	}
 	switch (elf_kind(e)) {
 	case ELF_K_ELF:
 		push_object(out, NULL);
@@ -411,7 +398,7 @@ int fatbin_read_memory(char *buf, size_t len, const char *name, const struct fat
 		rc = read_archive(e, name, opt, out, err);
 		break;
 	default:
-		rc = xcc_fail(err, XCC_EUSAGE,
+		rc = xcc_fail(err, XCC_EFAIL,
 			      "%s: not an ELF file, static archive or fatbin; give a library, an "
 			      "executable, an object file or a .a",
 			      name);
@@ -448,7 +435,7 @@ int fatbin_read_file(const char *path, const struct fatbin_options *opt, struct 
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return xcc_fail(err, XCC_EUSAGE, "%s: empty file", path);
+		return xcc_fail(err, XCC_EFAIL, "%s: empty file", path);
 	}
 	/* Private and writable: libelf may convert headers in place, and the
 	 * file must never change. Pages are only copied if that happens. */

@@ -255,7 +255,7 @@ static int verify_local(const char *path, const char *shown, const char *sha, in
 		return xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", shown);
 	/* The size first: it costs nothing and catches most mix-ups. */
 	if (size >= 0 && st.st_size != size)
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: size mismatch: expected %" PRId64 " bytes, the file has %jd",
 				shown, size, (intmax_t)st.st_size);
 	if (!sha)
@@ -263,7 +263,7 @@ static int verify_local(const char *path, const char *shown, const char *sha, in
 	if (fetch_sha256_file(path, actual, NULL, err))
 		return -1;
 	if (strcmp(actual, sha) != 0)
-		return xcc_fail(err, XCC_EUSAGE, "%s: sha256 mismatch: expected %s, got %s", shown,
+		return xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s", shown,
 				sha, actual);
 	return 0;
 }
@@ -502,7 +502,7 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 		rc = curl_easy_perform(t->curl);
 		if (t->bad_size >= 0) {
 			curl_easy_cleanup(t->curl);
-			return xcc_fail(err, XCC_EUSAGE,
+			return xcc_fail(err, XCC_EFAIL,
 					"%s: size mismatch: expected %" PRId64 " bytes, the server "
 					"has %" PRId64 " (%s)", shown, t->expect, t->bad_size, url);
 		}
@@ -632,7 +632,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	resumed = have > 0;
 	for (;;) {
 		if (download_part(&t, url, shown, err)) {
-			if (t.bad_size >= 0 || (err && err->status == XCC_EUSAGE))
+			if (t.bad_size >= 0)
 				unlink(part);
 			goto out;
 		}
@@ -652,11 +652,11 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		}
 		unlink(part);
 		if (size >= 0 && have != (uint64_t)size)
-			xcc_fail(err, XCC_EUSAGE,
+			xcc_fail(err, XCC_EFAIL,
 				 "%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
 				 " (%s); the download was removed", shown, size, have, url);
 		else
-			xcc_fail(err, XCC_EUSAGE,
+			xcc_fail(err, XCC_EFAIL,
 				 "%s: sha256 mismatch: expected %s, got %s (%s); the download was "
 				 "removed", shown, sha, actual, url);
 		goto out;
@@ -734,7 +734,7 @@ static int read_local_text(const char *path, char **text, size_t *len, struct xc
 		n += (size_t)r;
 		if (n + 1 == cap) {
 			if (cap >= MAX_TEXT) {
-				xcc_fail(err, XCC_EUSAGE, "%s: larger than %u MiB: not a manifest",
+				xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest",
 					 path, MAX_TEXT >> 20);
 				goto fail;
 			}
@@ -787,7 +787,7 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 		rc = curl_easy_perform(t.curl);
 		if (t.bad_size >= 0) {
 			verdict = ATTEMPT_FATAL;
-			xcc_fail(err, XCC_EUSAGE, "%s: larger than %u MiB: not a manifest", src,
+			xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest", src,
 				 MAX_TEXT >> 20);
 		} else {
 			verdict = judge(&t, rc, src, errbuf, err);

@@ -61,44 +61,6 @@ static const char *capname(const struct gpu_cap *c, char *buf)
 	return buf;
 }
 
-/* "sm_87", "87", "8.7", "compute_87", "sm_90a", "100f", "10.0f" */
-static int parse_cap_token(const char *tok, int *major, int *minor, char *variant, int *ptx)
-{
-	const char *p = tok;
-	int n = 0, a, b, used = 0;
-
-	*ptx = 0;
-	if (strncmp(p, "sm_", 3) == 0 || strncmp(p, "lto_", 4) == 0)
-		p = strchr(p, '_') + 1;
-	else if (strncmp(p, "compute_", 8) == 0) {
-		p += 8;
-		*ptx = 1;
-	}
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	if (sscanf(p, "%d.%d%n", &a, &b, &used) == 2 && p[used - 1] != '.') {
-		if (b > 9)
-			return -1;
-	} else if (sscanf(p, "%d%n", &n, &used) == 1) {
-		/* Dotless: the last digit is the minor, as in 87 and 100. */
-		if (n < 10 || used > 3)
-			return -1;
-		a = n / 10;
-		b = n % 10;
-	} else {
-		return -1;
-	}
-	p += used;
-	*variant = 0;
-	if (*p == 'a' || *p == 'f')
-		*variant = *p++;
-	if (*p)
-		return -1;
-	*major = a;
-	*minor = b;
-	return 0;
-}
-
 char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
 {
 	struct strvec lines = STRVEC_INIT;
@@ -327,8 +289,8 @@ static int collect(const struct gpudb *db, const struct target_profile *t, struc
 		strvec_push(&toks, "default");
 	for (size_t i = 0; i < toks.n; i++) {
 		char *tok = toks.v[i];
-		int major, minor, ptx, failed;
-		char variant;
+		struct gpu_cap_spelling how;
+		int failed;
 		const struct gpu_cap *c;
 
 		for (char *p = tok; *p; p++)
@@ -340,12 +302,11 @@ static int collect(const struct gpudb *db, const struct target_profile *t, struc
 			}
 			continue;
 		}
-		if (parse_cap_token(tok, &major, &minor, &variant, &ptx) ||
-		    !(c = gpudb_find_cap(db, major, minor, variant))) {
+		if (!(c = gpudb_cap_named(db, tok, &how))) {
 			problem(&unknown, "'%s' is not a known GPU capability", toks.v[i]);
 			continue;
 		}
-		add_entry(out, c, ptx);
+		add_entry(out, c, how.prefix == GPU_CAP_COMPUTE);
 	}
 	if (unknown.count) {
 		char known[1024], b[16];

@@ -11,40 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfinfo.h"
 #include "glibc.h"
 
 #define GLIBC_PREFIX "GLIBC_"
-
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
-
-static int elf_file_open(const char *path, struct elf_file *f, struct xcc_error *err)
-{
-	f->elf = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return xcc_fail(err, XCC_EFAIL, "libelf: %s", elf_errmsg(-1));
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return xcc_fail(err, XCC_EFAIL, "cannot open %s: %s", path, strerror(errno));
-	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		if (f->elf)
-			elf_end(f->elf);
-		close(f->fd);
-		f->elf = NULL;
-		return xcc_fail(err, XCC_EUSAGE, "%s is not an ELF file", path);
-	}
-	return 0;
-}
-
-static void elf_file_close(struct elf_file *f)
-{
-	if (f->elf)
-		elf_end(f->elf);
-	close(f->fd);
-}
 
 /* The first section of the given type, its header and data. */
 static Elf_Scn *find_section(Elf *elf, GElf_Word type, GElf_Shdr *sh, Elf_Data **data)
@@ -62,7 +32,7 @@ static Elf_Scn *find_section(Elf *elf, GElf_Word type, GElf_Shdr *sh, Elf_Data *
 
 static void needs_push(struct elf_version_needs *needs, const char *file, const char *version)
 {
-	needs->v = xrealloc(needs->v, (needs->n + 1) * sizeof *needs->v);
+	XGROW(needs->v, needs->n + 1, needs->cap);
 	needs->v[needs->n].file = xstrdup(file);
 	needs->v[needs->n].version = xstrdup(version);
 	needs->n++;
@@ -70,16 +40,16 @@ static void needs_push(struct elf_version_needs *needs, const char *file, const 
 
 int elf_version_needs_read(const char *path, struct elf_version_needs *out, struct xcc_error *err)
 {
-	struct elf_file f;
+	struct elfinfo_file f;
 	GElf_Shdr sh;
 	Elf_Data *data;
 	size_t off = 0;
 
 	memset(out, 0, sizeof *out);
-	if (elf_file_open(path, &f, err))
+	if (elfinfo_open(path, &f, err))
 		return -1;
 	if (!find_section(f.elf, SHT_GNU_verneed, &sh, &data)) {
-		elf_file_close(&f);
+		elfinfo_close(&f);
 		return 0;
 	}
 	/* sh_info counts the entries; the vn_next chain is checked against it so
@@ -111,12 +81,12 @@ int elf_version_needs_read(const char *path, struct elf_version_needs *out, stru
 			break;
 		off += vn.vn_next;
 	}
-	elf_file_close(&f);
+	elfinfo_close(&f);
 	return 0;
 bad:
-	elf_file_close(&f);
+	elfinfo_close(&f);
 	elf_version_needs_free(out);
-	return xcc_fail(err, XCC_EUSAGE, "%s: damaged version needs section (%s)", path,
+	return xcc_fail(err, XCC_EFAIL, "%s: damaged version needs section (%s)", path,
 			elf_errmsg(-1));
 }
 
@@ -132,15 +102,15 @@ void elf_version_needs_free(struct elf_version_needs *needs)
 
 int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err)
 {
-	struct elf_file f;
+	struct elfinfo_file f;
 	GElf_Shdr sh;
 	Elf_Data *data;
 	size_t off = 0;
 
-	if (elf_file_open(path, &f, err))
+	if (elfinfo_open(path, &f, err))
 		return -1;
 	if (!find_section(f.elf, SHT_GNU_verdef, &sh, &data)) {
-		elf_file_close(&f);
+		elfinfo_close(&f);
 		return 0;
 	}
 	for (GElf_Word i = 0; i < sh.sh_info; i++) {
@@ -151,8 +121,8 @@ int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error
 		if (!gelf_getverdef(data, (int)off, &vd) ||
 		    !gelf_getverdaux(data, (int)(off + vd.vd_aux), &va) ||
 		    !(name = elf_strptr(f.elf, sh.sh_link, va.vda_name))) {
-			elf_file_close(&f);
-			return xcc_fail(err, XCC_EUSAGE, "%s: damaged version definitions (%s)",
+			elfinfo_close(&f);
+			return xcc_fail(err, XCC_EFAIL, "%s: damaged version definitions (%s)",
 					path, elf_errmsg(-1));
 		}
 		/* Later auxiliary entries name the parents of the version, and are
@@ -163,7 +133,7 @@ int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error
 			break;
 		off += vd.vd_next;
 	}
-	elf_file_close(&f);
+	elfinfo_close(&f);
 	return 0;
 }
 
@@ -313,7 +283,7 @@ int glibc_check(const char *program, const char *libc, struct glibc_report *r,
 	if (!have_max) {
 		elf_version_needs_free(&needs);
 		strvec_free(&defs);
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s defines no GLIBC_ versions: it is not a GNU C library", libc);
 	}
 	for (size_t i = 0; i < needs.n; i++) {

@@ -14,7 +14,7 @@ struct elf_version_need {
 
 struct elf_version_needs {
 	struct elf_version_need *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Every version path needs (SHT_GNU_verneed); none is not an error. */

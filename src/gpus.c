@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,11 +207,16 @@ static cJSON *parse_embedded(struct gpudb *db, const char *name, struct xcc_erro
 	return root;
 }
 
+/* The data spell a capability as "8.7", its variant apart. */
 static int parse_cap_string(const char *s, int *major, int *minor)
 {
-	char tail;
+	struct gpu_cap_spelling sp;
 
-	return sscanf(s, "%d.%d%c", major, minor, &tail) == 2 ? 0 : -1;
+	if (gpu_cap_parse(s, &sp) || sp.prefix != GPU_CAP_BARE || sp.variant)
+		return -1;
+	*major = sp.major;
+	*minor = sp.minor;
+	return 0;
 }
 
 static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
@@ -482,6 +488,61 @@ const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int mino
 			return c;
 	}
 	return NULL;
+}
+
+int gpu_cap_parse(const char *s, struct gpu_cap_spelling *out)
+{
+	static const struct {
+		const char *text;
+		enum gpu_cap_prefix prefix;
+	} prefixes[] = {
+		{ "sm_", GPU_CAP_SM }, { "compute_", GPU_CAP_COMPUTE }, { "lto_", GPU_CAP_LTO },
+	};
+	const char *p = s;
+	size_t digits;
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(p, prefixes[i].text, strlen(prefixes[i].text)) == 0) {
+			out->prefix = prefixes[i].prefix;
+			p += strlen(prefixes[i].text);
+			break;
+		}
+	for (digits = 0; isdigit((unsigned char)p[digits]); digits++)
+		;
+	if (digits == 0 || digits > 3)
+		return -1;
+	if (p[digits] == '.') {
+		/* 8.7, 10.0f: one digit of minor. */
+		if (digits > 2 || !isdigit((unsigned char)p[digits + 1]))
+			return -1;
+		out->major = atoi(p);
+		out->minor = p[digits + 1] - '0';
+		p += digits + 2;
+	} else {
+		int n = atoi(p);
+
+		if (digits < 2)
+			return -1;
+		out->major = n / 10;
+		out->minor = n % 10;
+		p += digits;
+	}
+	if (*p == 'a' || *p == 'f')
+		out->variant = *p++;
+	return *p ? -1 : 0;
+}
+
+const struct gpu_cap *gpudb_cap_named(const struct gpudb *db, const char *s,
+				      struct gpu_cap_spelling *how)
+{
+	struct gpu_cap_spelling sp;
+
+	if (gpu_cap_parse(s, &sp))
+		return NULL;
+	if (how)
+		*how = sp;
+	return gpudb_find_cap(db, sp.major, sp.minor, sp.variant);
 }
 
 const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v)

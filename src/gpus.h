@@ -120,6 +120,30 @@ int target_tag_available(const struct target_tag *tt, struct cuda_version v);
 char *gpudb_target_names(const struct gpudb *db);
 
 const struct gpu_cap *gpudb_find_cap(const struct gpudb *db, int major, int minor, char variant);
+
+/* A capability as the user or the data spell it: "8.7", "87", "sm_87",
+ * "compute_87", "lto_90", "9.0a", "sm_90a", "100f". The one parser of
+ * these spellings. */
+enum gpu_cap_prefix {
+	GPU_CAP_BARE,    /* 8.7, 87 */
+	GPU_CAP_SM,      /* sm_87: SASS */
+	GPU_CAP_COMPUTE, /* compute_87: PTX */
+	GPU_CAP_LTO,     /* lto_87: LTO-IR */
+};
+
+struct gpu_cap_spelling {
+	int major, minor;
+	char variant; /* '\0', 'a' or 'f' */
+	enum gpu_cap_prefix prefix;
+};
+
+/* Parse s (already lower case); -1 when it is no capability spelling.
+ * A dotless number's last digit is the minor: 87 is 8.7, 100 is 10.0. */
+int gpu_cap_parse(const char *s, struct gpu_cap_spelling *out);
+/* The capability of the database that s names, or NULL; *how (may be
+ * NULL) gets the spelling. */
+const struct gpu_cap *gpudb_cap_named(const struct gpudb *db, const char *s,
+				      struct gpu_cap_spelling *how);
 const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v);
 int gpudb_never_released(const struct gpudb *db, struct cuda_version v);
 /* The last minor release of v's major, when that major is finished. */

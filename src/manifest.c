@@ -218,7 +218,7 @@ static struct manifest_archive *add_archive(struct manifest_package *p)
 {
 	struct manifest_archive *a;
 
-	p->archives = xrealloc(p->archives, (p->n_archives + 1) * sizeof *p->archives);
+	XGROW(p->archives, p->n_archives + 1, p->archives_cap);
 	a = &p->archives[p->n_archives++];
 	memset(a, 0, sizeof *a);
 	return a;

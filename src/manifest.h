@@ -27,7 +27,7 @@ struct manifest_package {
 	char *license_path; /* may be NULL (before 12.2) */
 	char *version;      /* may be NULL */
 	struct manifest_archive *archives;
-	size_t n_archives;
+	size_t n_archives, archives_cap;
 };
 
 struct manifest {

@@ -8,67 +8,9 @@
 
 #include "strvec.h"
 
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fputs("cuda-xcc: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("cuda-xcc: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xmalloc(n), s, n);
-}
-
-static char *xvasprintf(const char *fmt, va_list ap)
-{
-	va_list ap2;
-	int n;
-	char *s;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		n = 0;
-	s = xmalloc((size_t)n + 1);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 static void strvec_push_owned(struct strvec *sv, char *s)
 {
-	if (sv->n + 2 > sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 8;
-		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
-	}
+	XGROW(sv->v, sv->n + 2, sv->cap);
 	sv->v[sv->n++] = s;
 	sv->v[sv->n] = NULL;
 }

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "xalloc.h" /* until every user includes it itself */
+
 struct strvec {
 	char **v; /* always NULL-terminated once anything was pushed */
 	size_t n;
@@ -31,12 +33,5 @@ char *shell_quote(const char *s);
 char *strvec_join_quoted(const struct strvec *sv);
 /* The vector joined with sep; caller frees. */
 char *strvec_join(const struct strvec *sv, const char *sep);
-
-/* Allocation that cannot fail from the caller's point of view: running out
- * of memory in a command-line tool is not recoverable in any useful way. */
-void *xmalloc(size_t n);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

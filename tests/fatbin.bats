@@ -342,9 +342,11 @@ same_sets_as_cuobjdump() {
 
 	# Not ELF at all; missing; other files still get listed.
 	echo hello >text.txt
+	run xcc fatbin --summary text.txt "$FX/plain.o"
+	assert_status 1
+	assert_output_contains "text.txt: not an ELF file, static archive or fatbin"
 	run xcc fatbin --summary text.txt "$FX/plain.o" nonexistent.so
 	assert_status 2
-	assert_output_contains "text.txt: not an ELF file, static archive or fatbin"
 	assert_output_contains "nonexistent.so: No such file or directory"
 	assert_output_contains "$FX/plain.o: sass sm_75 sm_86 ptx sm_86"
 

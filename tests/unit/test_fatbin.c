@@ -310,8 +310,8 @@ static void test_memory(void)
 	size_t c;
 
 	ok(fatbin_read_memory(junk, sizeof junk, "junk.txt", NULL, &f, &err) != 0 &&
-	   err.status == XCC_EUSAGE && strstr(err.msg, "junk.txt: not an ELF file"),
-	   "text is refused as a usage error: %s", err.msg);
+	   err.status == XCC_EFAIL && strstr(err.msg, "junk.txt: not an ELF file"),
+	   "text is refused as a failure (what is inside a file): %s", err.msg);
 	c = begin_container(&b);
 	add_entry(&b, 2, 121, 0x1000011, 8);
 	end_container(&b, c);

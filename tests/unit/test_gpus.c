@@ -14,6 +14,36 @@ static struct cuda_version V(const char *s)
 	return v;
 }
 
+static void test_cap_spellings(const struct gpudb *db)
+{
+	static const struct {
+		const char *s;
+		int major, minor;
+		char variant;
+		enum gpu_cap_prefix prefix;
+	} good[] = {
+		{ "8.7", 8, 7, 0, GPU_CAP_BARE },      { "87", 8, 7, 0, GPU_CAP_BARE },
+		{ "sm_87", 8, 7, 0, GPU_CAP_SM },      { "compute_90a", 9, 0, 'a', GPU_CAP_COMPUTE },
+		{ "lto_90", 9, 0, 0, GPU_CAP_LTO },    { "100f", 10, 0, 'f', GPU_CAP_BARE },
+		{ "10.0f", 10, 0, 'f', GPU_CAP_BARE }, { "sm_120a", 12, 0, 'a', GPU_CAP_SM },
+	};
+	static const char *const bad[] = { "", "8", "sm_", "8.", "8.77", "1000", "87b", "sm87",
+					   "-8.7", "8.-7", " 87", "compute_8.7x" };
+	struct gpu_cap_spelling sp;
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		ok(gpu_cap_parse(good[i].s, &sp) == 0 && sp.major == good[i].major &&
+			   sp.minor == good[i].minor && sp.variant == good[i].variant &&
+			   sp.prefix == good[i].prefix,
+		   "'%s' is %d.%d%c", good[i].s, good[i].major, good[i].minor,
+		   good[i].variant ? good[i].variant : ' ');
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ok(gpu_cap_parse(bad[i], &sp) == -1, "'%s' is no capability", bad[i]);
+	ok(gpudb_cap_named(db, "sm_87", NULL) == gpudb_find_cap(db, 8, 7, 0),
+	   "sm_87 names the database's 8.7");
+	ok(gpudb_cap_named(db, "4.2", NULL) == NULL, "4.2 names nothing");
+}
+
 int main(void)
 {
 	struct gpudb db;
@@ -96,6 +126,7 @@ int main(void)
 		is_str(tt->target_dir, "aarch64-linux", "linux-aarch64 goes to targets/aarch64-linux");
 	}
 	is_str(gpudb_target(&db, "sbsa")->triple, "aarch64-linux-gnu", "sbsa triple");
+	test_cap_spellings(&db);
 	gpudb_free(&db);
 	return done_testing();
 }
