@@ -1,6 +1,5 @@
 #include <config.h>
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +54,8 @@ int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *jetpack = NULL;
 	int c, json = 0, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "doctor")) != -1) {
 		switch (c) {
 		case 's': o.sysroot = optarg; break;
 		case 't': o.target = optarg; break;
@@ -69,10 +67,7 @@ int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 			fputs(doctor_usage, stdout);
 			return 0;
 		default:
-			if (optopt)
-				return cmd_usage_error("doctor", "option '%s' needs a value",
-						       argv[optind - 1]);
-			return cmd_usage_error("doctor", "unknown option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind < argc)

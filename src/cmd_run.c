@@ -1,7 +1,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +54,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct gpudb *db;
 	int c, dry_run = 0, rc;
 
-	optind = 1;
-	opterr = 0;
 	/* '+': options end at PROGRAM; everything after it is the program's. */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "+h", opts, "run")) != -1) {
 		switch (c) {
 		case 's': o.sysroot = optarg; break;
 		case 'F': o.target_fs = optarg; break;
@@ -73,9 +71,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			return 0;
 		default:
 			run_opts_free(&o);
-			if (optopt)
-				return cmd_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-			return cmd_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind >= argc) {

@@ -1,6 +1,5 @@
 #include <config.h>
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +66,8 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	char *text = NULL, *sysroot_abs = NULL, *fs_abs = NULL, *self = NULL, *generic = NULL;
 	int c, rc = 0;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long_only(argc, argv, "", opts, NULL)) != -1) {
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "", opts, "toolchain")) != -1) {
 		switch (c) {
 		case 's': sysroot = optarg; break;
 		case 'a': strvec_split(&req.arch, optarg); break;
@@ -88,7 +86,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		case 'h': fputs(toolchain_usage, stdout); return 0;
 		default:
-			return cmd_usage_error("toolchain", "unknown option '%s'", argv[optind - 1]);
+			return XCC_EUSAGE;
 		}
 	}
 	if (optind != argc - 1)

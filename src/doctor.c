@@ -12,6 +12,7 @@
 #include "glibc.h"
 #include "hostcc.h"
 #include "proc.h"
+#include "request.h"
 #include "strvec.h"
 #include "sysroot.h"
 #include "sysroot_meta.h"
@@ -534,17 +535,11 @@ static int resolve(struct doctor_ctx *c, struct xcc_error *err)
 	const char *dir = o->sysroot ? o->sysroot : getenv("CUDA_XCC_SYSROOT");
 	struct xcc_error e = { 0 };
 
-	if (o->target && !(c->target = gpudb_target(c->db, o->target))) {
-		char *names = gpudb_target_names(c->db);
-
-		xcc_fail(err, XCC_EUSAGE, "unknown target '%s' (known: %s)", o->target, names);
-		free(names);
+	if (o->target && request_target(c->db, o->target, &c->target, err))
 		return -1;
-	}
 	if (o->cuda) {
-		if (cuda_version_parse(o->cuda, &c->cuda))
-			return xcc_fail(err, XCC_EUSAGE, "--cuda %s is not a CUDA version (e.g. 12.6)",
-					o->cuda);
+		if (request_cuda(o->cuda, &c->cuda, err))
+			return -1;
 		c->have_cuda = 1;
 	}
 	if (dir && *dir) {

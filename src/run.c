@@ -18,6 +18,7 @@
 #include "elfinfo.h"
 #include "fileio.h"
 #include "proc.h"
+#include "request.h"
 #include "run.h"
 #include "sysroot_meta.h"
 
@@ -127,10 +128,8 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 	plan->native = host_runs_natively(plan->machine);
 
 	if (o->target_fs) {
-		if (!file_is_dir(o->target_fs)) {
-			xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory", o->target_fs);
+		if (request_rootfs(o->target_fs, err))
 			goto fail;
-		}
 		if (plan->native) {
 			xcc_fail(err, XCC_EUSAGE,
 				 "%s is built for %s: it runs with this machine's own loader and "
