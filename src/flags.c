@@ -335,10 +335,9 @@ static int check_versions(const struct arch_choice *c, struct cuda_version v, st
 				ver(cap->min_cuda, b1));
 		else if (cap->has_max && cuda_version_cmp(v, cap->max_cuda) > 0 && cap->renamed_to) {
 			char renamed[32];
-			int rmaj = 0, rmin = 0;
 
-			sscanf(cap->renamed_to, "%d.%d", &rmaj, &rmin);
-			snprintf(renamed, sizeof renamed, "sm_%d%d%.1s", rmaj, rmin, &cap->variant);
+			snprintf(renamed, sizeof renamed, "sm_%d%d%.1s", cap->renamed_major,
+				 cap->renamed_minor, &cap->variant);
 			problem(&p, "%s (%s) was renamed %s in CUDA %d.0 (the same GPU); use -arch %s "
 				"with CUDA %d.0 or newer, or --cuda %s for %s", capname(cap, n),
 				cap->boards, renamed, cap->max_cuda.major + 1, renamed,

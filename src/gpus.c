@@ -240,6 +240,9 @@ static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
 		return -1;
 	if (parse_cap_string(cap, &c->major, &c->minor))
 		return xcc_fail(err, XCC_EFAIL, "%s: bad capability \"%s\"", where, cap);
+	if (c->renamed_to && parse_cap_string(c->renamed_to, &c->renamed_major, &c->renamed_minor))
+		return xcc_fail(err, XCC_EFAIL, "%s: bad renamed_to \"%s\" for %s", where,
+				c->renamed_to, cap);
 	if (strlen(variant) > 1 || (variant[0] && variant[0] != 'a' && variant[0] != 'f'))
 		return xcc_fail(err, XCC_EFAIL, "%s: bad variant \"%s\" for %s", where, variant, cap);
 	c->variant = variant[0];

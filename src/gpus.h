@@ -30,6 +30,7 @@ struct gpu_cap {
 	/* "11.0" for 10.1: the same GPU under a new name from the next major
 	 * CUDA on; NULL when never renamed. */
 	const char *renamed_to;
+	int renamed_major, renamed_minor; /* renamed_to, parsed */
 	int jetson;
 	/* An integrated (Tegra) GPU: every Jetson, and 8.8 (T239). NVIDIA's
 	 * binary compatibility between minor revisions does not hold for

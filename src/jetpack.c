@@ -64,13 +64,14 @@ static int load_release(struct jetpack_release *r, const cJSON *o, struct xcc_er
 		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: boards must be an array", r->version);
 	r->boards = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *r->boards);
 	cJSON_ArrayForEach(it, arr) {
-		char tail;
+		struct gpu_cap_spelling sp;
 
-		if (!cJSON_IsString(it) ||
-		    sscanf(it->valuestring, "%d.%d%c", &r->boards[r->n_boards].major,
-			   &r->boards[r->n_boards].minor, &tail) != 2)
+		if (!cJSON_IsString(it) || gpu_cap_parse(it->valuestring, &sp) ||
+		    sp.prefix != GPU_CAP_BARE || sp.variant)
 			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad board capability",
 					r->version);
+		r->boards[r->n_boards].major = sp.major;
+		r->boards[r->n_boards].minor = sp.minor;
 		r->n_boards++;
 	}
 	return 0;
@@ -187,7 +188,6 @@ static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap
 {
 	struct strvec v = STRVEC_INIT;
 	char *s, b1[16], b2[16];
-	int rmaj, rmin;
 
 	for (size_t i = 0; i < db->n; i++) {
 		const struct jetpack_release *r = &db->releases[i];
@@ -205,9 +205,9 @@ static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap
 	}
 	if (v.n)
 		s = strvec_join(&v, ", ");
-	else if (cap->renamed_to && sscanf(cap->renamed_to, "%d.%d", &rmaj, &rmin) == 2)
+	else if (cap->renamed_to)
 		s = xasprintf("none (from CUDA %d.0 it is sm_%d%d, with JetPack 7)",
-			      cap->max_cuda.major + 1, rmaj, rmin);
+			      cap->max_cuda.major + 1, cap->renamed_major, cap->renamed_minor);
 	else
 		s = xstrdup("none");
 	strvec_free(&v);
