@@ -93,7 +93,8 @@ sass_of() {
 	run "$S/bin/nvcc" --version
 	assert_status 0
 	assert_output_contains "release 12.4, V12.4.131"
-	[ -f "$S/bin/nvcc.profile" ] && [ ! -L "$S/bin/nvcc.profile" ]
+	[ -f "$S/bin/nvcc.profile" ]
+	[ ! -L "$S/bin/nvcc.profile" ]
 	run find "$S" -lname '/*'
 	[ -z "$output" ] || { echo "absolute symlinks escape the sysroot: $output" >&2; false; }
 	# Nothing dangles: neither development links into packages not given (libnvblas.so,
@@ -111,11 +112,14 @@ sass_of() {
 	run bash -c "find '$L' -mindepth 1 ! -type d -printf '%P\\n' |
 		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw)[._]'"
 	[ -z "$output" ] || { echo "libraries of components not asked for: $output" >&2; false; }
-	[ ! -e "$L/cuda-gdb" ] && [ ! -e "$L/pkgconfig" ]
+	[ ! -e "$L/cuda-gdb" ]
+	[ ! -e "$L/pkgconfig" ]
 	# Headers: CUDA's, and CCCL's from their own arch-independent packages; not Debian's
 	# glibc math-vector.h for the build machine's own include path.
-	[ -f "$S/targets/sbsa-linux/include/cublas_v2.h" ] && [ -f "$S/targets/sbsa-linux/include/cufft.h" ]
-	[ -f "$S/targets/sbsa-linux/include/nv/target" ] && [ -f "$S/targets/sbsa-linux/include/thrust/version.h" ]
+	[ -f "$S/targets/sbsa-linux/include/cublas_v2.h" ]
+	[ -f "$S/targets/sbsa-linux/include/cufft.h" ]
+	[ -f "$S/targets/sbsa-linux/include/nv/target" ]
+	[ -f "$S/targets/sbsa-linux/include/thrust/version.h" ]
 	[ ! -e "$S/targets/sbsa-linux/include/aarch64-linux-gnu" ]
 	grep -q '"host_compiler":	"aarch64-linux-gnu-g++-12"' "$S/sysroot.json"
 	run "$CUDA_XCC" sysroot verify "$S"

@@ -85,7 +85,8 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 @test "e2e: sysroot create from the Debian packages gives a relocatable nvcc 11.8" {
 	need_sysroot
 	[ -f "$S/sysroot.json" ]
-	[ -x "$S/bin/nvcc" ] && [ ! -L "$S/bin/nvcc" ]
+	[ -x "$S/bin/nvcc" ]
+	[ ! -L "$S/bin/nvcc" ]
 	run "$S/bin/nvcc" --version
 	assert_status 0
 	assert_output_contains "release 11.8"
@@ -93,14 +94,17 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	[ ! -e "$S/bin/g++" ]
 	[ ! -e "$S/bin/gcc" ]
 	# Debian's bin/nvcc.profile is a link to /etc/nvcc.profile: it must not survive.
-	[ -f "$S/bin/nvcc.profile" ] && [ ! -L "$S/bin/nvcc.profile" ]
+	[ -f "$S/bin/nvcc.profile" ]
+	[ ! -L "$S/bin/nvcc.profile" ]
 	run find "$S" -lname '/*'
 	assert_status 0
 	[ -z "$output" ] || { echo "absolute symlinks escape the sysroot: $output" >&2; false; }
 	# Only cudart's files of nvidia-cuda-dev's 2 GB of libraries, no math library, and no
 	# development link left dangling (libnvToolsExt.so without libnvtoolsext1).
 	local lib=$S/targets/sbsa-linux/lib
-	[ -f "$lib/libcudart_static.a" ] && [ -f "$lib/libcudadevrt.a" ] && [ -f "$lib/stubs/libcuda.so" ]
+	[ -f "$lib/libcudart_static.a" ]
+	[ -f "$lib/libcudadevrt.a" ]
+	[ -f "$lib/stubs/libcuda.so" ]
 	[ -z "$(ls "$lib" "$lib/stubs" | grep -E 'cublas|cufft|cusparse|npp')" ]
 	[ -z "$(find -L "$lib" -type l)" ]
 	[ "$(du -sm "$lib" | cut -f1)" -lt 50 ]

@@ -135,7 +135,8 @@ EOF
 	[ "$(ls "$D/targets")" = aarch64-linux ]
 	# no top <name>-archive directory, no host lib/ or include/ at the top
 	[ -z "$(ls -d "$D"/*-archive 2>/dev/null)" ]
-	[ ! -e "$D/lib" ] && [ ! -e "$D/include" ]
+	[ ! -e "$D/lib" ]
+	[ ! -e "$D/include" ]
 	# our profile, not the archive's
 	grep -q "Written by cuda-xcc" "$D/bin/nvcc.profile"
 	[ -f "$D/licenses/cuda_cudart/LICENSE" ]
@@ -164,7 +165,8 @@ EOF
 	assert_output_contains "host   cuda_nvcc"
 	assert_output_contains "cuda_cudart-linux-aarch64-12.6.96-archive.tar.xz"
 	assert_output_contains "fingerprint "
-	[ ! -e "$D" ] && [ ! -e "$D.lock" ]
+	[ ! -e "$D" ]
+	[ ! -e "$D.lock" ]
 }
 
 @test "sysroot: selection from NVIDIA's real manifests" {
@@ -369,8 +371,11 @@ make_debian_debs() {
 	[ ! -e "$D/bin/g++" ]
 	[ ! -e "$D/bin/gcc" ]
 	# cudart's files, all headers (small), no cublas library, no cuda-gdb
-	[ -f "$l/libcudart_static.a" ] && [ -f "$l/libcudadevrt.a" ] && [ -f "$l/stubs/libcuda.so" ]
-	[ -f "$l/libcudart.so.12.0.1" ] && [ "$(readlink "$l/libcudart.so")" = libcudart.so.12 ]
+	[ -f "$l/libcudart_static.a" ]
+	[ -f "$l/libcudadevrt.a" ]
+	[ -f "$l/stubs/libcuda.so" ]
+	[ -f "$l/libcudart.so.12.0.1" ]
+	[ "$(readlink "$l/libcudart.so")" = libcudart.so.12 ]
 	[ -f "$D/targets/sbsa-linux/include/cublas_v2.h" ]
 	[ -z "$(ls "$l" "$l/stubs" | grep cublas)" ]
 	[ ! -e "$l/cuda-gdb" ]
@@ -390,13 +395,15 @@ make_debian_debs() {
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
 		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --components libcublas
 	assert_status 0
-	[ -f "$l/libcublas_static.a" ] && [ -f "$l/stubs/libcublas.so" ]
+	[ -f "$l/libcublas_static.a" ]
+	[ -f "$l/stubs/libcublas.so" ]
 	# cublas's own package given with --from asks for it too: it comes from both
 	# packages, and the sysroot is remade
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
 		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb" --from "$p/blas.deb"
 	assert_status 0
-	[ -f "$l/libcublas_static.a" ] && [ -f "$l/stubs/libcublas.so" ]
+	[ -f "$l/libcublas_static.a" ]
+	[ -f "$l/stubs/libcublas.so" ]
 	[ "$(machine_of "$l/libcublas.so.12.1")" = AArch64 ]
 	[ "$(readlink -f "$l/libcublas.so")" = "$(readlink -f "$l/libcublas.so.12.1")" ]
 	[ -f "$l/libcudart_static.a" ]

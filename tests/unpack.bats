@@ -17,7 +17,8 @@ setup() {
 canary_intact() {
 	[ "$(ls -A "$S/canary")" = keep ] || { ls -la "$S/canary" >&2; return 1; }
 	[ "$(cat "$S/canary/keep")" = keep ]
-	[ ! -e "$S/evil" ] && [ ! -e /tmp/cuda-xcc-unpack-evil ]
+	[ ! -e "$S/evil" ]
+	[ ! -e /tmp/cuda-xcc-unpack-evil ]
 }
 
 make_deb() { # DIR COMPRESSION OUT
@@ -62,7 +63,8 @@ toolkit_tree() {
 		[ "$(stat -c %a "$S/d-$z/usr/include/cuda.h")" = 644 ]
 		[ "$(readlink "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/inc")" = ../../../include ]
 		[ ! -e "$S/d-$z/usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile" ]
-		[ ! -e "$S/d-$z/DEBIAN" ] && [ ! -e "$S/d-$z/control" ]
+		[ ! -e "$S/d-$z/DEBIAN" ]
+		[ ! -e "$S/d-$z/control" ]
 	done
 }
 
