@@ -2,6 +2,7 @@
 # sysroot create / info / list / verify, from redist-shaped archives built at
 # test time (tests/fixtures/make-redist.sh: real ELF files, real sha256).
 load lib/common
+load lib/httpd
 
 setup_file() {
 	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
@@ -18,7 +19,7 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${HTTPD_PID:-}" ]; then kill "$HTTPD_PID" 2>/dev/null || true; fi
+	stop_httpd
 	if [ -n "${HOLDER_PID:-}" ]; then kill "$HOLDER_PID" 2>/dev/null || true; fi
 }
 
@@ -52,45 +53,6 @@ machine_of() { readelf -h "$1" | sed -n 's/^ *Machine: *//p'; }
 mirror_copy() {
 	rm -rf "$1"
 	cp -r "$FX/m126" "$1"
-}
-
-start_httpd() { # DIR [MODE]: serve DIR on 127.0.0.1; sets PORT
-	local portfile=$BATS_TEST_TMPDIR/port
-	rm -f "$portfile"
-	python3 - "$1" "$portfile" "${2:-ok}" <<'EOF' 3>&- &
-import functools, http.server, sys
-root, portfile, mode = sys.argv[1:4]
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-    def do_GET(self):
-        if mode == "drop" and self.path.endswith(".tar.xz"):
-            # Promise the whole file, send half, hang up.
-            data = open(root + self.path, "rb").read()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data[: len(data) // 2])
-            self.wfile.flush()
-            self.connection.close()
-            return
-        if mode == "wrong" and self.path.endswith(".tar.xz"):
-            data = bytearray(open(root + self.path, "rb").read())
-            data[len(data) // 2] ^= 0xFF
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(bytes(data))
-            return
-        super().do_GET()
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=root))
-open(portfile + ".tmp", "w").write(str(s.server_address[1]))
-import os; os.rename(portfile + ".tmp", portfile)
-s.serve_forever()
-EOF
-	HTTPD_PID=$!
-	for _ in $(seq 100); do [ -s "$portfile" ] && break; sleep 0.1; done
-	PORT=$(cat "$portfile")
 }
 
 @test "sysroot: --jetpack is checked and recorded; --mirror file:///dir/ works like the path" {
@@ -514,13 +476,13 @@ make_debian_debs() {
 }
 
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
-	start_httpd "$FX/m126"
-	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	start_httpd normal "$FX/m126"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" --dest "$D" --progress never
 	assert_status 0
 	grep -q '"cuda":	"12.6.3"' "$D/sysroot.json"
 	[ "$(machine_of "$D/targets/aarch64-linux/lib/libcudart.so.12.0.1")" = AArch64 ]
 	# the same from the manifest's URL, from the cache: up to date
-	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "http://127.0.0.1:$PORT/redistrib_12.6.3.json" --dest "$D" --progress never
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$HTTPD_URL/redistrib_12.6.3.json" --dest "$D" --progress never
 	assert_status 0
 	assert_output_contains "up to date"
 }
@@ -539,13 +501,13 @@ make_debian_debs() {
 	mk126
 	local sig
 	sig=$(tree_sig "$D")
-	start_httpd "$FX/m126" drop
-	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	start_httpd drop-always "$FX/m126" .tar.xz
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "$HTTPD_URL/" --dest "$D" --progress never
 	assert_failed
 	[ "$(tree_sig "$D")" = "$sig" ]
-	kill "$HTTPD_PID"
-	start_httpd "$FX/m126" wrong
-	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "http://127.0.0.1:$PORT/" --dest "$D" --progress never
+	stop_httpd
+	start_httpd wrong "$FX/m126" .tar.xz
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "$HTTPD_URL/" --dest "$D" --progress never
 	assert_failed
 	assert_output_contains "sha256"
 	[ "$(tree_sig "$D")" = "$sig" ]

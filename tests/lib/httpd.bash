@@ -1,13 +1,14 @@
 # Start and stop tests/lib/httpd.py from a bats test:
-#   start_httpd MODE ROOT   sets HTTPD_URL (http://127.0.0.1:PORT) and HTTPD_LOG
+#   start_httpd MODE ROOT [SUFFIX]   sets HTTPD_URL (http://127.0.0.1:PORT) and
+#                           HTTPD_LOG; with SUFFIX, only paths ending in it get MODE
 #   stop_httpd              (call it from teardown)
 # The server exits by itself after a while even when stop_httpd never runs.
 
 start_httpd() {
-	local mode=$1 root=$2 port_file="$BATS_TEST_TMPDIR/httpd.port" i
+	local mode=$1 root=$2 only=${3:-} port_file="$BATS_TEST_TMPDIR/httpd.port" i
 	HTTPD_LOG="$BATS_TEST_TMPDIR/httpd.log"
 	: >"$port_file"
-	python3 "$XCC_SRCDIR/tests/lib/httpd.py" --mode "$mode" --root "$root" --timeout 120 \
+	python3 "$XCC_SRCDIR/tests/lib/httpd.py" --mode "$mode" --root "$root" --only "$only" --timeout 120 \
 		>"$port_file" 2>"$HTTPD_LOG" 3>&- &
 	HTTPD_PID=$!
 	for i in $(seq 200); do

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A small HTTP server on 127.0.0.1 for the download tests.
 
-Serves the files under --root. Picks a free port and prints it on stdout,
+Serves the files under --root, and a directory as an HTML list of its
+entries (a mirror's index, as NVIDIA's server gives). Picks a free port and prints it on stdout,
 logs one line per request on stderr ("GET /path range=bytes=N-"), and
 exits by itself after --timeout seconds, so that a failed test never leaves
 it running for long.
@@ -18,6 +19,10 @@ Modes:
   503-once      the first request for each path gets 503, later ones normal
   redirect      /r/PATH answers 302 to /PATH, the rest is normal
   slow          the body goes out in small pieces with pauses in between
+
+--only SUFFIX applies the mode to the paths that end with SUFFIX; the others
+are served as in normal mode (e.g. a mirror whose manifest is fine and whose
+archives are not).
 """
 
 import argparse
@@ -42,8 +47,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         srv = self.server
         rng = self.headers.get("Range")
         print(f"GET {self.path} range={rng or '-'}", file=sys.stderr, flush=True)
-        mode = srv.mode
         path = self.path.split("?", 1)[0]
+        mode = srv.mode if path.endswith(srv.only) else "normal"
 
         if mode == "404":
             return self.send_error(404, "Not Found")
@@ -58,10 +63,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         local = os.path.realpath(os.path.join(srv.root, path.lstrip("/")))
-        if not local.startswith(srv.root + os.sep) or not os.path.isfile(local):
+        if local != srv.root and not local.startswith(srv.root + os.sep):
             return self.send_error(404, "Not Found")
-        with open(local, "rb") as f:
-            data = f.read()
+        if os.path.isdir(local):
+            data = "".join(f'<a href="{n}">{n}</a>\n'
+                           for n in sorted(os.listdir(local))).encode()
+        elif os.path.isfile(local):
+            with open(local, "rb") as f:
+                data = f.read()
+        else:
+            return self.send_error(404, "Not Found")
 
         start = 0
         m = re.fullmatch(r"bytes=(\d+)-", rng or "")
@@ -107,12 +118,14 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", choices=MODES, default="normal")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--only", default="")
     args = ap.parse_args()
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     srv.root = os.path.realpath(args.root)
     srv.mode = args.mode
+    srv.only = args.only
     srv.seen = set()
     print(srv.server_address[1], flush=True)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
