@@ -8,13 +8,14 @@
 
 static int tap_n, tap_failed;
 
-#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+/* A failure names the test case: the function it is in, and the line. */
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
-static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5), unused));
+static void tap_ok(int pass, const char *file, int line, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6), unused));
 
 #include <stdarg.h>
-static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+static void tap_ok(int pass, const char *file, int line, const char *func, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -24,7 +25,7 @@ static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	if (!pass) {
-		printf("#   failed at %s:%d\n", file, line);
+		printf("#   failed in %s at %s:%d\n", func, file, line);
 		tap_failed++;
 	}
 }

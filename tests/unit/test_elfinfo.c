@@ -45,34 +45,41 @@ static void build(unsigned char *img)
 	memcpy(dyn, dyns, sizeof dyns);
 }
 
-int main(void)
+static void test_well_formed_image(void)
 {
 	unsigned char img[IMG_SIZE];
 	struct elf_info info;
 	struct xcc_error err = { 0 };
-	int crashed_never = 1, rc;
-	char *name;
+	int rc;
 
 	build(img);
 	rc = elf_info_read_memory(img, sizeof img, &info, &err);
 	ok(rc == 0, "a well-formed image reads (%s)", rc ? err.msg : "ok");
-	if (rc == 0) {
-		ok(info.machine == EM_AARCH64 && info.elfclass == ELFCLASS64 &&
-		   info.data == ELFDATA2LSB && info.type == ET_DYN, "header fields");
-		is_str(info.interp, "/lib/ld.so.1", "interpreter");
-		ok(info.needed.n == 1, "one DT_NEEDED");
-		is_str(info.needed.n ? info.needed.v[0] : NULL, "libfoo.so.1", "DT_NEEDED");
-		is_str(info.runpath, "$ORIGIN/../lib", "DT_RUNPATH");
-		is_str(info.rpath, NULL, "no DT_RPATH");
-		is_str(info.soname, "libme.so.2", "DT_SONAME");
-		ok(info.has_dynamic && !info.is_static && !info.is_debug, "dynamic, not static");
-		elf_info_free(&info);
-	}
+	if (rc)
+		return;
+	ok(info.machine == EM_AARCH64 && info.elfclass == ELFCLASS64 &&
+	   info.data == ELFDATA2LSB && info.type == ET_DYN, "header fields");
+	is_str(info.interp, "/lib/ld.so.1", "interpreter");
+	ok(info.needed.n == 1, "one DT_NEEDED");
+	is_str(info.needed.n ? info.needed.v[0] : NULL, "libfoo.so.1", "DT_NEEDED");
+	is_str(info.runpath, "$ORIGIN/../lib", "DT_RUNPATH");
+	is_str(info.rpath, NULL, "no DT_RPATH");
+	is_str(info.soname, "libme.so.2", "DT_SONAME");
+	ok(info.has_dynamic && !info.is_static && !info.is_debug, "dynamic, not static");
+	elf_info_free(&info);
+}
 
-	/* Every truncation: an error or a result, and nothing leaks. */
+/* Every truncation: an error or a result, and nothing leaks. */
+static void test_truncations(void)
+{
+	unsigned char img[IMG_SIZE];
+	struct elf_info info;
+	struct xcc_error err = { 0 };
+	int crashed_never = 1;
+
+	build(img);
 	for (size_t n = 0; n < sizeof img; n++) {
-		rc = elf_info_read_memory(img, n, &info, &err);
-		if (rc == 0)
+		if (elf_info_read_memory(img, n, &info, &err) == 0)
 			elf_info_free(&info);
 		else if (!strstr(err.msg, "not an ELF file") && !strstr(err.msg, "corrupt"))
 			crashed_never = 0;
@@ -80,6 +87,13 @@ int main(void)
 	ok(crashed_never, "every truncated image is refused with a clear message");
 	ok(elf_info_read_memory(img, 200, &info, &err) != 0 && strstr(err.msg, "truncated"),
 	   "truncated inside the tables: '%s'", err.msg);
+}
+
+static void test_damaged_tables(void)
+{
+	unsigned char img[IMG_SIZE];
+	struct elf_info info;
+	struct xcc_error err = { 0 };
 
 	build(img);
 	((Elf64_Dyn *)(img + 0x180))[0].d_un.d_val = 0x7fffffff;
@@ -96,9 +110,20 @@ int main(void)
 	((Elf64_Phdr *)(img + 64))[1].p_filesz = 12;
 	ok(elf_info_read_memory(img, sizeof img, &info, &err) != 0 &&
 	   strstr(err.msg, "PT_INTERP"), "unterminated interpreter: '%s'", err.msg);
+}
+
+static void test_not_elf(void)
+{
+	struct elf_info info;
+	struct xcc_error err = { 0 };
 
 	ok(elf_info_read_memory("hello world, not elf", 20, &info, &err) != 0 &&
 	   strstr(err.msg, "not an ELF file"), "not ELF");
+}
+
+static void test_names_and_page_sizes(void)
+{
+	char *name;
 
 	name = elf_machine_name(EM_AARCH64, ELFCLASS64);
 	is_str(name, "aarch64", "machine name");
@@ -112,5 +137,14 @@ int main(void)
 	   elf_osabi_parse("none") == ELFOSABI_SYSV && elf_osabi_parse("FreeBSD") == 9 &&
 	   elf_osabi_parse("plan9") == -1, "OS ABI words");
 	is_str(elf_osabi_name(ELFOSABI_SYSV), "System V", "OS ABI names");
+}
+
+int main(void)
+{
+	test_well_formed_image();
+	test_truncations();
+	test_damaged_tables();
+	test_not_elf();
+	test_names_and_page_sizes();
 	return done_testing();
 }

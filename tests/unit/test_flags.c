@@ -65,16 +65,10 @@ static void tag_is(const char *target, const char *cuda, const char *arch, const
 	free(got);
 }
 
-int main(void)
+static void test_the_issues_must_holds(void)
 {
-	struct xcc_error err = { 0 };
 	char *cmake = NULL, *s;
 
-	if (gpudb_load(&db, &err)) {
-		printf("Bail out! %s\n", err.msg);
-		return 1;
-	}
-	/* The issue's must-holds. */
 	expect("jetson", "12.6", "sm_87", "-gencode=arch=compute_87,code=sm_87");
 	s = resolve("sbsa", "12.6", "7.5,8.6", PTX_DEFAULT, &cmake, NULL);
 	is_str(s, "-gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_86,code=sm_86 "
@@ -94,8 +88,10 @@ int main(void)
 	tag_is("sbsa", "13.2", "8.7", "linux-sbsa");
 	tag_is("jetson", "12.8", "10.1", "linux-sbsa");
 	tag_is("x86_64", "12.6", "8.6", "linux-x86_64");
+}
 
-	/* Spellings. */
+static void test_spellings(void)
+{
 	expect("sbsa", "12.6", "86", "-gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_86,code=compute_86");
 	expect("sbsa", "12.6", "8.6", "-gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_86,code=compute_86");
 	expect("jetson", "12.6", "compute_87",
@@ -111,15 +107,19 @@ int main(void)
 	refuse("sbsa", "12.6", "banana", "'banana' is not a known");
 	refuse("sbsa", "12.6", "8.", "not a known");
 	refuse("sbsa", "12.6", "sm_86b", "not a known");
+}
 
-	/* Version limits. */
+static void test_version_limits(void)
+{
 	refuse("sbsa", "13.0", "sm_72", "removed in CUDA 13.0, last supported by 12.9");
 	refuse("jetson", "13.0", "sm_72", "removed in CUDA 13.0, last supported by 12.9");
 	refuse("sbsa", "12.0", "3.5", "removed in CUDA 12.0, last supported by 11.8");
 	refuse("sbsa", "12.6", "sm_100", "needs CUDA 12.8 or newer");
 	refuse("sbsa", "12.7", "8.6", "never released");
+}
 
-	/* Jetson rules. */
+static void test_jetson_rules(void)
+{
 	refuse("x86_64", "12.6", "sm_87", "Jetson GPU");
 	refuse("x86_64", "13.0", "sm_110", "Jetson GPU");
 	refuse("jetson", "13.0", "sm_87", "--cuda 12.9 or older, or --cuda 13.2 or newer");
@@ -141,8 +141,12 @@ int main(void)
 	       "-gencode=arch=compute_72,code=sm_72 -gencode=arch=compute_87,code=sm_87");
 	expect("jetson", "13.0", "all", "-gencode=arch=compute_110,code=sm_110");
 	tag_is("jetson", "13.2", "all", "linux-sbsa");
+}
 
-	/* a/f rules. */
+static void test_arch_and_family_specific_rules(void)
+{
+	char *cmake = NULL, *s;
+
 	refuse("sbsa", "13.0", "11.0f,11.0", "baseline");
 	refuse("sbsa", "13.0", "compute_90a", "PTX asked for an arch-specific capability");
 	s = resolve("sbsa", "12.6", "9.0a", PTX_HIGHEST, &cmake, NULL);
@@ -150,8 +154,12 @@ int main(void)
 	is_str(cmake, "90a-real", "CMake value of 9.0a alone");
 	free(s);
 	free(cmake);
+}
 
-	/* Keywords. */
+static void test_keywords(void)
+{
+	char *cmake = NULL, *s;
+
 	expect("sbsa", "12.6", "default",
 	       "-gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_80,code=sm_80 "
 	       "-gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_89,code=sm_89 "
@@ -181,15 +189,33 @@ int main(void)
 	free(s);
 	free(cmake);
 	refuse("sbsa", "12.6", "native", "build machine's GPU");
+}
 
-	{
-		struct strvec specs = STRVEC_INIT;
+static void test_nvcc_code_values(void)
+{
+	struct strvec specs = STRVEC_INIT;
 
-		flags_specs_from_nvcc_value(&specs, "[sm_80,compute_80]");
-		ok(specs.n == 2 && strcmp(specs.v[0], "sm_80") == 0 && strcmp(specs.v[1], "compute_80") == 0,
-		   "bracketed code lists split");
-		strvec_free(&specs);
+	flags_specs_from_nvcc_value(&specs, "[sm_80,compute_80]");
+	ok(specs.n == 2 && strcmp(specs.v[0], "sm_80") == 0 && strcmp(specs.v[1], "compute_80") == 0,
+	   "bracketed code lists split");
+	strvec_free(&specs);
+}
+
+int main(void)
+{
+	struct xcc_error err = { 0 };
+
+	if (gpudb_load(&db, &err)) {
+		printf("Bail out! %s\n", err.msg);
+		return 1;
 	}
+	test_the_issues_must_holds();
+	test_spellings();
+	test_version_limits();
+	test_jetson_rules();
+	test_arch_and_family_specific_rules();
+	test_keywords();
+	test_nvcc_code_values();
 	gpudb_free(&db);
 	return done_testing();
 }
