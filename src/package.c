@@ -98,7 +98,7 @@ int package_open(const char *path, struct archive **ap, struct archive_entry **f
 	r = archive_read_next_header(a, first);
 	if (r == ARCHIVE_EOF) {
 		archive_read_free(a);
-		return xcc_fail(err, XCC_EUSAGE, "%s: empty archive", path);
+		return xcc_fail(err, XCC_EFAIL, "%s: empty archive", path);
 	}
 	if (r < ARCHIVE_WARN) {
 		package_archive_fail(err, a, path);
@@ -110,7 +110,7 @@ int package_open(const char *path, struct archive **ap, struct archive_entry **f
 		*kind = PACKAGE_DEB;
 		if (strcmp(archive_entry_pathname(*first), "debian-binary") != 0) {
 			archive_read_free(a);
-			return xcc_fail(err, XCC_EUSAGE,
+			return xcc_fail(err, XCC_EFAIL,
 					"%s: an ar archive but not a Debian package (no debian-binary "
 					"member first)", path);
 		}
@@ -120,7 +120,7 @@ int package_open(const char *path, struct archive **ap, struct archive_entry **f
 		*kind = PACKAGE_REDIST;
 	} else {
 		archive_read_free(a);
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: not a .deb, a wheel or a redist .tar.xz (format %s)", path,
 				archive_format_name(a));
 	}
@@ -198,7 +198,7 @@ int package_find_deb_member(struct archive *a, const char *path, const char *ste
 		}
 	}
 	if (r == ARCHIVE_EOF)
-		return xcc_fail(err, XCC_EUSAGE, "%s: a Debian package without a %s member", path,
+		return xcc_fail(err, XCC_EFAIL, "%s: a Debian package without a %s member", path,
 				stem);
 	return package_archive_fail(err, a, path);
 }
@@ -243,9 +243,9 @@ static char *member_elf_machine(struct archive *a)
 		got += n;
 	if (got < 16 || !elf_is_elf(head, (size_t)got))
 		return NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)head, (size_t)got);
-	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr)) {
+	if (elfinfo_begin_memory(head, (size_t)got, "member", &elf, &(struct xcc_error){ 0 }))
+		return NULL;
+	if (elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &ehdr)) {
 		const char *name = package_machine_name(ehdr.e_machine);
 
 		machine = name ? xstrdup(name) : xasprintf("elf-machine-%u", ehdr.e_machine);
@@ -267,7 +267,7 @@ static char *read_small_member(struct archive *a, const char *path, const char *
 		if (len + 1 == cap) {
 			if (cap >= MAX_SMALL_MEMBER) {
 				free(buf);
-				xcc_fail(err, XCC_EUSAGE, "%s: %s is larger than %d bytes", path,
+				xcc_fail(err, XCC_EFAIL, "%s: %s is larger than %d bytes", path,
 					 member, MAX_SMALL_MEMBER);
 				return NULL;
 			}
@@ -349,7 +349,7 @@ static int identify_deb(struct archive *outer, const char *path, struct package_
 		if (r < ARCHIVE_WARN)
 			package_archive_fail(err, inner, path);
 		else if (r == ARCHIVE_EOF)
-			xcc_fail(err, XCC_EUSAGE, "%s: the Debian package has no control file",
+			xcc_fail(err, XCC_EFAIL, "%s: the Debian package has no control file",
 				 path);
 		archive_read_free(inner);
 		return -1;
@@ -361,7 +361,7 @@ static int identify_deb(struct archive *outer, const char *path, struct package_
 	free(control);
 	if (!info->name || !info->version || !arch) {
 		free(arch);
-		return xcc_fail(err, XCC_EUSAGE, "%s: the control file has no %s field", path,
+		return xcc_fail(err, XCC_EFAIL, "%s: the control file has no %s field", path,
 				!info->name ? "Package" : !info->version ? "Version" :
 				"Architecture");
 	}
@@ -416,7 +416,7 @@ static int wheel_tags_machine(const char *wheel, const char *path, char **machin
 				free(m);
 				free(*machine);
 				*machine = NULL;
-				return xcc_fail(err, XCC_EUSAGE,
+				return xcc_fail(err, XCC_EFAIL,
 						"%s: the wheel's tags name two machines", path);
 			}
 			if (m && !*machine)
@@ -486,7 +486,7 @@ static int identify_wheel(struct archive *a, struct archive_entry *e, const char
 		goto out;
 	}
 	if (!wheel || !metadata) {
-		xcc_fail(err, XCC_EUSAGE, "%s: a zip without *.dist-info/%s: not a wheel", path,
+		xcc_fail(err, XCC_EFAIL, "%s: a zip without *.dist-info/%s: not a wheel", path,
 			 !wheel ? "WHEEL" : "METADATA");
 		goto out;
 	}
@@ -495,7 +495,7 @@ static int identify_wheel(struct archive *a, struct archive_entry *e, const char
 	info->name = header_field(metadata, "Name");
 	info->version = header_field(metadata, "Version");
 	if (!info->name || !info->version) {
-		xcc_fail(err, XCC_EUSAGE, "%s: the wheel's METADATA has no %s", path,
+		xcc_fail(err, XCC_EFAIL, "%s: the wheel's METADATA has no %s", path,
 			 !info->name ? "Name" : "Version");
 		goto out;
 	}
@@ -552,13 +552,13 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 	while (raw && package_normalize_member(raw, top, sizeof top) == 0 && !*top) {
 		r = archive_read_next_header(a, &e);
 		if (r == ARCHIVE_EOF)
-			return xcc_fail(err, XCC_EUSAGE, "%s: an empty archive", path);
+			return xcc_fail(err, XCC_EFAIL, "%s: an empty archive", path);
 		if (!package_header_ok(r))
 			return package_archive_fail(err, a, path);
 		raw = package_entry_path(e);
 	}
 	if (!raw || package_normalize_member(raw, top, sizeof top))
-		return xcc_fail(err, XCC_EUSAGE, "%s: unexpected first member %s", path,
+		return xcc_fail(err, XCC_EFAIL, "%s: unexpected first member %s", path,
 				raw ? raw : "(unreadable)");
 	slash = strchr(top, '/');
 	if (slash)
@@ -570,7 +570,7 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 		dash = strrchr(top, '-');
 	}
 	if (!dash)
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: not a .deb, a wheel or a redist archive: its top directory "
 				"%s is not <name>-<platform>-<version>-archive", path, top);
 	*dash = '\0';

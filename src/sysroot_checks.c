@@ -354,8 +354,8 @@ int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_err
 	if (map == MAP_FAILED)
 		return xcc_fail(err, XCC_EFAIL, "%s: cannot map it", path);
 	madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	elf_version(EV_CURRENT);
-	e = elf_memory((char *)map, (size_t)st.st_size);
+	if (elfinfo_begin_memory(map, (size_t)st.st_size, path, &e, err))
+		e = NULL;
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
 		/* Static archives and the odd file: device code of .a members
 		 * sits in their .nv_fatbin sections, whose parse reads headers. */
@@ -553,11 +553,7 @@ int sysroot_serving(const struct gpudb *db, const char *root, const char *target
 	w.caps = xmalloc((capabilities->n ? capabilities->n : 1) * sizeof *w.caps);
 	w.err = err;
 	for (size_t i = 0; i < capabilities->n; i++) {
-		int major = 0, minor = 0;
-		char variant = '\0';
-
-		if (sscanf(capabilities->v[i], "%d.%d%c", &major, &minor, &variant) < 2 ||
-		    !(w.caps[i] = gpudb_find_cap(db, major, minor, variant))) {
+		if (!(w.caps[i] = gpudb_cap_named(db, capabilities->v[i], NULL))) {
 			free(w.caps);
 			free(dir);
 			return xcc_fail(err, XCC_EFAIL, "unknown capability %s", capabilities->v[i]);

@@ -278,7 +278,7 @@ static int make_dirs(struct unpacker *u, const char *canon, const char *member,
 						"%s: member %s: cannot create %s/%s: %s", u->archive,
 						member, u->dest_dir, buf, strerror(errno));
 			if (fstatat(u->destfd, buf, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
-				return xcc_fail(err, XCC_EUSAGE,
+				return xcc_fail(err, XCC_EFAIL,
 						"%s: member %s refused: %s/%s is in the way and is "
 						"not a directory", u->archive, member, u->dest_dir, buf);
 		}
@@ -307,7 +307,7 @@ static int open_parent(struct unpacker *u, const char *mapped, const char *membe
 	forget_parent(u);
 	r = resolve_beneath(u->destfd, "", key, 1, u->parent_canon);
 	if (r != RESOLVE_OK) {
-		xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: its directory %s %s",
+		xcc_fail(err, XCC_EFAIL, "%s: member %s refused: its directory %s %s",
 			 u->archive, member, key, resolve_problem(r));
 		free(key);
 		return -1;
@@ -351,7 +351,7 @@ static int clear_leaf(struct unpacker *u, int dirfd, const char *leaf, const cha
 		return errno == ENOENT ? 0 : xcc_fail(err, XCC_EFAIL, "%s: member %s: %s",
 						      u->archive, member, strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s refused: it would replace a directory", u->archive,
 				member);
 	if (unlinkat(dirfd, leaf, 0) && errno != ENOENT)
@@ -448,7 +448,7 @@ static int make_dir(struct unpacker *u, struct archive_entry *e, const char *map
 	enum resolve_result r = resolve_beneath(u->destfd, "", mapped, 1, canon);
 
 	if (r != RESOLVE_OK)
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: the directory %s %s",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: the directory %s %s",
 				u->archive, member, mapped, resolve_problem(r));
 	if (make_dirs(u, canon, member, err))
 		return -1;
@@ -476,10 +476,10 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	enum resolve_result r;
 
 	if (!target || !*target)
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: a symlink with no target",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a symlink with no target",
 				u->archive, member);
 	if (target[0] == '/')
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s refused: a symlink to the absolute path %s",
 				u->archive, member, target);
 	dirfd = open_parent(u, mapped, member, &leaf, err);
@@ -487,7 +487,7 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 		return -1;
 	r = resolve_beneath(u->destfd, u->parent_canon, target, 1, resolved);
 	if (r != RESOLVE_OK)
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: its target %s %s",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: its target %s %s",
 				u->archive, member, target, resolve_problem(r));
 	for (int tries = 0;; tries++) {
 		if (clear_leaf(u, dirfd, leaf, member, err))
@@ -523,11 +523,11 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 	struct stat st;
 
 	if (package_normalize_member(link_member, norm, sizeof norm))
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: a hard link to %s",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a hard link to %s",
 				u->archive, member, link_member);
 	link_mapped = u->o && u->o->map ? u->o->map(u->o->map_arg, norm) : xstrdup(norm);
 	if (!link_mapped)
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s is a hard link to %s, which is not extracted",
 				u->archive, member, norm);
 	if (package_normalize_member(link_mapped, canon, sizeof canon)) {
@@ -539,17 +539,17 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 	free(link_mapped);
 	r = resolve_beneath(u->destfd, "", canon, 0, norm);
 	if (r != RESOLVE_OK)
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: its hard link target %s %s",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: its hard link target %s %s",
 				u->archive, member, link_member, resolve_problem(r));
 	if (fstatat(u->destfd, norm, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-		return xcc_fail(err, XCC_EUSAGE,
+		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s refused: a hard link to %s, which is not a file "
 				"extracted before it", u->archive, member, link_member);
 	dirfd = open_parent(u, mapped, member, &leaf, err);
 	if (dirfd < 0)
 		return -1;
 	if (canon_join(canon, u->parent_canon, leaf))
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: a path too long",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a path too long",
 				u->archive, member);
 	if (strcmp(canon, norm) == 0)
 		return 0;
@@ -580,9 +580,9 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 	int rc;
 
 	if (!raw)
-		return xcc_fail(err, XCC_EUSAGE, "%s: a member with an unreadable name", u->archive);
+		return xcc_fail(err, XCC_EFAIL, "%s: a member with an unreadable name", u->archive);
 	if (package_normalize_member(raw, member, sizeof member))
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: %s", u->archive, raw,
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: %s", u->archive, raw,
 				raw[0] == '/' ? "an absolute path" :
 				strlen(raw) >= PATH_MAX ? "a path too long" : "a path with ..");
 	if (!*member)
@@ -606,7 +606,7 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 	switch (type) {
 	case AE_IFREG:
 		if (perm & (S_ISUID | S_ISGID))
-			return xcc_fail(err, XCC_EUSAGE,
+			return xcc_fail(err, XCC_EFAIL,
 					"%s: member %s refused: a file with the set%s bit",
 					u->archive, member, perm & S_ISUID ? "uid" : "gid");
 		return write_file(u, a, e, mapped, member, perm & 0777, err);
@@ -623,13 +623,13 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 	}
 	case AE_IFCHR:
 	case AE_IFBLK:
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: a device node",
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a device node",
 				u->archive, member);
 	case AE_IFIFO:
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: a FIFO", u->archive,
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a FIFO", u->archive,
 				member);
 	default:
-		return xcc_fail(err, XCC_EUSAGE, "%s: member %s refused: not a file, directory or "
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: not a file, directory or "
 				"link (type %o)", u->archive, member, (unsigned)type);
 	}
 }
@@ -673,7 +673,7 @@ static int recheck_symlinks(struct unpacker *u, struct xcc_error *err)
 		r = resolve_beneath(u->destfd, dir, target, 1, resolved);
 		if (r != RESOLVE_OK) {
 			unlinkat(u->destfd, canon, 0);
-			return xcc_fail(err, XCC_EUSAGE,
+			return xcc_fail(err, XCC_EFAIL,
 					"%s: symlink %s -> %s refused: with the archive's later "
 					"members in place it %s", u->archive, canon, target,
 					resolve_problem(r));
