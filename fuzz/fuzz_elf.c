@@ -44,14 +44,14 @@ static void try_patch(const uint8_t *buf, size_t len, unsigned variant)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 	uint8_t *buf;
 	size_t len = size < 64 ? 64 : size;
 
 	/* The bytes as they are: mostly "not an ELF file". */
-	if (elf_info_read_memory(data, size, &info, &err) == 0)
-		elf_info_free(&info);
+	if (elfinfo_read_memory(data, size, &info, &err) == 0)
+		elfinfo_free(&info);
 
 	/* The same bytes behind a valid ELF identification, so the fuzzer
 	 * spends its time on headers and tables rather than on the magic. */
@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[4] = (uint8_t)(1 + (buf[4] & 1));
 	buf[5] = (uint8_t)(1 + (buf[5] & 1));
 	buf[6] = 1;
-	if (elf_info_read_memory(buf, len, &info, &err) == 0) {
-		elf_info_free(&info);
+	if (elfinfo_read_memory(buf, len, &info, &err) == 0) {
+		elfinfo_free(&info);
 		try_patch(buf, len, size ? data[size - 1] : 0);
 	}
 	free(buf);

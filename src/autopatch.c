@@ -16,6 +16,7 @@
 #include "elfpatch.h"
 #include "proc.h"
 #include "request.h"
+#include "xalloc.h"
 
 /* Where an indexed library came from. */
 enum origin {
@@ -28,7 +29,7 @@ enum origin {
 struct tree_file {
 	char *path;    /* as found */
 	char *dir;     /* real path of its directory */
-	struct elf_info info;
+	struct elfinfo info;
 	int readable;  /* info is valid */
 	const char *skip; /* why it is not patched; NULL: patch it */
 	struct strvec rpath_dirs; /* real tree dirs it needs */
@@ -150,7 +151,7 @@ static void add_note(struct state *st, const char *fmt, ...)
 }
 
 static void report_file(struct state *st, const char *path, enum autopatch_action action,
-			const char *reason, const struct elf_info *info)
+			const char *reason, const struct elfinfo *info)
 {
 	struct autopatch_file *f;
 
@@ -161,11 +162,11 @@ static void report_file(struct state *st, const char *path, enum autopatch_actio
 	f->action = action;
 	f->reason = reason ? xstrdup(reason) : NULL;
 	if (info)
-		f->arch = elf_machine_name(info->machine, info->elfclass);
+		f->arch = elfinfo_machine_name(info->machine, info->elfclass);
 }
 
 static void add_lib(struct state *st, const char *name, const char *dir, const char *path,
-		    const struct elf_info *info, enum origin origin, ssize_t file)
+		    const struct elfinfo *info, enum origin origin, ssize_t file)
 {
 	struct lib_entry *e;
 
@@ -208,7 +209,7 @@ static void visit_file(struct state *st, const char *path)
 		add_note(st, "%s: %s", path, strerror(errno));
 		return;
 	}
-	if (!elf_is_elf(magic, got)) {
+	if (!elfinfo_is_elf(magic, got)) {
 		report_file(st, path, AUTOPATCH_SKIPPED, "not ELF", NULL);
 		return;
 	}
@@ -217,7 +218,7 @@ static void visit_file(struct state *st, const char *path)
 	memset(tf, 0, sizeof *tf);
 	tf->path = xstrdup(path);
 	tf->dir = dir_of(path);
-	if (elf_info_read(path, &tf->info, &err)) {
+	if (elfinfo_read(path, &tf->info, &err)) {
 		add_note(st, "%s", err.msg);
 		tf->skip = "unreadable ELF";
 		return;
@@ -319,7 +320,7 @@ static void index_links(struct state *st, const struct strvec *links)
 			    strcmp(other, buf))
 				continue;
 			{
-				struct elf_info info = { .machine = st->libs[k].machine,
+				struct elfinfo info = { .machine = st->libs[k].machine,
 							 .elfclass = st->libs[k].elfclass,
 							 .osabi = st->libs[k].osabi };
 				char *dir = dir_of(link);
@@ -430,21 +431,21 @@ static void target_fs_dirs(const char *root, struct strvec *dirs)
 
 static void load_entry(struct lib_entry *e)
 {
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 	struct stat sb;
 
 	e->loaded = 1;
-	if (stat(e->path, &sb) || !S_ISREG(sb.st_mode) || elf_info_read(e->path, &info, &err))
+	if (stat(e->path, &sb) || !S_ISREG(sb.st_mode) || elfinfo_read(e->path, &info, &err))
 		return;
 	e->usable = info.type == ET_DYN && !info.is_debug;
 	e->machine = info.machine;
 	e->elfclass = info.elfclass;
 	e->osabi = info.osabi;
-	elf_info_free(&info);
+	elfinfo_free(&info);
 }
 
-static int compatible(struct lib_entry *e, const struct elf_info *i)
+static int compatible(struct lib_entry *e, const struct elfinfo *i)
 {
 	if (!e->loaded)
 		load_entry(e);
@@ -529,7 +530,7 @@ static void add_missing(struct state *st, const struct tree_file *tf, const char
 	m = &st->r->missing[st->r->n_missing++];
 	m->file = xstrdup(tf->path);
 	m->library = xstrdup(lib);
-	m->arch = elf_machine_name(tf->info.machine, tf->info.elfclass);
+	m->arch = elfinfo_machine_name(tf->info.machine, tf->info.elfclass);
 	m->searched = searched;
 	m->ignored = ignored(st->o, lib);
 	if (!m->ignored)
@@ -745,7 +746,7 @@ static void state_free(struct state *st)
 	for (size_t i = 0; i < st->nfiles; i++) {
 		free(st->files[i].path);
 		free(st->files[i].dir);
-		elf_info_free(&st->files[i].info);
+		elfinfo_free(&st->files[i].info);
 		strvec_free(&st->files[i].rpath_dirs);
 	}
 	free(st->files);

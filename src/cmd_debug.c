@@ -13,6 +13,7 @@
 #include "strvec.h"
 #include "package.h"
 #include "unpack.h"
+#include "xalloc.h"
 
 static const char debug_usage[] =
 	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--progress] SRC [SHA256|-] [SIZE|-]\n"

@@ -10,6 +10,7 @@
 #include "driver.h"
 #include "elfinfo.h"
 #include "glibc.h"
+#include "xalloc.h"
 
 /* After a --target-fs link: will the program start on the device? A
  * failed check only warns; the build itself succeeded. */
@@ -51,11 +52,11 @@ static int check_floor(const struct driver_plan *plan, const struct jetpack_rele
 	struct runtime_floor floor = { jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s };
 	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
 	struct xcc_error err = { 0 };
-	struct elf_info info;
+	struct elfinfo info;
 	const char *what = strict ? "error" : "warning";
 
 	strvec_push(&files, plan->linked_output);
-	if (plan->sysroot && elf_info_read(plan->linked_output, &info, &err) == 0) {
+	if (plan->sysroot && elfinfo_read(plan->linked_output, &info, &err) == 0) {
 		for (size_t i = 0; i < info.needed.n; i++) {
 			char *lib = xasprintf("%s/targets/%s/lib/%s", plan->sysroot,
 					      plan->arch.target_dir, info.needed.v[i]);
@@ -64,7 +65,7 @@ static int check_floor(const struct driver_plan *plan, const struct jetpack_rele
 				strvec_push(&files, lib);
 			free(lib);
 		}
-		elf_info_free(&info);
+		elfinfo_free(&info);
 	}
 	for (size_t i = 0; i < files.n; i++) {
 		xcc_error_clear(&err);

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "fatbin.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 static const char fatbin_usage[] =
 	"Usage: cuda-xcc fatbin [--summary] [--json] [--fatbin-sections-only] [--gpu LIST] FILE...\n"

@@ -62,7 +62,7 @@ struct prints {
 
 static int print_file(const char *path, const struct prints *p, struct xcc_error *err)
 {
-	struct elf_info info;
+	struct elfinfo info;
 
 	if (p->execstack) {
 		char state;
@@ -73,11 +73,11 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 	}
 	if (!p->interp && !p->os_abi && !p->soname && !p->rpath && !p->needed)
 		return 0;
-	if (elf_info_read(path, &info, err))
+	if (elfinfo_read(path, &info, err))
 		return -1;
 	if (p->interp) {
 		if (!info.interp) {
-			elf_info_free(&info);
+			elfinfo_free(&info);
 			return xcc_fail(err, XCC_EFAIL,
 					"%s: cannot find section '.interp'. The input file is most "
 					"likely statically linked", path);
@@ -85,7 +85,7 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 		printf("%s\n", info.interp);
 	}
 	if (p->os_abi) {
-		const char *name = elf_osabi_name(info.osabi);
+		const char *name = elfinfo_osabi_name(info.osabi);
 
 		if (name)
 			printf("%s\n", name);
@@ -94,7 +94,7 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 	}
 	/* A separate debug file's run path is empty, as patchelf says. */
 	if (((p->rpath && !info.is_debug) || p->needed) && !info.has_dynamic) {
-		elf_info_free(&info);
+		elfinfo_free(&info);
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: cannot find section '.dynamic'. The input file is most likely "
 				"statically linked", path);
@@ -106,7 +106,7 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 	if (p->needed)
 		for (size_t i = 0; i < info.needed.n; i++)
 			printf("%s\n", info.needed.v[i]);
-	elf_info_free(&info);
+	elfinfo_free(&info);
 	return 0;
 }
 
@@ -179,7 +179,7 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 				goto out;
 			}
 		} else if (strcmp(a, "--set-os-abi") == 0) {
-			ops.set_os_abi = elf_osabi_parse(val);
+			ops.set_os_abi = elfinfo_osabi_parse(val);
 			if (ops.set_os_abi < 0) {
 				rc = cmd_usage_error("patchelf", "unrecognized OS ABI '%s' (try none, "
 						     "linux, freebsd, ...)", val);

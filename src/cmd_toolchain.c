@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "fileio.h"
 #include "toolchain.h"
+#include "xalloc.h"
 
 static const char toolchain_usage[] =
 	"Usage: cuda-xcc toolchain cmake|meson [--sysroot DIR] [-arch LIST]...\n"

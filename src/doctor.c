@@ -16,6 +16,7 @@
 #include "strvec.h"
 #include "sysroot.h"
 #include "sysroot_meta.h"
+#include "xalloc.h"
 
 /* What the checks share: the target and CUDA release, and the sysroot. */
 struct doctor_ctx {
@@ -373,14 +374,14 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 		    xstrdup("give --target-fs the device's root filesystem"));
 		goto out;
 	}
-	dev_glibc = elf_version_defs_max(dev_libc, "GLIBC_", &err);
+	dev_glibc = glibc_version_defs_max(dev_libc, "GLIBC_", &err);
 	if (dev_cxx)
-		dev_glibcxx = elf_version_defs_max(dev_cxx, "GLIBCXX_", &err);
+		dev_glibcxx = glibc_version_defs_max(dev_cxx, "GLIBCXX_", &err);
 	/* The cross toolchain: Debian's keeps the target's glibc in /usr/<triple>/lib, and
 	 * libstdc++ next to the g++ that links it. */
 	tc_libc = xasprintf("/usr/%s/lib/libc.so.6", c->target->triple);
 	if (access(tc_libc, R_OK) == 0)
-		tc_glibc = elf_version_defs_max(tc_libc, "GLIBC_", &err);
+		tc_glibc = glibc_version_defs_max(tc_libc, "GLIBC_", &err);
 	if (c->host_compiler) {
 		char *argv[] = { c->host_compiler, "-print-file-name=libstdc++.so.6", NULL };
 		char *out = NULL;
@@ -392,7 +393,7 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 		}
 		free(out);
 		if (tc_cxx)
-			tc_glibcxx = elf_version_defs_max(tc_cxx, "GLIBCXX_", &err);
+			tc_glibcxx = glibc_version_defs_max(tc_cxx, "GLIBCXX_", &err);
 	}
 	if (dev_glibc && tc_glibc && glibc_version_cmp(tc_glibc, dev_glibc) > 0 &&
 	    !links_against_rootfs) {

@@ -14,6 +14,7 @@
 #include "proc.h"
 #include "request.h"
 #include "sysroot_meta.h"
+#include "xalloc.h"
 
 /* nvcc options whose value is the next argument: that value is passed on
  * untouched, even when it looks like one of cuda-xcc's options. */

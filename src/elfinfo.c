@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "elfinfo.h"
+#include "xalloc.h"
 
-int elf_is_elf(const void *buf, size_t len)
+int elfinfo_is_elf(const void *buf, size_t len)
 {
 	return len >= SELFMAG && memcmp(buf, ELFMAG, SELFMAG) == 0;
 }
@@ -31,7 +32,7 @@ int elfinfo_begin(int fd, const char *path, Elf **out, struct xcc_error *err)
 	*out = NULL;
 	if (got < 0)
 		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	if (!elf_is_elf(magic, (size_t)got))
+	if (!elfinfo_is_elf(magic, (size_t)got))
 		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", path);
 	if (libelf_ready(err))
 		return -1;
@@ -127,7 +128,7 @@ static int corrupt(struct xcc_error *err, const char *what, const char *why)
 }
 
 static int read_dynamic(Elf *e, size_t phnum, const GElf_Phdr *dynph, const char *what,
-			struct elf_info *info, struct xcc_error *err)
+			struct elfinfo *info, struct xcc_error *err)
 {
 	Elf_Data *dyn, *strtab;
 	GElf_Addr strtab_addr = 0;
@@ -221,7 +222,7 @@ static int looks_like_debug_file(Elf *e)
 	return 0;
 }
 
-static int read_elf_fields(Elf *e, const char *what, struct elf_info *info,
+static int read_elf_fields(Elf *e, const char *what, struct elfinfo *info,
 			   struct xcc_error *err)
 {
 	GElf_Ehdr eh;
@@ -279,16 +280,16 @@ static int read_elf_fields(Elf *e, const char *what, struct elf_info *info,
 }
 
 /* On failure nothing stays allocated in info. */
-static int read_elf(Elf *e, const char *what, struct elf_info *info, struct xcc_error *err)
+static int read_elf(Elf *e, const char *what, struct elfinfo *info, struct xcc_error *err)
 {
 	if (read_elf_fields(e, what, info, err)) {
-		elf_info_free(info);
+		elfinfo_free(info);
 		return -1;
 	}
 	return 0;
 }
 
-int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
+int elfinfo_read_memory(const void *buf, size_t len, struct elfinfo *info,
 			 struct xcc_error *err)
 {
 	char *copy;
@@ -296,7 +297,7 @@ int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
 	int rc;
 
 	memset(info, 0, sizeof *info);
-	if (!elf_is_elf(buf, len))
+	if (!elfinfo_is_elf(buf, len))
 		return xcc_fail(err, XCC_EFAIL, "(memory): not an ELF file");
 	/* libelf may convert in place; the caller's bytes stay untouched. */
 	copy = xmalloc(len);
@@ -311,7 +312,7 @@ int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
 	return rc;
 }
 
-int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err)
+int elfinfo_read(const char *path, struct elfinfo *info, struct xcc_error *err)
 {
 	struct elfinfo_file f;
 	int rc;
@@ -324,7 +325,7 @@ int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err
 	return rc;
 }
 
-void elf_info_free(struct elf_info *info)
+void elfinfo_free(struct elfinfo *info)
 {
 	free(info->interp);
 	free(info->rpath);
@@ -334,7 +335,7 @@ void elf_info_free(struct elf_info *info)
 	memset(info, 0, sizeof *info);
 }
 
-char *elf_machine_name(int machine, int elfclass)
+char *elfinfo_machine_name(int machine, int elfclass)
 {
 	switch (machine) {
 	case EM_X86_64:
@@ -360,7 +361,7 @@ char *elf_machine_name(int machine, int elfclass)
 	}
 }
 
-unsigned long elf_default_page_size(int machine)
+unsigned long elfinfo_default_page_size(int machine)
 {
 	switch (machine) {
 	case EM_AARCH64:
@@ -397,7 +398,7 @@ static const struct {
 	{ ELFOSABI_STANDALONE, NULL, "standalone" },
 };
 
-const char *elf_osabi_name(int osabi)
+const char *elfinfo_osabi_name(int osabi)
 {
 	for (size_t i = 0; i < sizeof osabis / sizeof osabis[0]; i++)
 		if (osabis[i].code == osabi)
@@ -405,7 +406,7 @@ const char *elf_osabi_name(int osabi)
 	return NULL;
 }
 
-int elf_osabi_parse(const char *word)
+int elfinfo_osabi_parse(const char *word)
 {
 	for (size_t i = 0; i < sizeof osabis / sizeof osabis[0]; i++) {
 		const char *w = osabis[i].words;

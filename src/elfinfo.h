@@ -10,7 +10,7 @@
 #include "error.h"
 #include "strvec.h"
 
-struct elf_info {
+struct elfinfo {
 	int machine;  /* e_machine: EM_X86_64, EM_AARCH64 ... */
 	int elfclass; /* ELFCLASS32 or ELFCLASS64 */
 	int data;     /* ELFDATA2LSB or ELFDATA2MSB */
@@ -27,7 +27,7 @@ struct elf_info {
 };
 
 /* 1 when the first bytes are the ELF magic. */
-int elf_is_elf(const void *buf, size_t len);
+int elfinfo_is_elf(const void *buf, size_t len);
 
 /*
  * Opening ELF files: every module goes through these, so that libelf is
@@ -59,19 +59,19 @@ int elfinfo_file_machine(const char *path);
 
 /* Read the file at path. Not an ELF file, truncated or corrupt: -1 with an
  * XCC_EFAIL error naming path and the problem. */
-int elf_info_read(const char *path, struct elf_info *info, struct xcc_error *err);
+int elfinfo_read(const char *path, struct elfinfo *info, struct xcc_error *err);
 /* The same from bytes in memory (the fuzz target's entry point). */
-int elf_info_read_memory(const void *buf, size_t len, struct elf_info *info,
+int elfinfo_read_memory(const void *buf, size_t len, struct elfinfo *info,
 			 struct xcc_error *err);
-void elf_info_free(struct elf_info *info);
+void elfinfo_free(struct elfinfo *info);
 
 /* "x86_64", "aarch64", "ppc64", "i386" ... or "machine-N". Caller frees. */
-char *elf_machine_name(int machine, int elfclass);
+char *elfinfo_machine_name(int machine, int elfclass);
 /* The default page size for new loadable segments on this machine. */
-unsigned long elf_default_page_size(int machine);
+unsigned long elfinfo_default_page_size(int machine);
 /* patchelf's names for the OS ABI ("System V", "Linux") and the codes
  * for --set-os-abi's words; -1 when unknown. */
-const char *elf_osabi_name(int osabi);
-int elf_osabi_parse(const char *word);
+const char *elfinfo_osabi_name(int osabi);
+int elfinfo_osabi_parse(const char *word);
 
 #endif

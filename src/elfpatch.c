@@ -14,6 +14,7 @@
 
 #include "elfinfo.h"
 #include "elfpatch.h"
+#include "xalloc.h"
 
 /* One change to bytes of the file. */
 struct region {
@@ -1107,7 +1108,7 @@ static int plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_erro
 
 	if (grow) {
 		uint64_t page = ops->page_size ? ops->page_size
-					       : elf_default_page_size(m->eh.e_machine);
+					       : elfinfo_default_page_size(m->eh.e_machine);
 		int exec_like = (m->eh.e_type == ET_EXEC || m->interp_ph >= 0);
 		uint64_t maxend = 0, delta0 = 0, o, v, pos, str_pos = 0, dyn_pos = 0, int_pos = 0;
 		size_t last_load = 0, nph;

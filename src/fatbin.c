@@ -64,6 +64,7 @@
 #include "elfinfo.h"
 #include "fatbin.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 #define CONTAINER_MAGIC 0xBA55ED50u
 #define CONTAINER_HEADER 16

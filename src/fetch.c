@@ -25,6 +25,7 @@
 #include "fetch.h"
 #include "fileio.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 #define HASH_BLOCK (256 * 1024)
 #define MAX_TEXT (64u << 20)

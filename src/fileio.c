@@ -10,6 +10,7 @@
 
 #include "fileio.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 char *file_read_text(const char *path, size_t *len)
 {

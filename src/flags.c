@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flags.h"
+#include "xalloc.h"
 
 int ptx_policy_parse(const char *s, enum ptx_policy *out)
 {

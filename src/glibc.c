@@ -13,6 +13,7 @@
 
 #include "elfinfo.h"
 #include "glibc.h"
+#include "xalloc.h"
 
 #define GLIBC_PREFIX "GLIBC_"
 
@@ -30,7 +31,7 @@ static Elf_Scn *find_section(Elf *elf, GElf_Word type, GElf_Shdr *sh, Elf_Data *
 	return NULL;
 }
 
-static void needs_push(struct elf_version_needs *needs, const char *file, const char *version)
+static void needs_push(struct glibc_version_needs *needs, const char *file, const char *version)
 {
 	XGROW(needs->v, needs->n + 1, needs->cap);
 	needs->v[needs->n].file = xstrdup(file);
@@ -38,7 +39,7 @@ static void needs_push(struct elf_version_needs *needs, const char *file, const 
 	needs->n++;
 }
 
-int elf_version_needs_read(const char *path, struct elf_version_needs *out, struct xcc_error *err)
+int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, struct xcc_error *err)
 {
 	struct elfinfo_file f;
 	GElf_Shdr sh;
@@ -85,12 +86,12 @@ int elf_version_needs_read(const char *path, struct elf_version_needs *out, stru
 	return 0;
 bad:
 	elfinfo_close(&f);
-	elf_version_needs_free(out);
+	glibc_version_needs_free(out);
 	return xcc_fail(err, XCC_EFAIL, "%s: damaged version needs section (%s)", path,
 			elf_errmsg(-1));
 }
 
-void elf_version_needs_free(struct elf_version_needs *needs)
+void glibc_version_needs_free(struct glibc_version_needs *needs)
 {
 	for (size_t i = 0; i < needs->n; i++) {
 		free(needs->v[i].file);
@@ -100,7 +101,7 @@ void elf_version_needs_free(struct elf_version_needs *needs)
 	memset(needs, 0, sizeof *needs);
 }
 
-int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err)
+int glibc_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err)
 {
 	struct elfinfo_file f;
 	GElf_Shdr sh;
@@ -265,15 +266,15 @@ static void sorted_insert_unique(struct strvec *sv, const char *s)
 int glibc_check(const char *program, const char *libc, struct glibc_report *r,
 		struct xcc_error *err)
 {
-	struct elf_version_needs needs;
+	struct glibc_version_needs needs;
 	struct strvec defs = STRVEC_INIT;
 	const char *need_max = NULL, *have_max = NULL;
 
 	memset(r, 0, sizeof *r);
-	if (elf_version_needs_read(program, &needs, err))
+	if (glibc_version_needs_read(program, &needs, err))
 		return -1;
-	if (elf_version_defs_read(libc, &defs, err)) {
-		elf_version_needs_free(&needs);
+	if (glibc_version_defs_read(libc, &defs, err)) {
+		glibc_version_needs_free(&needs);
 		return -1;
 	}
 	for (size_t i = 0; i < defs.n; i++)
@@ -281,7 +282,7 @@ int glibc_check(const char *program, const char *libc, struct glibc_report *r,
 		    (!have_max || glibc_version_cmp(defs.v[i], have_max) > 0))
 			have_max = defs.v[i];
 	if (!have_max) {
-		elf_version_needs_free(&needs);
+		glibc_version_needs_free(&needs);
 		strvec_free(&defs);
 		return xcc_fail(err, XCC_EFAIL,
 				"%s defines no GLIBC_ versions: it is not a GNU C library", libc);
@@ -298,7 +299,7 @@ int glibc_check(const char *program, const char *libc, struct glibc_report *r,
 	}
 	r->needed_max = need_max ? xstrdup(need_max) : NULL;
 	r->provided_max = xstrdup(have_max);
-	elf_version_needs_free(&needs);
+	glibc_version_needs_free(&needs);
 	strvec_free(&defs);
 	return 0;
 }
@@ -311,14 +312,14 @@ void glibc_report_free(struct glibc_report *r)
 	memset(r, 0, sizeof *r);
 }
 
-char *elf_version_defs_max(const char *path, const char *prefix, struct xcc_error *err)
+char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_error *err)
 {
 	struct strvec defs = STRVEC_INIT;
 	const char *best = NULL;
 	char *out;
 	size_t plen = strlen(prefix);
 
-	if (elf_version_defs_read(path, &defs, err))
+	if (glibc_version_defs_read(path, &defs, err))
 		return NULL;
 	for (size_t i = 0; i < defs.n; i++) {
 		long n[4];
@@ -348,9 +349,9 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 		{ "GLIBC_", floor->glibc },
 		{ "GCC_", floor->gcc_s },
 	};
-	struct elf_version_needs needs;
+	struct glibc_version_needs needs;
 
-	if (elf_version_needs_read(file, &needs, err))
+	if (glibc_version_needs_read(file, &needs, err))
 		return -1;
 	for (size_t i = 0; i < needs.n; i++) {
 		const char *v = needs.v[i].version;
@@ -375,6 +376,6 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 			break;
 		}
 	}
-	elf_version_needs_free(&needs);
+	glibc_version_needs_free(&needs);
 	return 0;
 }

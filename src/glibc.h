@@ -7,23 +7,23 @@
 #include "strvec.h"
 
 /* One entry of an ELF file's version needs: "GLIBC_2.34" from "libc.so.6". */
-struct elf_version_need {
+struct glibc_version_need {
 	char *file;
 	char *version;
 };
 
-struct elf_version_needs {
-	struct elf_version_need *v;
+struct glibc_version_needs {
+	struct glibc_version_need *v;
 	size_t n, cap;
 };
 
 /* Every version path needs (SHT_GNU_verneed); none is not an error. */
-int elf_version_needs_read(const char *path, struct elf_version_needs *out, struct xcc_error *err);
-void elf_version_needs_free(struct elf_version_needs *needs);
+int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, struct xcc_error *err);
+void glibc_version_needs_free(struct glibc_version_needs *needs);
 
 /* The version names a shared library defines (SHT_GNU_verdef), without the
  * base entry (its soname). */
-int elf_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err);
+int glibc_version_defs_read(const char *path, struct strvec *out, struct xcc_error *err);
 
 /* Order "GLIBC_2.17" < "GLIBC_2.34" < "GLIBC_2.34.1" by their numbers. Names
  * without a number after the '_' (GLIBC_PRIVATE) sort after all others. */
@@ -39,7 +39,7 @@ char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *n
 /* The highest version a library defines among those named prefix<numbers>
  * ("GLIBC_" for libc, "GLIBCXX_" for libstdc++). NULL with err set when it
  * defines none. Caller frees. */
-char *elf_version_defs_max(const char *path, const char *prefix, struct xcc_error *err);
+char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_error *err);
 
 struct glibc_report {
 	char *needed_max;     /* the program's highest GLIBC_ need, or NULL */

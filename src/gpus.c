@@ -9,6 +9,7 @@
 #include "data.h"
 #include "gpus.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 const char *embedded_file_text(const char *name)
 {

@@ -9,6 +9,7 @@
 #include "hostcc.h"
 #include "proc.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 char *hostcc_debian_package(const struct target_profile *t, int major)
 {

@@ -7,6 +7,7 @@
 
 #include "data.h"
 #include "jetpack.h"
+#include "xalloc.h"
 
 static int str_field(const cJSON *o, const char *key, const char *where, const char **out,
 		     struct xcc_error *err)

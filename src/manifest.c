@@ -9,6 +9,7 @@
 
 #include "manifest.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 /* Tags whose entries we read and validate. Anything else that appears as a
  * platform key (linux-all, source, whatever NVIDIA adds next) is skipped:

@@ -16,6 +16,7 @@
 #include "elfinfo.h"
 #include "package.h"
 #include "strvec.h"
+#include "xalloc.h"
 
 #define MAX_SMALL_MEMBER (1024 * 1024) /* control files, WHEEL, METADATA */
 
@@ -241,7 +242,7 @@ static char *member_elf_machine(struct archive *a)
 	while (got < (la_ssize_t)sizeof head &&
 	       (n = archive_read_data(a, head + got, sizeof head - (size_t)got)) > 0)
 		got += n;
-	if (got < 16 || !elf_is_elf(head, (size_t)got))
+	if (got < 16 || !elfinfo_is_elf(head, (size_t)got))
 		return NULL;
 	if (elfinfo_begin_memory(head, (size_t)got, "member", &elf, &(struct xcc_error){ 0 }))
 		return NULL;

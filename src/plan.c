@@ -10,6 +10,7 @@
 #include "data.h"
 #include "fetch.h"
 #include "plan.h"
+#include "xalloc.h"
 
 const char *plan_side_name(enum plan_side s)
 {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "xalloc.h"
 
 extern char **environ;
 

@@ -21,9 +21,10 @@
 #include "request.h"
 #include "run.h"
 #include "sysroot_meta.h"
+#include "xalloc.h"
 
 /* The qemu user-mode emulator for an ELF machine; NULL when there is none. */
-static char *qemu_name(const struct elf_info *e)
+static char *qemu_name(const struct elfinfo *e)
 {
 	switch (e->machine) {
 	case EM_AARCH64:
@@ -87,7 +88,7 @@ static void push_dir_if_exists(struct strvec *dirs, char *dir)
 /* The common part of a local and a remote run: program, machine, sysroot,
  * loader prefix and library dirs. */
 static int plan_target(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
-		       struct elf_info *elf, struct xcc_error *err)
+		       struct elfinfo *elf, struct xcc_error *err)
 {
 	const char *sysroot = o->sysroot ? o->sysroot : getenv("CUDA_XCC_SYSROOT");
 	const struct target_profile *profile = NULL;
@@ -103,11 +104,11 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 				o->argv[0]);
 	if (access(plan->program, F_OK))
 		return xcc_fail(err, XCC_EUSAGE, "%s: %s", plan->program, strerror(errno));
-	if (elf_info_read(plan->program, elf, err))
+	if (elfinfo_read(plan->program, elf, err))
 		return xcc_error_prefix(err, "cannot run it: it must be a program for the target");
 	if (elf->type != ET_EXEC && elf->type != ET_DYN)
 		return xcc_fail(err, XCC_EUSAGE, "%s is an ELF file but not a program", plan->program);
-	plan->machine = elf_machine_name(elf->machine, elf->elfclass);
+	plan->machine = elfinfo_machine_name(elf->machine, elf->elfclass);
 
 	if (sysroot && *sysroot) {
 		if (sysroot_meta_load(sysroot, &meta, err))
@@ -163,12 +164,12 @@ fail:
 int run_plan_target(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
 		    struct xcc_error *err)
 {
-	struct elf_info elf;
+	struct elfinfo elf;
 	int rc;
 
 	memset(&elf, 0, sizeof elf);
 	rc = plan_target(db, o, plan, &elf, err);
-	elf_info_free(&elf);
+	elfinfo_free(&elf);
 	if (rc)
 		run_plan_free(plan);
 	return rc;
@@ -177,7 +178,7 @@ int run_plan_target(const struct gpudb *db, const struct run_opts *o, struct run
 int run_plan_local(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
 		   struct xcc_error *err)
 {
-	struct elf_info elf;
+	struct elfinfo elf;
 	const char *user_path = getenv("LD_LIBRARY_PATH");
 	char *libpath = NULL, *qemu = NULL, *qemu_path = NULL;
 	int rc = -1;
@@ -236,7 +237,7 @@ int run_plan_local(const struct gpudb *db, const struct run_opts *o, struct run_
 out:
 	if (rc)
 		run_plan_free(plan);
-	elf_info_free(&elf);
+	elfinfo_free(&elf);
 	free(libpath);
 	free(qemu);
 	free(qemu_path);
@@ -358,17 +359,17 @@ static void push_run_paths(struct strvec *dirs, const char *file, const char *li
 }
 
 /* A file named name in dirs with the program's machine and class. */
-static char *find_library(const struct strvec *dirs, const char *name, const struct elf_info *want)
+static char *find_library(const struct strvec *dirs, const char *name, const struct elfinfo *want)
 {
 	for (size_t i = 0; i < dirs->n; i++) {
 		char *cand = xasprintf("%s/%s", dirs->v[i], name);
-		struct elf_info e;
+		struct elfinfo e;
 		struct xcc_error ignored = { 0 };
 
-		if (access(cand, R_OK) == 0 && elf_info_read(cand, &e, &ignored) == 0) {
+		if (access(cand, R_OK) == 0 && elfinfo_read(cand, &e, &ignored) == 0) {
 			int same = e.machine == want->machine && e.elfclass == want->elfclass;
 
-			elf_info_free(&e);
+			elfinfo_free(&e);
 			if (same)
 				return cand;
 		}
@@ -388,13 +389,13 @@ static int have_library(const struct run_libraries *l, const char *name)
 int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
 			 struct xcc_error *err)
 {
-	struct elf_info prog;
+	struct elfinfo prog;
 	struct strvec base = STRVEC_INIT, queue = STRVEC_INIT;
 	const char *prefix = plan->prefix ? plan->prefix : (plan->native ? "" : NULL);
 	size_t next = 0;
 
 	memset(out, 0, sizeof *out);
-	if (elf_info_read(plan->program, &prog, err))
+	if (elfinfo_read(plan->program, &prog, err))
 		return -1;
 	strvec_extend(&base, &plan->lib_dirs);
 	if (prefix) {
@@ -412,10 +413,10 @@ int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
 	strvec_push(&queue, plan->program);
 	while (next < queue.n) {
 		const char *file = queue.v[next++];
-		struct elf_info e;
+		struct elfinfo e;
 		struct strvec dirs = STRVEC_INIT;
 
-		if (elf_info_read(file, &e, err)) {
+		if (elfinfo_read(file, &e, err)) {
 			strvec_free(&dirs);
 			goto fail;
 		}
@@ -443,16 +444,16 @@ int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
 			strvec_push(&queue, path);
 		}
 		strvec_free(&dirs);
-		elf_info_free(&e);
+		elfinfo_free(&e);
 	}
 	strvec_free(&queue);
 	strvec_free(&base);
-	elf_info_free(&prog);
+	elfinfo_free(&prog);
 	return 0;
 fail:
 	strvec_free(&queue);
 	strvec_free(&base);
-	elf_info_free(&prog);
+	elfinfo_free(&prog);
 	run_libraries_free(out);
 	return -1;
 }

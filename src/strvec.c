@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strvec.h"
+#include "xalloc.h"
 
 static void strvec_push_owned(struct strvec *sv, char *s)
 {

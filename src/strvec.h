@@ -5,7 +5,6 @@
 
 #include <stddef.h>
 
-#include "xalloc.h" /* until every user includes it itself */
 
 struct strvec {
 	char **v; /* always NULL-terminated once anything was pushed */

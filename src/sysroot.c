@@ -32,6 +32,7 @@
 #include "sysroot_meta.h"
 #include "package.h"
 #include "unpack.h"
+#include "xalloc.h"
 
 int progress_mode_parse(const char *s, enum progress_mode *out)
 {

@@ -20,6 +20,7 @@
 #include "fatbin.h"
 #include "glibc.h"
 #include "sysroot_checks.h"
+#include "xalloc.h"
 
 /* "target half: libfoo.so.1 (needed by targets/x/lib/libbar.so), ..." */
 static void note_missing(struct strvec *notes, const char *half, const char *root,
@@ -114,7 +115,7 @@ static int is_elf_file(const char *path)
 
 	if (fd < 0)
 		return 0;
-	ok = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && elf_is_elf(magic, sizeof magic);
+	ok = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && elfinfo_is_elf(magic, sizeof magic);
 	close(fd);
 	return ok;
 }
@@ -223,7 +224,7 @@ static int has_object_magic(const char *path)
 		return 0;
 	n = fread(m, 1, sizeof m, f);
 	fclose(f);
-	return elf_is_elf(m, n) ||
+	return elfinfo_is_elf(m, n) ||
 	       (n == 8 && memcmp(m, "!<arch>\n", 8) == 0);
 }
 
@@ -449,7 +450,7 @@ static int static_library_serving(const struct gpudb *db, const char *path,
 				break;
 			got += (size_t)k;
 		}
-		if (got != (size_t)size || !elf_is_elf(buf, got))
+		if (got != (size_t)size || !elfinfo_is_elf(buf, got))
 			continue;
 		if (fatbin_read_memory(buf, got, path, &sections_only, &f, &e2))
 			continue;

@@ -8,6 +8,7 @@
 
 #include "fileio.h"
 #include "sysroot_meta.h"
+#include "xalloc.h"
 
 static char *dup_string(const cJSON *obj, const char *key)
 {

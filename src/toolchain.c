@@ -7,6 +7,7 @@
 
 #include "fileio.h"
 #include "toolchain.h"
+#include "xalloc.h"
 
 const char *toolchain_data_dir(void)
 {

@@ -42,6 +42,7 @@
 #include "package.h"
 #include "strvec.h"
 #include "unpack.h"
+#include "xalloc.h"
 #include "xz.h"
 
 #define MAX_SYMLINK_HOPS 40

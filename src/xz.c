@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "strvec.h"
+#include "xalloc.h"
 #include "xz.h"
 
 /* ---------------------------------------------------------------------------

@@ -48,12 +48,12 @@ static void build(unsigned char *img)
 static void test_well_formed_image(void)
 {
 	unsigned char img[IMG_SIZE];
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 	int rc;
 
 	build(img);
-	rc = elf_info_read_memory(img, sizeof img, &info, &err);
+	rc = elfinfo_read_memory(img, sizeof img, &info, &err);
 	ok(rc == 0, "a well-formed image reads (%s)", rc ? err.msg : "ok");
 	if (rc)
 		return;
@@ -66,58 +66,58 @@ static void test_well_formed_image(void)
 	is_str(info.rpath, NULL, "no DT_RPATH");
 	is_str(info.soname, "libme.so.2", "DT_SONAME");
 	ok(info.has_dynamic && !info.is_static && !info.is_debug, "dynamic, not static");
-	elf_info_free(&info);
+	elfinfo_free(&info);
 }
 
 /* Every truncation: an error or a result, and nothing leaks. */
 static void test_truncations(void)
 {
 	unsigned char img[IMG_SIZE];
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 	int crashed_never = 1;
 
 	build(img);
 	for (size_t n = 0; n < sizeof img; n++) {
-		if (elf_info_read_memory(img, n, &info, &err) == 0)
-			elf_info_free(&info);
+		if (elfinfo_read_memory(img, n, &info, &err) == 0)
+			elfinfo_free(&info);
 		else if (!strstr(err.msg, "not an ELF file") && !strstr(err.msg, "corrupt"))
 			crashed_never = 0;
 	}
 	ok(crashed_never, "every truncated image is refused with a clear message");
-	ok(elf_info_read_memory(img, 200, &info, &err) != 0 && strstr(err.msg, "truncated"),
+	ok(elfinfo_read_memory(img, 200, &info, &err) != 0 && strstr(err.msg, "truncated"),
 	   "truncated inside the tables: '%s'", err.msg);
 }
 
 static void test_damaged_tables(void)
 {
 	unsigned char img[IMG_SIZE];
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 
 	build(img);
 	((Elf64_Dyn *)(img + 0x180))[0].d_un.d_val = 0x7fffffff;
-	ok(elf_info_read_memory(img, sizeof img, &info, &err) != 0 &&
+	ok(elfinfo_read_memory(img, sizeof img, &info, &err) != 0 &&
 	   strstr(err.msg, "outside the string table"), "DT_NEEDED past the table: '%s'", err.msg);
 
 	build(img);
 	((Elf64_Dyn *)(img + 0x180))[3].d_un.d_ptr = 0x100000;
-	ok(elf_info_read_memory(img, sizeof img, &info, &err) != 0 &&
+	ok(elfinfo_read_memory(img, sizeof img, &info, &err) != 0 &&
 	   strstr(err.msg, "DT_STRTAB"), "DT_STRTAB outside every segment: '%s'", err.msg);
 
 	build(img);
 	img[0x100 + 11] = 'x'; /* interpreter without its NUL, up to the segment end */
 	((Elf64_Phdr *)(img + 64))[1].p_filesz = 12;
-	ok(elf_info_read_memory(img, sizeof img, &info, &err) != 0 &&
+	ok(elfinfo_read_memory(img, sizeof img, &info, &err) != 0 &&
 	   strstr(err.msg, "PT_INTERP"), "unterminated interpreter: '%s'", err.msg);
 }
 
 static void test_not_elf(void)
 {
-	struct elf_info info;
+	struct elfinfo info;
 	struct xcc_error err = { 0 };
 
-	ok(elf_info_read_memory("hello world, not elf", 20, &info, &err) != 0 &&
+	ok(elfinfo_read_memory("hello world, not elf", 20, &info, &err) != 0 &&
 	   strstr(err.msg, "not an ELF file"), "not ELF");
 }
 
@@ -125,18 +125,18 @@ static void test_names_and_page_sizes(void)
 {
 	char *name;
 
-	name = elf_machine_name(EM_AARCH64, ELFCLASS64);
+	name = elfinfo_machine_name(EM_AARCH64, ELFCLASS64);
 	is_str(name, "aarch64", "machine name");
 	free(name);
-	name = elf_machine_name(4242, ELFCLASS64);
+	name = elfinfo_machine_name(4242, ELFCLASS64);
 	is_str(name, "machine-4242", "unknown machine");
 	free(name);
-	ok(elf_default_page_size(EM_AARCH64) == 65536 && elf_default_page_size(EM_PPC64) == 65536 &&
-	   elf_default_page_size(EM_X86_64) == 4096, "page sizes: 64 KiB on aarch64 and ppc64");
-	ok(elf_osabi_parse("Linux") == ELFOSABI_LINUX && elf_osabi_parse("gnu") == ELFOSABI_LINUX &&
-	   elf_osabi_parse("none") == ELFOSABI_SYSV && elf_osabi_parse("FreeBSD") == 9 &&
-	   elf_osabi_parse("plan9") == -1, "OS ABI words");
-	is_str(elf_osabi_name(ELFOSABI_SYSV), "System V", "OS ABI names");
+	ok(elfinfo_default_page_size(EM_AARCH64) == 65536 && elfinfo_default_page_size(EM_PPC64) == 65536 &&
+	   elfinfo_default_page_size(EM_X86_64) == 4096, "page sizes: 64 KiB on aarch64 and ppc64");
+	ok(elfinfo_osabi_parse("Linux") == ELFOSABI_LINUX && elfinfo_osabi_parse("gnu") == ELFOSABI_LINUX &&
+	   elfinfo_osabi_parse("none") == ELFOSABI_SYSV && elfinfo_osabi_parse("FreeBSD") == 9 &&
+	   elfinfo_osabi_parse("plan9") == -1, "OS ABI words");
+	is_str(elfinfo_osabi_name(ELFOSABI_SYSV), "System V", "OS ABI names");
 }
 
 int main(void)

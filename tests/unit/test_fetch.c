@@ -11,6 +11,7 @@
 #include "fetch.h"
 #include "strvec.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static char dir[] = "/tmp/test_fetch.XXXXXX";
 static pid_t httpd_pid;

@@ -5,6 +5,7 @@
 
 #include "flags.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static struct gpudb db;
 

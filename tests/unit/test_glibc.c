@@ -9,6 +9,7 @@
 
 #include "glibc.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static void test_version_cmp(void)
 {
@@ -35,7 +36,7 @@ static char *host_libc(void)
 
 static void test_real_files(const char *self)
 {
-	struct elf_version_needs needs;
+	struct glibc_version_needs needs;
 	struct strvec defs = STRVEC_INIT;
 	struct glibc_report r;
 	struct xcc_error err = { 0 };
@@ -43,17 +44,17 @@ static void test_real_files(const char *self)
 	int from_libc = 0, has_glibc = 0;
 
 	ok(libc != NULL, "the host's libc.so.6 is found under /");
-	ok(elf_version_needs_read(self, &needs, &err) == 0, "needs of this test program: %s",
+	ok(glibc_version_needs_read(self, &needs, &err) == 0, "needs of this test program: %s",
 	   err.msg);
 	for (size_t i = 0; i < needs.n; i++)
 		if (strcmp(needs.v[i].file, "libc.so.6") == 0 &&
 		    strncmp(needs.v[i].version, "GLIBC_2.", 8) == 0)
 			from_libc = 1;
 	ok(from_libc, "this program needs some GLIBC_2.x from libc.so.6");
-	elf_version_needs_free(&needs);
+	glibc_version_needs_free(&needs);
 	if (!libc)
 		return;
-	ok(elf_version_defs_read(libc, &defs, &err) == 0, "definitions of %s", libc);
+	ok(glibc_version_defs_read(libc, &defs, &err) == 0, "definitions of %s", libc);
 	for (size_t i = 0; i < defs.n; i++)
 		has_glibc |= strncmp(defs.v[i], "GLIBC_2.", 8) == 0;
 	ok(has_glibc, "libc defines GLIBC_2.x versions");
@@ -74,17 +75,17 @@ static void test_real_files(const char *self)
 
 static void test_bad_input(const char *dir)
 {
-	struct elf_version_needs needs;
+	struct glibc_version_needs needs;
 	struct xcc_error err = { 0 };
 	char *text = xasprintf("%s/not-elf", dir), *none = xasprintf("%s/missing", dir);
 	FILE *f = fopen(text, "w");
 
 	fputs("just text\n", f);
 	fclose(f);
-	ok(elf_version_needs_read(text, &needs, &err) == -1 && err.status == XCC_EFAIL &&
+	ok(glibc_version_needs_read(text, &needs, &err) == -1 && err.status == XCC_EFAIL &&
 		   strstr(err.msg, "not-elf: not an ELF file"),
 	   "text file: %s", err.msg);
-	ok(elf_version_needs_read(none, &needs, &err) == -1 && err.status == XCC_EFAIL &&
+	ok(glibc_version_needs_read(none, &needs, &err) == -1 && err.status == XCC_EFAIL &&
 		   strstr(err.msg, "missing: No such file"),
 	   "missing file: %s", err.msg);
 	free(text);

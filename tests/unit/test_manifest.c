@@ -10,6 +10,7 @@
 #include "strvec.h"
 #include "fileio.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static char *data_path(const char *rel)
 {

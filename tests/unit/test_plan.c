@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "fileio.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static struct gpudb db;
 

@@ -21,6 +21,7 @@
 #include "tap.h"
 #include "package.h"
 #include "unpack.h"
+#include "xalloc.h"
 
 struct member {
 	char type; /* f file, d dir, l symlink, h hardlink, c char device, p FIFO */
