@@ -240,7 +240,7 @@ hostile_tar() { # OUT CASE
 		hostile_tar "$S/$case.tar.xz" "$case"
 		mkdir "$S/d-$case"
 		run xcc debug unpack "$S/$case.tar.xz" "$S/d-$case"
-		[ "$status" -eq 2 ] || { echo "$case: status $status: $output" >&2; return 1; }
+		[ "$status" -eq 1 ] || { echo "$case: status $status: $output" >&2; return 1; }
 		assert_output_contains "$needle"
 		canary_intact
 	done <<-'EOF'
