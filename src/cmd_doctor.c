@@ -18,8 +18,11 @@ static const char doctor_usage[] =
 	"  sysroot      the sysroot verifies (what 'cuda-xcc sysroot verify' checks)\n"
 	"  serving      its libraries have code for every GPU it was made for\n"
 	"  nvcc-path    its nvcc cannot pick up another CUDA's tools from PATH\n"
-	"  glibc-floor  the device's glibc and libstdc++ (--target-fs, or the one the sysroot\n"
-	"               was made with) are not older than what the cross toolchain links with\n"
+	"  jetpack      the JetPack release (--jetpack, or the sysroot's) supports its GPUs\n"
+	"               and runs its CUDA release\n"
+	"  glibc-floor  the device's glibc and libstdc++ (--target-fs, the one the sysroot\n"
+	"               was made with, else the JetPack release's) are not older than what\n"
+	"               the cross toolchain links with\n"
 	"  binfmt       qemu is registered with binfmt_misc (CMake's try_run needs it)\n"
 	"  ccache       ccache is installed\n"
 	"\n"
@@ -29,7 +32,7 @@ static const char doctor_usage[] =
 	"  --target T         jetson, sbsa or x86_64\n"
 	"  --cuda V           CUDA release\n"
 	"  --target-fs ROOTFS the device's root filesystem, for glibc-floor\n"
-	"  --jetpack V        the JetPack release whose root filesystem to compare with\n"
+	"  --jetpack V        the board's JetPack release (default: the sysroot's, if any)\n"
 	"  --json             the report as JSON\n"
 	"\n"
 	"Exit status: 0 when every check is ok or does not apply, 1 when one failed,\n"
@@ -51,7 +54,6 @@ int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 	struct doctor_report r;
 	struct xcc_error err = { 0 };
 	const struct gpudb *db;
-	const char *jetpack = NULL;
 	int c, json = 0, rc;
 
 	cmd_getopt_begin();
@@ -61,7 +63,7 @@ int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 		case 't': o.target = optarg; break;
 		case 'c': o.cuda = optarg; break;
 		case 'F': o.target_fs = optarg; break;
-		case 'J': jetpack = optarg; break;
+		case 'J': o.jetpack = optarg; break;
 		case 'j': json = 1; break;
 		case 'h':
 			fputs(doctor_usage, stdout);
@@ -72,13 +74,10 @@ int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (optind < argc)
 		return cmd_usage_error("doctor", "unexpected argument '%s'", argv[optind]);
-	if (jetpack)
-		return cmd_usage_error("doctor", "--jetpack %s: this cuda-xcc has no JetPack "
-				       "profiles yet; give the device's root filesystem with "
-				       "--target-fs ROOTFS instead", jetpack);
 	/* Where binfmt_misc is mounted, when not at the usual place. */
 	o.binfmt_dir = getenv("CUDA_XCC_BINFMT_MISC");
-	if (!(db = cmd_gpudb(ctx, &err)) || doctor_run(db, &o, &r, &err))
+	if (!(db = cmd_gpudb(ctx, &err)) || !(o.jetpacks = cmd_jetpacks(ctx, &err)) ||
+	    doctor_run(db, &o, &r, &err))
 		return cmd_report(&err);
 	if (json) {
 		char *text = doctor_report_json(&r);

@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "glibc.h"
 #include "hostcc.h"
+#include "jetpack.h"
 #include "proc.h"
 #include "request.h"
 #include "strvec.h"
@@ -30,6 +31,7 @@ struct doctor_ctx {
 	int have_meta;
 	char *meta_error;       /* why the sysroot could not be read */
 	char *host_compiler;    /* the cross g++ found, or NULL */
+	const struct jetpack_release *jp; /* --jetpack, or the sysroot's; NULL when neither */
 };
 
 static void add(struct doctor_report *r, const char *name, enum doctor_status st, char *detail,
@@ -333,13 +335,100 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 	free(profile_path);
 }
 
+/* The newest GLIBC_ version of the cross toolchain's libc and GLIBCXX_ of
+ * the libstdc++ its g++ links with: what programs built here may need. */
+static void toolchain_versions(struct doctor_ctx *c, char **glibc, char **glibcxx,
+			       struct xcc_error *err)
+{
+	/* Debian's cross toolchain keeps the target's glibc in /usr/<triple>/lib, and
+	 * libstdc++ next to the g++ that links it. */
+	char *libc = xasprintf("/usr/%s/lib/libc.so.6", c->target->triple);
+	char *cxx = NULL;
+
+	*glibc = *glibcxx = NULL;
+	if (access(libc, R_OK) == 0)
+		*glibc = glibc_version_defs_max(libc, "GLIBC_", err);
+	free(libc);
+	if (!c->host_compiler)
+		return;
+	{
+		char *argv[] = { c->host_compiler, "-print-file-name=libstdc++.so.6", NULL };
+		char *out = NULL;
+
+		if (proc_capture(argv, &out, err) == 0 && out) {
+			out[strcspn(out, "\n")] = '\0';
+			if (strchr(out, '/') && access(out, R_OK) == 0)
+				cxx = xstrdup(out);
+		}
+		free(out);
+	}
+	if (cxx)
+		*glibcxx = glibc_version_defs_max(cxx, "GLIBCXX_", err);
+	free(cxx);
+}
+
+/* With a JetPack release and no device root: its floors against the cross
+ * toolchain. The profile's versions are those of the Ubuntu the release is
+ * built on, so newer ones in the toolchain mean programs may need what the
+ * board lacks; only the board's own libraries (--target-fs) remove that. */
+static void check_floor_jetpack(struct doctor_ctx *c, struct doctor_report *r)
+{
+	const struct jetpack_release *jp = c->jp;
+	char *tc_glibc, *tc_glibcxx;
+	char *floor_glibc = xasprintf("GLIBC_%s", jp->glibc);
+	char *floor_glibcxx = xasprintf("GLIBCXX_%s", jp->glibcxx);
+	struct xcc_error err = { 0 };
+	struct strvec bad = STRVEC_INIT, fixes = STRVEC_INIT;
+
+	toolchain_versions(c, &tc_glibc, &tc_glibcxx, &err);
+	if (tc_glibc && glibc_version_cmp(tc_glibc, floor_glibc) > 0) {
+		strvec_pushf(&bad, "JetPack %s (Ubuntu %s) has up to %s, the cross toolchain's "
+			     "libc up to %s", jp->version, jp->ubuntu, floor_glibc, tc_glibc);
+		strvec_pushf(&fixes, "build against the board's own libraries: --target-fs a copy "
+			     "of JetPack %s's root filesystem (Linux_for_Tegra/rootfs, or the "
+			     "board's / over sshfs); without it the driver checks every link's "
+			     "version needs against GLIBC_%s and --strict refuses what is above",
+			     jp->version, jp->glibc);
+	}
+	if (tc_glibcxx && glibc_version_cmp(tc_glibcxx, floor_glibcxx) > 0) {
+		strvec_pushf(&bad, "its libstdc++ up to %s, %s's up to %s", floor_glibcxx,
+			     c->host_compiler, tc_glibcxx);
+		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
+			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
+	}
+	if (bad.n) {
+		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
+
+		add(r, "glibc-floor", DOCTOR_FAIL,
+		    xasprintf("%s: programs may need versions the board lacks and not start there",
+			      b), f);
+		free(b);
+	} else if (!tc_glibc) {
+		add(r, "glibc-floor", DOCTOR_SKIP,
+		    xasprintf("cannot compare with JetPack %s's glibc %s: %s", jp->version,
+			      jp->glibc, err.msg[0] ? err.msg
+				      : "the cross toolchain's C library was not found"), NULL);
+	} else {
+		add(r, "glibc-floor", DOCTOR_OK,
+		    xasprintf("JetPack %s: glibc %s, libstdc++ %s; cross toolchain %s%s%s", jp->version,
+			      jp->glibc, jp->glibcxx, tc_glibc, tc_glibcxx ? ", libstdc++ " : "",
+			      tc_glibcxx ? tc_glibcxx : ""), NULL);
+	}
+	strvec_free(&bad);
+	strvec_free(&fixes);
+	free(tc_glibc);
+	free(tc_glibcxx);
+	free(floor_glibc);
+	free(floor_glibcxx);
+}
+
 /* The device's glibc and libstdc++ against what the cross toolchain links
  * programs with: a program needing newer versions than the device defines
  * does not start there. */
 static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 {
 	const char *rootfs = c->o->target_fs;
-	char *dev_libc = NULL, *dev_cxx = NULL, *tc_libc = NULL, *tc_cxx = NULL;
+	char *dev_libc = NULL, *dev_cxx = NULL;
 	char *dev_glibc = NULL, *dev_glibcxx = NULL, *tc_glibc = NULL, *tc_glibcxx = NULL;
 	struct xcc_error err = { 0 };
 	struct strvec bad = STRVEC_INIT, fixes = STRVEC_INIT;
@@ -347,15 +436,19 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 
 	if (!rootfs && c->have_meta)
 		rootfs = c->meta.target_fs;
-	if (!rootfs) {
+	if (!rootfs && !c->jp) {
 		add(r, "glibc-floor", DOCTOR_SKIP,
 		    xstrdup("no device root filesystem to compare with: give --target-fs ROOTFS "
-			    "(a copy or mount of the device's /)"), NULL);
+			    "(a copy or mount of the device's /) or --jetpack V"), NULL);
 		return;
 	}
 	if (!c->target) {
 		add(r, "glibc-floor", DOCTOR_SKIP,
 		    xstrdup("no target given: the cross toolchain to compare with is unknown"), NULL);
+		return;
+	}
+	if (!rootfs) {
+		check_floor_jetpack(c, r);
 		return;
 	}
 	if (!file_is_dir(rootfs)) {
@@ -377,24 +470,7 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 	dev_glibc = glibc_version_defs_max(dev_libc, "GLIBC_", &err);
 	if (dev_cxx)
 		dev_glibcxx = glibc_version_defs_max(dev_cxx, "GLIBCXX_", &err);
-	/* The cross toolchain: Debian's keeps the target's glibc in /usr/<triple>/lib, and
-	 * libstdc++ next to the g++ that links it. */
-	tc_libc = xasprintf("/usr/%s/lib/libc.so.6", c->target->triple);
-	if (access(tc_libc, R_OK) == 0)
-		tc_glibc = glibc_version_defs_max(tc_libc, "GLIBC_", &err);
-	if (c->host_compiler) {
-		char *argv[] = { c->host_compiler, "-print-file-name=libstdc++.so.6", NULL };
-		char *out = NULL;
-
-		if (proc_capture(argv, &out, &err) == 0 && out) {
-			out[strcspn(out, "\n")] = '\0';
-			if (strchr(out, '/') && access(out, R_OK) == 0)
-				tc_cxx = xstrdup(out);
-		}
-		free(out);
-		if (tc_cxx)
-			tc_glibcxx = glibc_version_defs_max(tc_cxx, "GLIBCXX_", &err);
-	}
+	toolchain_versions(c, &tc_glibc, &tc_glibcxx, &err);
 	if (dev_glibc && tc_glibc && glibc_version_cmp(tc_glibc, dev_glibc) > 0 &&
 	    !links_against_rootfs) {
 		strvec_pushf(&bad, "the device's glibc is %s, the cross toolchain's %s", dev_glibc,
@@ -434,12 +510,74 @@ out:
 	strvec_free(&fixes);
 	free(dev_libc);
 	free(dev_cxx);
-	free(tc_libc);
-	free(tc_cxx);
 	free(dev_glibc);
 	free(dev_glibcxx);
 	free(tc_glibc);
 	free(tc_glibcxx);
+}
+
+/* Board x CUDA x JetPack: the JetPack release must support every Jetson GPU
+ * the sysroot was made for and run its CUDA release. Said for --target
+ * jetson, and for sbsa when a JetPack is named (JetPack 7 boards use SBSA
+ * libraries). */
+static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
+{
+	struct arch_choice choice;
+	struct xcc_error err = { 0 };
+	char b[32];
+
+	if (!c->target || (!c->jp && !c->target->jetson_only))
+		return;
+	if (!c->jp) {
+		add(r, "jetpack", DOCTOR_SKIP,
+		    xstrdup("no JetPack release given or recorded: --jetpack V checks that its "
+			    "boards run this CUDA and compares with its glibc and libstdc++"), NULL);
+		return;
+	}
+	if (!c->have_cuda) {
+		add(r, "jetpack", DOCTOR_SKIP,
+		    xasprintf("JetPack %s: no CUDA release to check it with (--cuda V or a sysroot)",
+			      c->jp->version), NULL);
+		return;
+	}
+	if (!c->have_meta || !c->meta.capabilities.n) {
+		struct cuda_version max = jetpack_cuda_max(c->jp);
+		char m[32];
+
+		cuda_version_str(c->cuda, b, sizeof b);
+		cuda_version_str(max, m, sizeof m);
+		if (cuda_version_cmp(c->cuda, max) > 0)
+			add(r, "jetpack", DOCTOR_FAIL,
+			    xasprintf("JetPack %s runs CUDA up to %s, not %s", c->jp->version, m, b),
+			    xasprintf("use CUDA %s or older, or a newer JetPack on the board (%s)", m,
+				      "cuda-xcc gpus --target jetson lists each board's releases"));
+		else
+			add(r, "jetpack", DOCTOR_OK,
+			    xasprintf("JetPack %s runs CUDA %s (up to %s); no sysroot to say which "
+				      "boards", c->jp->version, b, m), NULL);
+		return;
+	}
+	if (flags_resolve(c->db, c->target, c->cuda, &c->meta.capabilities, PTX_NONE, &choice,
+			  &err)) {
+		add(r, "jetpack", DOCTOR_FAIL,
+		    xasprintf("the sysroot's GPUs do not resolve: %s", err.msg), create_hint(c));
+		return;
+	}
+	if (jetpack_check(c->o->jetpacks, c->jp, &choice, &err)) {
+		add(r, "jetpack", DOCTOR_FAIL, xstrdup(err.msg),
+		    xstrdup("make the sysroot for a CUDA release and GPUs that JetPack runs "
+			    "(--jetpack V on sysroot create checks it), or name the JetPack the "
+			    "board really has"));
+	} else {
+		char *caps = strvec_join(&c->meta.capabilities, ", ");
+
+		add(r, "jetpack", DOCTOR_OK,
+		    xasprintf("JetPack %s (L4T %s, Ubuntu %s) runs CUDA %s on %s", c->jp->version,
+			      c->jp->n_l4t ? c->jp->l4t[0] : "?", c->jp->ubuntu,
+			      cuda_version_str(c->cuda, b, sizeof b), caps), NULL);
+		free(caps);
+	}
+	arch_choice_free(&choice);
 }
 
 /* binfmt_misc lets the kernel start target programs through qemu by
@@ -584,6 +722,35 @@ static int resolve(struct doctor_ctx *c, struct xcc_error *err)
 	return 0;
 }
 
+/* --jetpack, else the sysroot's own: Jetson only, and the two must agree. */
+static int resolve_jetpack(struct doctor_ctx *c, struct xcc_error *err)
+{
+	const char *recorded = c->have_meta ? c->meta.jetpack : NULL;
+	const char *v = c->o->jetpack ? c->o->jetpack : recorded;
+	char *known;
+
+	if (!v)
+		return 0;
+	if (!c->o->jetpacks)
+		return xcc_fail(err, XCC_EFAIL, "no JetPack data loaded");
+	if (!(c->jp = jetpack_find(c->o->jetpacks, v))) {
+		known = jetpack_versions(c->o->jetpacks);
+		xcc_fail(err, XCC_EUSAGE, "unknown JetPack release '%s'; known: %s", v, known);
+		free(known);
+		return -1;
+	}
+	if (recorded && c->o->jetpack && jetpack_find(c->o->jetpacks, recorded) != c->jp)
+		return xcc_fail(err, XCC_EUSAGE, "%s was made for JetPack %s, not %s", c->sysroot,
+				recorded, c->o->jetpack);
+	if (!c->target)
+		c->target = gpudb_target(c->db, "jetson");
+	if (!c->target || strcmp(c->target->machine, "aarch64") != 0)
+		return xcc_fail(err, XCC_EUSAGE, "--jetpack %s: JetPack runs only on Jetson boards, "
+				"not on --target %s; drop --jetpack", v,
+				c->target ? c->target->name : "?");
+	return 0;
+}
+
 int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct doctor_report *r,
 	       struct xcc_error *err)
 {
@@ -592,7 +759,7 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
-	if (resolve(&c, err))
+	if (resolve(&c, err) || resolve_jetpack(&c, err))
 		goto out;
 	if (c.target)
 		r->target = xstrdup(c.target->name);
@@ -605,6 +772,7 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_sysroot(&c, r);
 	check_serving(&c, r);
 	check_nvcc_path(&c, r);
+	check_jetpack(&c, r);
 	check_floor(&c, r);
 	check_binfmt(&c, r);
 	check_ccache(&c, r);

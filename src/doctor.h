@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "gpus.h"
+#include "jetpack.h"
 
 enum doctor_status {
 	DOCTOR_OK,
@@ -34,11 +35,13 @@ struct doctor_opts {
 	const char *cuda;       /* --cuda */
 	const char *target_fs;  /* --target-fs: the device's root filesystem */
 	const char *binfmt_dir; /* where binfmt_misc is mounted (/proc/sys/fs/binfmt_misc) */
+	const char *jetpack;    /* --jetpack, else the one the sysroot records */
+	const struct jetpack_db *jetpacks;
 };
 
-/* Run every check. -1 only for bad options (an unknown target, a CUDA
- * version that does not parse, a --sysroot that is no sysroot is a failed
- * check instead). */
+/* Run every check. -1 only for bad options (an unknown target or JetPack
+ * release, a CUDA version that does not parse, options that contradict the
+ * sysroot); a --sysroot that is no sysroot is a failed check instead. */
 int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct doctor_report *r,
 	       struct xcc_error *err);
 /* 1 when a check failed. */

@@ -58,10 +58,12 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	done
 	# The fixture's libraries carry no device code: said, not called ok.
 	[[ "$(line_of serving)" == "skip "* ]]
+	# No JetPack given or recorded: said, not guessed.
+	[[ "$(line_of jetpack)" == "skip "* ]]
 	[[ "$output" != *FAIL* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu --json
 	assert_status 0
-	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 8; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
+	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 9; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
 }
 
 @test "doctor: cross-g++ missing, or only one that CUDA refuses" {
@@ -232,10 +234,72 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	assert_output_contains "unknown target 'nope'"
 	run "$CUDA_XCC" doctor --cuda x.y
 	assert_status 2
-	run "$CUDA_XCC" doctor --jetpack 6.1
+	run "$CUDA_XCC" doctor --jetpack 9.9
 	assert_status 2
-	assert_output_contains "--target-fs"
+	assert_output_contains "unknown JetPack release '9.9'; known: 4.6, 5.1"
+	run "$CUDA_XCC" doctor --jetpack 6.1 --target x86_64
+	assert_status 2
+	assert_output_contains "JetPack runs only on Jetson boards"
 	run "$CUDA_XCC" doctor --help
 	assert_status 0
 	assert_output_contains "glibc-floor"
+}
+
+@test "doctor: jetpack, board x CUDA x JetPack for the sysroot's GPUs" {
+	need_tools
+	# Without a JetPack the check says what it would do, and nothing fails for it.
+	run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of jetpack)" == "skip "*"--jetpack V"* ]]
+	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.1
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1 (L4T 36.4"*"runs CUDA 12.6.3 on 8.7"* ]]
+	# JetPack 5 reaches CUDA 12.2 at most on Orin.
+	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 5.1
+	assert_status 1
+	l=$(line_of jetpack)
+	[[ "$l" == "FAIL "*"JetPack 5.1 runs CUDA up to 12.2 on sm_87"*"not CUDA 12.6.3"* ]]
+	[[ "$l" == *"6.1 (CUDA 12.6"* ]]
+	# JetPack 4.6 does not know Orin.
+	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 4.6
+	assert_status 1
+	[[ "$(line_of jetpack)" == "FAIL "*"JetPack 4.6 does not support sm_87"* ]]
+	# No sysroot: the CUDA release alone.
+	run "$CUDA_XCC" doctor --jetpack 6.0 --cuda 13.0
+	assert_status 1
+	[[ "$(line_of jetpack)" == "FAIL "*"JetPack 6.0 runs CUDA up to 12.9, not 13.0"* ]]
+	run "$CUDA_XCC" doctor --json --sysroot "$SR" --jetpack 6.1
+	echo "$output" | python3 -c 'import json,sys; c={x["check"]: x["status"] for x in json.load(sys.stdin)["checks"]}; assert c["jetpack"] == "ok", c'
+}
+
+@test "doctor: glibc-floor against a JetPack release's glibc and libstdc++" {
+	need_tools
+	tc=$(aarch64-linux-gnu-g++-12 -print-file-name=libc.so.6)
+	# Debian 12's cross toolchain has glibc 2.36: newer than JetPack 5.1's (2.31).
+	run "$CUDA_XCC" doctor --target jetson --cuda 12.2 --jetpack 5.1
+	l=$(line_of glibc-floor)
+	[[ "$l" == "FAIL "*"JetPack 5.1 (Ubuntu 20.04) has up to GLIBC_2.31, the cross toolchain's libc up to GLIBC_2.36"* ]]
+	[[ "$l" == *"GLIBCXX_3.4.28"*"GLIBCXX_3.4.30"* ]]
+	[[ "$l" == *"fix: build against the board's own libraries: --target-fs"* ]]
+	# A device root given as well is what counts: the profile is not used then.
+	run "$CUDA_XCC" doctor --target jetson --cuda 12.2 --jetpack 5.1 --target-fs /usr/aarch64-linux-gnu
+	[[ "$(line_of glibc-floor)" == "ok "*"device glibc GLIBC_2.36"* ]]
+	# JetPack 7's Ubuntu 24.04 is newer than the toolchain: ok, naming both.
+	run "$CUDA_XCC" doctor --target jetson --cuda 13.0 --jetpack 7.0
+	[[ "$(line_of glibc-floor)" == "ok "*"JetPack 7.0: glibc 2.39"*"cross toolchain GLIBC_2.36"* ]]
+}
+
+@test "doctor: the JetPack a sysroot records is the default, and a different one is refused" {
+	need_tools
+	local fx=$BATS_FILE_TMPDIR/fx
+	XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache run "$CUDA_XCC" sysroot create --target jetson -arch sm_87 \
+		--cuda 12.6 --jetpack 6.1 --from "$fx/redistrib_12.6.3.json" --dest "$BATS_TEST_TMPDIR/jp" \
+		--progress never
+	assert_status 0
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp"
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1"* ]]
+	[[ "$(line_of glibc-floor)" == *"JetPack 6.1: glibc 2.35"* || "$(line_of glibc-floor)" == *"JetPack 6.1 (Ubuntu 22.04)"* ]]
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.2
+	assert_status 2
+	assert_output_contains "was made for JetPack 6.1, not 6.2"
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.1.2
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1"* ]]
 }
