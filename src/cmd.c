@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "request.h"
 
 const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
 {
@@ -36,17 +37,10 @@ const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *versi
 {
 	const struct jetpack_db *db = cmd_jetpacks(ctx, err);
 	const struct jetpack_release *r;
-	char *known;
 
-	if (!db)
+	if (!db || request_jetpack(db, version, &r, err))
 		return NULL;
-	if ((r = jetpack_find(db, version)))
-		return r;
-	known = jetpack_versions(db);
-	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
-		 version, known);
-	free(known);
-	return NULL;
+	return r;
 }
 
 void cmd_ctx_release(struct cmd_ctx *ctx)

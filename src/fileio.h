@@ -1,5 +1,6 @@
 /* Small file helpers for the modules that keep state on disk: one way to
- * read a text file, to replace a file atomically, to make a directory path. */
+ * read a text file, to replace a file atomically, to make a directory path,
+ * to remove a tree. */
 #ifndef XCC_FILEIO_H
 #define XCC_FILEIO_H
 
@@ -22,5 +23,17 @@ int file_is_dir(const char *path);
 
 /* mkdir -p: every missing directory of path, mode 0755. */
 int file_mkdir_p(const char *path, struct xcc_error *err);
+
+/* Whether anything is at path (a dangling symlink counts). */
+int file_exists(const char *path);
+
+/* rm -rf, staying on this file system and never following links; 0 when
+ * nothing is left at path. */
+int file_remove_tree(const char *path);
+
+/* The directory part of path ("." without a slash); caller frees. */
+char *file_dir_name(const char *path);
+/* The last component of path, inside path. */
+const char *file_base_name(const char *path);
 
 #endif

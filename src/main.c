@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fileio.h"
 
 struct verb {
 	const char *name;
@@ -75,17 +76,10 @@ static const struct verb *find_verb(const struct verb *table, const char *name)
 	return NULL;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { .progname = "cuda-xcc" };
-	const char *self = argc > 0 ? base_name(argv[0]) : "cuda-xcc";
+	const char *self = argc > 0 ? file_base_name(argv[0]) : "cuda-xcc";
 	static const struct verb driver = { "", cmd_driver, NULL };
 	const struct verb *v;
 	int rc;

@@ -10,6 +10,8 @@
 #include "data.h"
 #include "fetch.h"
 #include "plan.h"
+#include "sysroot_layout.h"
+#include "sysroot_request.h"
 #include "xalloc.h"
 
 const char *plan_side_name(enum plan_side s)
@@ -199,26 +201,6 @@ int plan_keeps_library(const struct plan *p, const char *lib_path)
 	return 0;
 }
 
-static char *describe_dest(const struct plan *p, unsigned parts, const char *component)
-{
-	struct strvec d = STRVEC_INIT;
-	char *s;
-
-	if (parts & PART_TOOLS)
-		strvec_push(&d, "bin, nvvm");
-	if ((parts & PART_HEADERS) && (parts & PART_LIBS))
-		strvec_pushf(&d, "targets/%s/{include,lib}", p->target_dir);
-	else if (parts & PART_HEADERS)
-		strvec_pushf(&d, "targets/%s/include", p->target_dir);
-	else if (parts & PART_LIBS)
-		strvec_pushf(&d, "targets/%s/lib", p->target_dir);
-	if (parts & PART_LICENSE)
-		strvec_pushf(&d, "licenses/%s", component);
-	s = strvec_join(&d, ", ");
-	strvec_free(&d);
-	return s;
-}
-
 static void plan_archive_free(struct plan_archive *a)
 {
 	free(a->component);
@@ -263,8 +245,6 @@ static void add_manifest_archive(struct plan *p, const struct manifest_package *
 			a->parts |= parts;
 			if (a->side != side)
 				a->side = PLAN_BOTH;
-			free(a->dest);
-			a->dest = describe_dest(p, a->parts, a->component);
 			return;
 		}
 	}
@@ -278,7 +258,6 @@ static void add_manifest_archive(struct plan *p, const struct manifest_package *
 	a->side = side;
 	a->parts = parts;
 	a->format = PLAN_FMT_REDIST;
-	a->dest = describe_dest(p, parts, a->component);
 }
 
 /* Find component `name` for tag among the manifests. */
@@ -483,7 +462,7 @@ out:
 
 int plan_add_single(struct plan *p, const char *source, const char *name, const char *version,
 		    const char *machine, const char *target_machine, enum plan_format format,
-		    struct xcc_error *err)
+		    const char *sha256, int64_t size, struct xcc_error *err)
 {
 	struct plan_archive *a;
 	enum plan_side side;
@@ -516,8 +495,89 @@ int plan_add_single(struct plan *p, const char *source, const char *name, const 
 	a->side = side;
 	a->parts = parts;
 	a->format = format;
-	a->dest = describe_dest(p, parts, name);
+	a->sha256 = sha256 ? xstrdup(sha256) : NULL;
+	a->size = size;
 	return 0;
+}
+
+static enum plan_format format_of(enum package_kind k)
+{
+	return k == PACKAGE_DEB ? PLAN_FMT_DEB : k == PACKAGE_WHEEL ? PLAN_FMT_WHEEL :
+		PLAN_FMT_REDIST;
+}
+
+/* Which archive goes when, whose headers win and where each one's parts
+ * go: decided here rather than by extraction, so that --dry-run shows it. */
+static void plan_freeze(struct plan *p)
+{
+	for (size_t i = 0; i < p->n_archives; i++) {
+		struct plan_archive *a = &p->archives[i];
+
+		free(a->dest);
+		a->dest = sysroot_layout_summary(p, a);
+
+		/* A host package's copy of the headers yields to a target
+		 * package's (single archives only: a plan from a manifest never
+		 * lets two archives write the same header). */
+		if ((a->format != PLAN_FMT_REDIST || !a->tag) && a->side == PLAN_HOST &&
+		    (a->parts & PART_HEADERS)) {
+			a->phase = 1;
+			a->headers_yield = 1;
+		}
+		/* libnvvm's nvvm/ is the newer copy of what a cuda_nvcc may still
+		 * carry: it goes second and wins, instead of racing for the same
+		 * files. */
+		if (a->tag && a->side == PLAN_HOST && (a->parts & PART_TOOLS) &&
+		    strcmp(a->component, "cuda_nvcc") != 0)
+			a->phase = 1;
+	}
+}
+
+int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *notes,
+	      struct xcc_error *err)
+{
+	const struct manifest **ms = NULL;
+	int multi_component = 0, rc = -1;
+
+	plan_init(p, &rq->plan, rq->cuda_label);
+	if (rq->n_manifests) {
+		ms = xmalloc(rq->n_manifests * sizeof *ms);
+		for (size_t i = 0; i < rq->n_manifests; i++)
+			ms[i] = &rq->manifests[i];
+		if (plan_add_redist(p, &rq->plan, ms, (const char *const *)rq->manifest_bases,
+				    rq->n_manifests, err))
+			goto out;
+	}
+	for (size_t i = 0; i < rq->n_packages; i++) {
+		const struct sysroot_package *pk = &rq->packages[i];
+
+		if (plan_add_single(p, pk->path, pk->name, pk->info.version, pk->info.machine,
+				    rq->target->machine, format_of(pk->info.kind), pk->sha256,
+				    (int64_t)pk->size, err))
+			goto out;
+	}
+	for (size_t i = 0; i < p->n_archives; i++)
+		if (p->archives[i].format != PLAN_FMT_REDIST)
+			multi_component = 1;
+	if (multi_component) {
+		if (plan_set_library_filter(p, rq->cuda, &rq->components, err))
+			goto out;
+	} else if (rq->components.n && !rq->n_manifests) {
+		char *list = strvec_join(&rq->components, ", ");
+
+		strvec_pushf(notes, "--components %s only apply to a manifest, a .deb or a "
+			     "wheel; the redist archives given are used as they are", list);
+		free(list);
+	}
+	if (p->n_archives == 0) {
+		xcc_fail(err, XCC_EUSAGE, "nothing to make a sysroot from");
+		goto out;
+	}
+	plan_freeze(p);
+	rc = 0;
+out:
+	free(ms);
+	return rc;
 }
 
 static const char *format_name(enum plan_format f)
@@ -541,9 +601,12 @@ char *plan_describe(const struct plan *p)
 			snprintf(size, sizeof size, "%lld", (long long)a->size);
 		else
 			snprintf(size, sizeof size, "?");
-		strvec_pushf(&lines, "%-6s %-20s %-12s %-14s %10s bytes  %s -> %s%s%s",
+		strvec_pushf(&lines, "%-6s %-20s %-12s %-14s %10s bytes  %s -> %s%s%s%s%s",
 			     plan_side_name(a->side), a->component, a->version ? a->version : "-",
-			     a->tag ? a->tag : format_name(a->format), size, a->source, a->dest,
+			     a->tag ? a->tag : format_name(a->format), size, a->source,
+			     a->dest ? a->dest : "", a->phase ? "  (second" : "",
+			     a->phase ? (a->headers_yield ? "; its headers yield to those already "
+					 "there)" : ")") : "",
 			     a->sha256 ? "  sha256 " : "", a->sha256 ? a->sha256 : "");
 	}
 	if (p->filter_libs) {

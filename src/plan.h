@@ -43,6 +43,8 @@ struct plan_archive {
 	unsigned parts;  /* enum plan_part bits */
 	enum plan_format format;
 	char *dest;      /* where it goes, for people: "bin, nvvm" */
+	int phase;       /* extracted after every archive of a lower phase */
+	int headers_yield; /* its headers never replace one already in the tree */
 };
 
 struct plan {
@@ -89,7 +91,17 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
  */
 int plan_add_single(struct plan *p, const char *source, const char *name, const char *version,
 		    const char *machine, const char *target_machine, enum plan_format format,
-		    struct xcc_error *err);
+		    const char *sha256, int64_t size, struct xcc_error *err);
+
+/*
+ * The whole plan for a resolved request whose sources are read: the
+ * manifests' archives, the archives given alone, the library filter, and
+ * each archive's phase, precedence and destinations. Complete when it
+ * returns: nothing later changes it. Things worth saying go to notes.
+ */
+struct sysroot_request;
+int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *notes,
+	      struct xcc_error *err);
 
 /* The components the toolkit needs for rq, per side (from components.json). */
 int plan_components(struct cuda_version v, struct strvec *host, struct strvec *target,

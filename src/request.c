@@ -28,6 +28,20 @@ int request_cuda(const char *s, struct cuda_version *out, struct xcc_error *err)
 	return 0;
 }
 
+int request_jetpack(const struct jetpack_db *db, const char *version,
+		    const struct jetpack_release **out, struct xcc_error *err)
+{
+	char *known;
+
+	if ((*out = jetpack_find(db, version)))
+		return 0;
+	known = jetpack_versions(db);
+	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
+		 version, known);
+	free(known);
+	return -1;
+}
+
 int request_rootfs(const char *rootfs, struct xcc_error *err)
 {
 	if (!file_is_dir(rootfs))

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "gpus.h"
+#include "jetpack.h"
 
 /* --target NAME: a target of the database. */
 int request_target(const struct gpudb *db, const char *name, const struct target_profile **out,
@@ -15,6 +16,10 @@ int request_target(const struct gpudb *db, const char *name, const struct target
 /* --cuda V: 12.6 or 12.6.3. Only the spelling; what the database says of
  * the version is flags_check_cuda's. */
 int request_cuda(const char *s, struct cuda_version *out, struct xcc_error *err);
+
+/* --jetpack J: a release of db. */
+int request_jetpack(const struct jetpack_db *db, const char *version,
+		    const struct jetpack_release **out, struct xcc_error *err);
 
 /* --target-fs ROOTFS: an existing directory. */
 int request_rootfs(const char *rootfs, struct xcc_error *err);

@@ -325,17 +325,6 @@ void ssh_target_free(struct ssh_target *t)
 
 /* --- the libraries a program needs ------------------------------------- */
 
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
 /* RPATH/RUNPATH entries with $ORIGIN replaced by the file's directory. */
 static void push_run_paths(struct strvec *dirs, const char *file, const char *list)
 {
@@ -343,7 +332,7 @@ static void push_run_paths(struct strvec *dirs, const char *file, const char *li
 
 	if (!list)
 		return;
-	origin = dir_of(file);
+	origin = file_dir_name(file);
 	copy = xstrdup(list);
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		const char *rest = NULL;
@@ -542,13 +531,6 @@ static int ssh_command(const struct run_opts *o, const struct ssh_target *t, con
 	return status;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* One regular file into the archive, contents read through symlinks. */
 static int tar_add_file(struct archive *a, const char *path, const char *name, mode_t mode,
 			struct xcc_error *err)
@@ -699,7 +681,7 @@ int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	struct strvec names = STRVEC_INIT, paths = STRVEC_INIT, send_names = STRVEC_INIT,
 		      send_paths = STRVEC_INIT, cmd = STRVEC_INIT, argv = STRVEC_INIT;
 	char *script = NULL, *answer = NULL, *line, *save = NULL, *qdir = NULL, *command = NULL;
-	const char *prog_name = base_name(plan->program);
+	const char *prog_name = file_base_name(plan->program);
 	struct sigaction sa, old_int, old_term, old_hup;
 	int status, rc = -1;
 	pid_t pid;
@@ -713,7 +695,7 @@ int run_remote(const struct run_opts *o, const struct run_plan *plan,
 				xcc_fail(err, XCC_EUSAGE, "--lib %s: %s", o->libs.v[i], strerror(errno));
 				goto out;
 			}
-			strvec_push(&names, base_name(o->libs.v[i]));
+			strvec_push(&names, file_base_name(o->libs.v[i]));
 			strvec_push(&paths, o->libs.v[i]);
 		}
 	} else {

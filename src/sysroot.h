@@ -1,6 +1,6 @@
-/* Making, describing and checking sysroots: runs the stages (plan, fetch,
- * unpack, profile, autopatch, serving check, metadata) and puts the result
- * in place atomically. */
+/* Making, describing and checking sysroots. sysroot create runs the stages
+ * (request, plan, fetch and extract, passes, metadata, commit: one module
+ * each, see sysroot.c) and puts the result in place atomically. */
 #ifndef XCC_SYSROOT_H
 #define XCC_SYSROOT_H
 
@@ -8,15 +8,8 @@
 
 #include "error.h"
 #include "gpus.h"
+#include "progress.h"
 #include "strvec.h"
-
-enum progress_mode {
-	PROGRESS_AUTO,   /* a bar on a terminal, plain lines otherwise */
-	PROGRESS_ALWAYS, /* the bar even when not on a terminal */
-	PROGRESS_NEVER,
-};
-
-int progress_mode_parse(const char *s, enum progress_mode *out);
 
 struct sysroot_create_opts {
 	const char *target;
@@ -51,10 +44,6 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 void sysroot_create_result_free(struct sysroot_create_result *r);
 void sysroot_create_opts_free(struct sysroot_create_opts *o);
 
-/* The relocatable bin/nvcc.profile for a sysroot (with_cccl: CUDA 13's
- * include/cccl is on the system include path). Caller frees. */
-char *sysroot_nvcc_profile(int with_cccl);
-
 /* `sysroot info`: the description, as text or JSON. Caller frees. */
 int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 		 struct xcc_error *err);
@@ -64,16 +53,5 @@ int sysroot_list(char **out, struct xcc_error *err);
  * there is none, -1 with err otherwise. */
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
 		   struct xcc_error *err);
-
-/* Where member (as stored in archive a, "./" stripped) goes in the tree,
- * relative to its root, or NULL when it is not taken: the layout rules for
- * redist archives, .debs and wheels. Caller frees. */
-struct plan;
-struct plan_archive;
-char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
-				 const char *member);
-
-/* The file that lists every entry of the tree (for verify). */
-#define SYSROOT_FILES_LIST "sysroot.files"
 
 #endif

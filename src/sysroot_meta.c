@@ -2,9 +2,13 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "sysroot_meta.h"
@@ -190,4 +194,170 @@ char *sysroot_store_path(const char *target, const char *cuda)
 
 	free(store);
 	return p;
+}
+
+void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
+			    const char *target_fs, const char *jetpack, const char *fingerprint,
+			    const char *serving)
+{
+	memset(m, 0, sizeof *m);
+	m->jetpack = jetpack ? xstrdup(jetpack) : NULL;
+	m->target_fs = target_fs ? xstrdup(target_fs) : NULL;
+	m->cuda = xstrdup(p->cuda);
+	m->target = xstrdup(p->target);
+	m->tag = xstrdup(p->tag);
+	m->target_dir = xstrdup(p->target_dir);
+	m->host_compiler = host_compiler ? xstrdup(host_compiler) : NULL;
+	m->fingerprint = xstrdup(fingerprint);
+	m->serving_json = serving ? xstrdup(serving) : NULL;
+	strvec_extend(&m->capabilities, &p->capabilities);
+	m->components = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *m->components);
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const struct plan_archive *a = &p->archives[i];
+		struct sysroot_component *c = &m->components[m->n_components++];
+
+		c->name = xstrdup(a->component);
+		c->version = a->version ? xstrdup(a->version) : NULL;
+		c->side = xstrdup(a->side == PLAN_HOST ? "host" : a->side == PLAN_TARGET ? "target" :
+				  "both");
+		c->sha256 = a->sha256 ? xstrdup(a->sha256) : NULL;
+		c->source = xstrdup(file_base_name(a->source));
+	}
+}
+
+/* ---- sysroot.files: every entry of the tree, for verify ---------------------- */
+
+/* The tree listing verify compares against: one line per entry, sorted. */
+struct listing {
+	struct strvec lines;
+	size_t root_len;
+};
+
+/* nftw has no user argument; the walk is single-threaded and short-lived. */
+static __thread struct listing *current_listing;
+
+static int list_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	struct listing *l = current_listing;
+	const char *rel = path + l->root_len;
+
+	(void)ftw;
+	if (*rel == '/')
+		rel++;
+	if (!*rel || strcmp(rel, SYSROOT_META_FILE) == 0 || strcmp(rel, SYSROOT_FILES_LIST) == 0)
+		return 0;
+	if (flag == FTW_SL || S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof target - 1);
+
+		target[n < 0 ? 0 : n] = '\0';
+		strvec_pushf(&l->lines, "l %s -> %s", rel, target);
+	} else if (S_ISDIR(st->st_mode)) {
+		strvec_pushf(&l->lines, "d %04o %s", (unsigned)(st->st_mode & 07777), rel);
+	} else {
+		strvec_pushf(&l->lines, "f %04o %lld %s", (unsigned)(st->st_mode & 07777),
+			     (long long)st->st_size, rel);
+	}
+	return 0;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *sysroot_files_listing(const char *root)
+{
+	struct listing l = { STRVEC_INIT, strlen(root) };
+	char *s;
+
+	current_listing = &l;
+	nftw(root, list_entry, 32, FTW_PHYS);
+	current_listing = NULL;
+	if (l.lines.n)
+		qsort(l.lines.v, l.lines.n, sizeof *l.lines.v, cmp_lines);
+	strvec_push(&l.lines, "");
+	s = strvec_join(&l.lines, "\n");
+	strvec_free(&l.lines);
+	return s;
+}
+
+/* The path of a listing line: "f MODE SIZE PATH", "d MODE PATH",
+ * "l PATH -> TARGET". Caller frees. */
+static char *listing_path(const char *line)
+{
+	int skip = line[0] == 'f' ? 3 : line[0] == 'd' ? 2 : 1;
+	const char *p = line, *arrow;
+
+	for (int i = 0; i < skip && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return xstrdup(line);
+	arrow = line[0] == 'l' ? strstr(p, " -> ") : NULL;
+	return arrow ? strndup(p, (size_t)(arrow - p)) : xstrdup(p);
+}
+
+struct listing_entry {
+	char *path;
+	const char *line;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct listing_entry *)a)->path,
+		      ((const struct listing_entry *)b)->path);
+}
+
+static struct listing_entry *parse_listing(char *text, size_t *n)
+{
+	struct listing_entry *v = NULL;
+	size_t cap = 0;
+	char *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(text, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+		XGROW(v, *n + 1, cap);
+		v[*n].path = listing_path(tok);
+		v[(*n)++].line = tok;
+	}
+	if (*n)
+		qsort(v, *n, sizeof *v, cmp_entry);
+	return v;
+}
+
+/* What differs between the listing create wrote and the tree now. */
+void sysroot_files_diff(const char *want_text, const char *have_text, struct strvec *problems)
+{
+	char *wt = xstrdup(want_text), *ht = xstrdup(have_text);
+	size_t nw, nh, shown = 0;
+	struct listing_entry *w = parse_listing(wt, &nw), *h = parse_listing(ht, &nh);
+
+	for (size_t i = 0; i < nw && shown < 50; i++) {
+		struct listing_entry *f = nh ? bsearch(&w[i], h, nh, sizeof *h, cmp_entry) : NULL;
+
+		if (!f) {
+			strvec_pushf(problems, "missing: %s", w[i].path);
+			shown++;
+		} else if (strcmp(f->line, w[i].line) != 0) {
+			strvec_pushf(problems, "changed: %s (made as '%s', now '%s')", w[i].path,
+				     w[i].line, f->line);
+			shown++;
+		}
+	}
+	for (size_t i = 0; i < nh && shown < 50; i++)
+		if (!nw || !bsearch(&h[i], w, nw, sizeof *w, cmp_entry)) {
+			strvec_pushf(problems, "not made by create: %s", h[i].path);
+			shown++;
+		}
+	for (size_t i = 0; i < nw; i++)
+		free(w[i].path);
+	for (size_t i = 0; i < nh; i++)
+		free(h[i].path);
+	free(w);
+	free(h);
+	free(wt);
+	free(ht);
 }

@@ -1,9 +1,11 @@
-/* sysroot.json: what a sysroot was made for. Written last by sysroot
- * create, read by the driver, info and verify. */
+/* The metadata stage of sysroot create: sysroot.json (what a sysroot was
+ * made for; read by the driver, info and verify) and sysroot.files (every
+ * entry of the tree, which verify compares with the tree), written last. */
 #ifndef XCC_SYSROOT_META_H
 #define XCC_SYSROOT_META_H
 
 #include "error.h"
+#include "plan.h"
 #include "strvec.h"
 
 #define SYSROOT_META_FILE "sysroot.json"
@@ -40,6 +42,23 @@ int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_
 /* The JSON text of m; caller frees. */
 char *sysroot_meta_to_json(const struct sysroot_meta *m);
 void sysroot_meta_free(struct sysroot_meta *m);
+
+/* What sysroot.json records for a tree made from p; serving is the serving
+ * table's JSON text (may be NULL). */
+void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
+			    const char *target_fs, const char *jetpack, const char *fingerprint,
+			    const char *serving);
+
+/* The file that lists every entry of the tree (for verify). */
+#define SYSROOT_FILES_LIST "sysroot.files"
+
+/* The listing of the tree at root: one sorted line per entry but the two
+ * files above ("f MODE SIZE PATH", "d MODE PATH", "l PATH -> TARGET").
+ * Caller frees. */
+char *sysroot_files_listing(const char *root);
+/* What differs between the listing create wrote and the tree's now, one
+ * problem a line (at most 50). */
+void sysroot_files_diff(const char *want_text, const char *have_text, struct strvec *problems);
 
 /* The default store: $XDG_DATA_HOME/cuda-xcc/sysroots (or
  * ~/.local/share/...). Caller frees. */

@@ -8,6 +8,7 @@
 
 #include "flags.h"
 #include "plan.h"
+#include "sysroot_request.h"
 #include "fileio.h"
 #include "tap.h"
 #include "xalloc.h"
@@ -32,48 +33,39 @@ static int load(const char *rel, struct manifest *m)
 	return rc;
 }
 
-/* Plan target/cuda/arch from the manifest; returns 0 or -1 with err. */
+static char *manifest_path(const char *rel)
+{
+	const char *src = getenv("XCC_SRCDIR");
+
+	return xasprintf("%s/tests/data/manifests/%s", src && *src ? src : ".", rel);
+}
+
+/* Plan target/cuda/arch from the manifest, through the stages sysroot
+ * create runs (request, sources, plan); returns 0 or -1 with err. */
 static int make_plan(const char *manifest, const char *target, const char *cuda, const char *arch,
 		     const char *components, struct plan *p, struct xcc_error *err)
 {
-	struct strvec specs = STRVEC_INIT, caps = STRVEC_INIT, comps = STRVEC_INIT;
-	struct manifest m;
-	struct arch_choice c;
-	struct plan_request rq = { 0 };
-	const struct manifest *ms[1];
-	const char *bases[] = { "https://mirror.example/redist" };
-	int rc = -1;
+	struct sysroot_create_opts o = { .target = target, .cuda = cuda };
+	struct sysroot_request rq;
+	struct fetch_opts fo = { .retries = 0 };
+	struct strvec notes = STRVEC_INIT;
+	char *path;
+	int rc;
 
 	memset(p, 0, sizeof *p);
-	if (load(manifest, &m))
-		return xcc_fail(err, XCC_EFAIL, "load failed");
-	cuda_version_parse(cuda, &rq.cuda);
 	if (arch)
-		strvec_push(&specs, arch);
-	if (flags_resolve(&db, gpudb_target(&db, target), rq.cuda, &specs, PTX_DEFAULT, &c, err))
-		goto out_m;
-	for (size_t i = 0; i < c.n; i++) {
-		char b[16];
-
-		strvec_push(&caps, gpu_cap_name(c.entries[i].cap, b, sizeof b));
-	}
+		strvec_push(&o.arch, arch);
 	if (components)
-		strvec_split(&comps, components);
-	strvec_extend(&comps, &c.extra_components);
-	rq.target = target;
-	rq.tag = c.tag;
-	rq.target_dir = c.target_dir;
-	rq.capabilities = &caps;
-	rq.components = &comps;
-	plan_init(p, &rq, cuda);
-	ms[0] = &m;
-	rc = plan_add_redist(p, &rq, ms, bases, 1, err);
-	arch_choice_free(&c);
-out_m:
-	manifest_free(&m);
-	strvec_free(&specs);
-	strvec_free(&caps);
-	strvec_free(&comps);
+		strvec_push(&o.components, components);
+	path = manifest_path(manifest);
+	strvec_push(&o.from, path);
+	free(path);
+	rc = sysroot_request_resolve(&db, &o, &rq, &notes, err) ||
+	     sysroot_request_read_sources(&rq, &o, &fo, err) || plan_make(p, &rq, &notes, err) ?
+		-1 : 0;
+	sysroot_request_free(&rq);
+	sysroot_create_opts_free(&o);
+	strvec_free(&notes);
 	return rc;
 }
 
@@ -89,6 +81,7 @@ static const struct plan_archive *find(const struct plan *p, const char *compone
 
 static void sbsa_13(void)
 {
+	char *url;
 	struct plan p;
 	struct xcc_error err = { 0 };
 	const struct plan_archive *a;
@@ -104,8 +97,9 @@ static void sbsa_13(void)
 	a = find(&p, "cuda_nvcc", PLAN_HOST);
 	ok(a && strcmp(a->tag, "linux-x86_64") == 0 && (a->parts & PART_TOOLS) &&
 	   !(a->parts & PART_HEADERS), "host cuda_nvcc from linux-x86_64, tools only");
-	is_str(a ? a->source : NULL, "https://mirror.example/redist/cuda_nvcc/linux-x86_64/"
-	       "cuda_nvcc-linux-x86_64-13.0.88-archive.tar.xz", "URL = manifest dir + relative_path");
+	url = manifest_path("cuda/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-13.0.88-archive.tar.xz");
+	is_str(a ? a->source : NULL, url, "URL = manifest dir + relative_path");
+	free(url);
 	ok(a && a->size == 26657716, "size from the manifest");
 	a = find(&p, "libnvvm", PLAN_HOST);
 	ok(a && strcmp(a->tag, "linux-x86_64") == 0, "13.x host side has libnvvm");

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "plan.h"
-#include "sysroot.h"
+#include "sysroot_layout.h"
 #include "tap.h"
 
 static struct plan p;

@@ -8,7 +8,7 @@
 
 #include "fatbin.h"
 #include "strvec.h"
-#include "sysroot_checks.h"
+#include "sysroot_passes.h"
 #include "tap.h"
 
 static void same_inventory(const char *path)

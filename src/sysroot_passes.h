@@ -1,14 +1,39 @@
-/* The ELF passes sysroot create, verify and info run over a tree: the
- * autopatch of both halves and the fatbin serving check of the target
- * libraries. Kept apart from sysroot.c so the orchestration does not
- * depend on how those passes are built. */
-#ifndef XCC_SYSROOT_CHECKS_H
-#define XCC_SYSROOT_CHECKS_H
+/* The passes sysroot create runs over the extracted tree, in this order:
+ * the symlinks of all archives together, what the tree must hold, links
+ * that lead nowhere, nvcc.profile, the autopatch of both halves, the
+ * device's glibc floor (with --target-fs) and the fatbin serving check of
+ * the target libraries. verify runs the profile and autopatch checks again
+ * on a finished sysroot; info prints the serving table. */
+#ifndef XCC_SYSROOT_PASSES_H
+#define XCC_SYSROOT_PASSES_H
 
 #include "error.h"
 #include "fatbin.h"
 #include "gpus.h"
+#include "plan.h"
 #include "strvec.h"
+
+/* Each archive's links were checked alone when it was extracted; together
+ * they can still build a path out of the tree (a link in one through a link
+ * in another): refused (XCC_EUSAGE), naming them. */
+int sysroot_refuse_escaping_links(const char *root, struct xcc_error *err);
+
+/* What a finished tree must hold, whatever the sources were: an x86_64
+ * nvcc, the target's headers, and only p's directory under targets/. */
+int sysroot_check_tree(const char *root, const struct plan *p, struct xcc_error *err);
+
+/* Remove the symlinks under targets/<target_dir>/lib and bin that lead
+ * nowhere (a .deb's development links whose library is in a package not
+ * given; tool links to what a cross toolkit does not take), with a note
+ * naming them. Every path is opened beneath root. */
+void sysroot_remove_dangling_links(const char *root, const char *target_dir,
+				   struct strvec *notes);
+
+/* The relocatable bin/nvcc.profile for a sysroot (with_cccl: CUDA 13's
+ * include/cccl is on the system include path). Caller frees. */
+char *sysroot_nvcc_profile(int with_cccl);
+/* Write it into the tree at root (bin/ opened beneath root). */
+int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_error *err);
 
 /*
  * Resolve the DT_NEEDED of the host half (bin, nvvm: x86_64, against the
@@ -41,6 +66,9 @@ void sysroot_glibc_floor(const char *root, const char *target_dir, const char *t
 int sysroot_serving(const struct gpudb *db, const char *root, const char *target_dir,
 		    const struct strvec *capabilities, char **table_json, size_t *unserved,
 		    struct xcc_error *err);
+/* The serving table as text lines for people, one per library (a line
+ * saying so when none carries device code). */
+void sysroot_serving_text(const char *json, const struct strvec *caps, struct strvec *out);
 
 /* The fatbin inventory of one library, with memory bounded whatever its
  * size (fatbin_read_file maps and touches all of it). */

@@ -19,7 +19,9 @@
 #include "elfinfo.h"
 #include "fatbin.h"
 #include "glibc.h"
-#include "sysroot_checks.h"
+#include "fileio.h"
+#include "sysroot_passes.h"
+#include "unpack.h"
 #include "xalloc.h"
 
 /* "target half: libfoo.so.1 (needed by targets/x/lib/libbar.so), ..." */
@@ -581,4 +583,317 @@ int sysroot_serving(const struct gpudb *db, const char *root, const char *target
 	free(w.caps);
 	free(dir);
 	return 0;
+}
+
+/* ---- the tree as extracted ------------------------------------------------------- */
+
+static int file_contains_dir(const char *root, const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	int r = file_is_dir(p);
+
+	free(p);
+	return r;
+}
+
+static int file_exists_in(const char *root, const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	int r = file_exists(p);
+
+	free(p);
+	return r;
+}
+
+int sysroot_check_tree(const char *root, const struct plan *p, struct xcc_error *err)
+{
+	char *inc = xasprintf("targets/%s/include/cuda_runtime.h", p->target_dir);
+	char *targets = xasprintf("%s/targets", root);
+	DIR *d;
+	struct dirent *e;
+	struct strvec dirs = STRVEC_INIT;
+	int rc = -1;
+
+	if (!file_exists_in(root, "bin/nvcc")) {
+		xcc_fail(err, XCC_EUSAGE, "the sources hold no x86_64 nvcc (bin/nvcc): add the "
+			 "host side (cuda_nvcc for linux-x86_64, or Debian's nvidia-cuda-toolkit "
+			 "amd64 package)");
+		goto out;
+	}
+	if (!file_exists_in(root, inc)) {
+		xcc_fail(err, XCC_EUSAGE, "the sources hold no target headers (%s): add cuda_cudart "
+			 "for %s (or the target's nvidia-cuda-dev package)", inc, p->tag);
+		goto out;
+	}
+	d = opendir(targets);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			strvec_push(&dirs, e->d_name);
+	if (d)
+		closedir(d);
+	if (dirs.n != 1) {
+		char *names = strvec_join(&dirs, ", ");
+
+		xcc_fail(err, XCC_EFAIL, "targets/ holds %s instead of only %s: CMake would pick the "
+			 "wrong one", names, p->target_dir);
+		free(names);
+		goto out;
+	}
+	rc = 0;
+out:
+	strvec_free(&dirs);
+	free(targets);
+	free(inc);
+	return rc;
+}
+
+/* Remove the symlinks under dir (relative to root, recursively) that lead
+ * nowhere: a .deb's development links (libnvToolsExt.so -> .so.1) whose
+ * library is in another package that was not given. They would only make
+ * a link fail later with a worse message, and verify report them. Every
+ * path is opened beneath root, so a link in the tree cannot take the walk
+ * (and its unlinks) anywhere else. */
+static void remove_dangling_in(int rootfd, const char *dir, struct strvec *removed, int depth)
+{
+	int fd = unpack_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (depth < 64 && (e = readdir(d))) {
+		char *rel;
+		struct stat st;
+		int target;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		rel = xasprintf("%s/%s", dir, e->d_name);
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				remove_dangling_in(rootfd, rel, removed, depth + 1);
+			} else if (S_ISLNK(st.st_mode)) {
+				target = unpack_open_beneath(rootfd, rel, O_PATH);
+				if (target >= 0)
+					close(target);
+				else if (errno == ENOENT &&
+					 unlinkat(dirfd(d), e->d_name, 0) == 0)
+					strvec_push(removed, rel);
+			}
+		}
+		free(rel);
+	}
+	closedir(d);
+}
+
+static void remove_dangling_links(const char *root, const char *dir, struct strvec *removed)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (rootfd < 0)
+		return;
+	remove_dangling_in(rootfd, dir, removed, 0);
+	close(rootfd);
+}
+
+/* Write root/dir/name atomically, dir opened beneath root. */
+static int write_beneath(const char *root, const char *dir, const char *name, const char *data,
+			 struct xcc_error *err)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dfd = -1, fd = -1, rc = -1;
+	char *tmp = xasprintf(".%s.tmp.%ld", name, (long)getpid());
+	size_t len = strlen(data), done = 0;
+
+	if (rootfd < 0 || (dfd = unpack_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY)) < 0) {
+		xcc_fail(err, XCC_EFAIL, "cannot open %s/%s: %s", root, dir, strerror(errno));
+		goto out;
+	}
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	while (fd >= 0 && done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (fd < 0 || done < len || fsync(fd)) {
+		xcc_fail(err, XCC_EFAIL, "cannot write %s/%s/%s: %s", root, dir, tmp,
+			 strerror(errno));
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name)) {
+		xcc_fail(err, XCC_EFAIL, "cannot rename %s/%s/%s to %s: %s", root, dir, tmp, name,
+			 strerror(errno));
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	if (rootfd >= 0)
+		close(rootfd);
+	free(tmp);
+	return rc;
+}
+
+int sysroot_refuse_escaping_links(const char *root, struct xcc_error *err)
+{
+	struct strvec problems = STRVEC_INIT;
+	char *list;
+
+	if (unpack_check_tree_links(root, &problems, err))
+		return -1;
+	if (!problems.n)
+		return 0;
+	list = strvec_join(&problems, "\n  ");
+	xcc_fail(err, XCC_EUSAGE, "refused: the archives' symlinks together lead out of the "
+		 "sysroot (each archive was harmless alone):\n  %s\nRemove the archive that "
+		 "brings the link, or correct its links.", list);
+	free(list);
+	strvec_free(&problems);
+	return -1;
+}
+
+/* Remove the dangling links under dir, with a note naming them and why
+ * they are not wanted. */
+static void remove_dangling_noted(const char *root, const char *dir, const char *why,
+				  struct strvec *notes)
+{
+	struct strvec removed = STRVEC_INIT;
+
+	remove_dangling_links(root, dir, &removed);
+	if (removed.n) {
+		char *names = strvec_join(&removed, ", ");
+
+		strvec_pushf(notes, "left out, as %s: %s", why, names);
+		free(names);
+	}
+	strvec_free(&removed);
+}
+
+void sysroot_remove_dangling_links(const char *root, const char *target_dir,
+				   struct strvec *notes)
+{
+	char *lib = xasprintf("targets/%s/lib", target_dir);
+
+	remove_dangling_noted(root, lib, "the libraries they name are in packages not given",
+			      notes);
+	free(lib);
+	/* A package's tool links may name what a cross toolkit does not
+	 * take (Debian 12.4's usr/bin/compute-sanitizer). */
+	remove_dangling_noted(root, "bin", "the tools they name are not part of a cross toolkit",
+			      notes);
+}
+
+/* ---- nvcc.profile ---------------------------------------------------------- */
+
+char *sysroot_nvcc_profile(int with_cccl)
+{
+	/* PATH comes first and puts this toolkit's own cicc (nvvm/bin) and
+	 * ptxas, fatbinary, nvlink, cudafe++ (bin) in front of whatever the
+	 * user's PATH holds: nvcc finds its helpers through PATH, and another
+	 * CUDA's tools there would otherwise be used silently. Everything is
+	 * relative to _HERE_, so the tree can move. lib64 is mapped to lib at
+	 * create time, so the directories are named without _TARGET_SIZE_.
+	 * INCLUDES and LIBRARIES are each one complete assignment: CMake's
+	 * FindCUDAToolkit reads the first one of each from `nvcc -v`. */
+	return xasprintf(
+		"# Written by cuda-xcc sysroot create: relocatable, and this toolkit's own\n"
+		"# tools come before anything on PATH.\n"
+		"PATH            += $(_HERE_)/../nvvm/bin:$(_HERE_):\n"
+		"TOP              = $(_HERE_)/..\n"
+		"CICC_PATH        = $(TOP)/nvvm/bin\n"
+		"NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice\n"
+		"\n"
+		"INCLUDES        +=  \"-I$(TOP)/$(_TARGET_DIR_)/include\" $(_SPACE_)\n"
+		"%s"
+		"LIBRARIES        =+ $(_SPACE_) \"-L$(TOP)/$(_TARGET_DIR_)/lib/stubs\" "
+		"\"-L$(TOP)/$(_TARGET_DIR_)/lib\"\n"
+		"\n"
+		"CUDAFE_FLAGS    +=\n"
+		"PTXAS_FLAGS     +=\n",
+		with_cccl ? "SYSTEM_INCLUDES +=  \"-isystem\" \"$(TOP)/$(_TARGET_DIR_)/include/cccl\" "
+			    "$(_SPACE_)\n" : "");
+}
+
+int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_error *err)
+{
+	char *cccl = xasprintf("targets/%s/include/cccl", target_dir);
+	char *profile = sysroot_nvcc_profile(file_contains_dir(root, cccl));
+	int rc = write_beneath(root, "bin", "nvcc.profile", profile, err);
+
+	free(profile);
+	free(cccl);
+	return rc;
+}
+
+/* ---- the serving table for people ------------------------------------------ */
+
+static void push_trimmed(struct strvec *out, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	strvec_push(out, line);
+}
+
+void sysroot_serving_text(const char *json, const struct strvec *caps, struct strvec *out)
+{
+	cJSON *rows = json ? cJSON_Parse(json) : NULL;
+	const cJSON *row;
+	char *line;
+	size_t width = 7;
+
+	if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
+		strvec_push(out, "serving: no target library carries device code");
+		cJSON_Delete(rows);
+		return;
+	}
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
+
+		if (cJSON_IsString(lib) && strlen(lib->valuestring) > width)
+			width = strlen(lib->valuestring);
+	}
+	strvec_push(out, "serving (per target library and GPU):");
+	line = xasprintf("  %-*s", (int)width, "library");
+	for (size_t i = 0; i < caps->n; i++) {
+		char *l = xasprintf("%s  %-10s", line, caps->v[i]);
+
+		free(line);
+		line = l;
+	}
+	push_trimmed(out, line);
+	free(line);
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(row, "serving");
+
+		line = xasprintf("  %-*s", (int)width, cJSON_IsString(lib) ? lib->valuestring : "?");
+		for (size_t i = 0; i < caps->n; i++) {
+			const cJSON *vd = cJSON_GetObjectItemCaseSensitive(s, caps->v[i]);
+			char *l = xasprintf("%s  %-10s", line,
+					    cJSON_IsString(vd) ? vd->valuestring : "-");
+
+			free(line);
+			line = l;
+		}
+		push_trimmed(out, line);
+		free(line);
+	}
+	cJSON_Delete(rows);
 }

@@ -1,0 +1,249 @@
+#include <config.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "strvec.h"
+#include "sysroot_commit.h"
+#include "sysroot_extract.h"
+#include "sysroot_layout.h"
+#include "unpack.h"
+#include "xalloc.h"
+
+/* Where a member goes: the plan's layout, and the plan's precedence for
+ * headers already in the tree. */
+struct map_ctx {
+	const struct plan *p;
+	const struct plan_archive *a;
+	const char *root;      /* the directory being filled */
+};
+
+static char *map_member(void *arg, const char *member)
+{
+	const struct map_ctx *c = arg;
+	char *out = sysroot_member_destination(c->p, c->a, member);
+	char *prefix = xasprintf("targets/%s/include/", c->p->target_dir);
+
+	if (out && c->a->headers_yield && strncmp(out, prefix, strlen(prefix)) == 0) {
+		char *full = xasprintf("%s/%s", c->root, out);
+		struct stat st;
+
+		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			free(out);
+			out = NULL;
+		}
+		free(full);
+	}
+	free(prefix);
+	return out;
+}
+
+struct job {
+	const struct plan_archive *a;
+	struct map_ctx map;
+	struct unpack_stats stats;
+	uint64_t dl_seen, ex_seen;
+	struct run *run;
+};
+
+struct run {
+	pthread_mutex_t mu;
+	struct job *jobs;
+	size_t n_jobs, next;
+	int phase;
+	int failed;
+	struct xcc_error err; /* the first failure */
+	struct fetch_opts fo;
+	struct progress *pr;
+};
+
+static void on_download(void *arg, uint64_t done, uint64_t total)
+{
+	struct job *j = arg;
+	struct progress *pr = j->run->pr;
+
+	(void)total;
+	pthread_mutex_lock(&pr->mu);
+	if (done > j->dl_seen) {
+		pr->dl_done += done - j->dl_seen;
+		j->dl_seen = done;
+	}
+	progress_draw(pr, 0);
+	pthread_mutex_unlock(&pr->mu);
+}
+
+static void on_extract(void *arg, uint64_t read)
+{
+	struct job *j = arg;
+	struct progress *pr = j->run->pr;
+
+	pthread_mutex_lock(&pr->mu);
+	if (read > j->ex_seen) {
+		pr->ex_done += read - j->ex_seen;
+		j->ex_seen = read;
+	}
+	progress_draw(pr, 0);
+	pthread_mutex_unlock(&pr->mu);
+}
+
+/* The fetch stage of one archive: into the cache, verified against the
+ * plan's sha256 and size (fetch.c); *local is the cached file. */
+static int fetch_archive(struct job *j, char **local, struct xcc_error *err)
+{
+	const struct plan_archive *a = j->a;
+	struct progress *pr = j->run->pr;
+	struct fetch_opts fo = j->run->fo;
+	uint64_t size = a->size > 0 ? (uint64_t)a->size : 0;
+
+	fo.progress = on_download;
+	fo.progress_arg = j;
+	if (fetch_file(&fo, a->source, a->sha256, a->size, local, err))
+		return -1;
+	sysroot_crash_point("fetch");
+	pthread_mutex_lock(&pr->mu);
+	if (size > j->dl_seen)
+		pr->dl_done += size - j->dl_seen;
+	j->dl_seen = size;
+	pthread_mutex_unlock(&pr->mu);
+	progress_line(pr, "fetched   %s %s (%.1f MB)", a->component, plan_side_name(a->side),
+		      (double)size / 1e6);
+	return 0;
+}
+
+/* The extract stage of one archive: every member to where the plan's
+ * layout puts it (unpack.c refuses what would leave the tree). */
+static int extract_archive(struct job *j, const char *local, struct xcc_error *err)
+{
+	const struct plan_archive *a = j->a;
+	struct progress *pr = j->run->pr;
+	struct unpack_opts uo = { map_member, &j->map, on_extract, j };
+	uint64_t size = a->size > 0 ? (uint64_t)a->size : 0;
+
+	if (unpack_archive(local, j->map.root, &uo, &j->stats, err))
+		return -1;
+	sysroot_crash_point("extract");
+	pthread_mutex_lock(&pr->mu);
+	if (size > j->ex_seen)
+		pr->ex_done += size - j->ex_seen;
+	j->ex_seen = size;
+	pr->n_done++;
+	progress_draw(pr, 1);
+	pthread_mutex_unlock(&pr->mu);
+	progress_line(pr, "extracted %s %s: %llu files, %.1f MB -> %s", a->component,
+		      plan_side_name(a->side), (unsigned long long)j->stats.files,
+		      (double)j->stats.bytes / 1e6, a->dest);
+	return 0;
+}
+
+static int run_job(struct job *j, struct xcc_error *err)
+{
+	char *local = NULL;
+	int rc = fetch_archive(j, &local, err) || extract_archive(j, local, err) ? -1 : 0;
+
+	free(local);
+	return rc;
+}
+
+static void *worker(void *arg)
+{
+	struct run *r = arg;
+
+	for (;;) {
+		struct job *j = NULL;
+		struct xcc_error err = { 0 };
+
+		pthread_mutex_lock(&r->mu);
+		while (!r->failed && r->next < r->n_jobs) {
+			struct job *c = &r->jobs[r->next++];
+
+			if (c->a->phase == r->phase) {
+				j = c;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (!j)
+			return NULL;
+		if (run_job(j, &err)) {
+			pthread_mutex_lock(&r->mu);
+			if (!r->failed) {
+				r->failed = 1;
+				r->err = err;
+			}
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+	}
+}
+
+/* Run every job of the phase on up to n_threads threads. */
+static int run_phase(struct run *r, int phase, int n_threads, struct xcc_error *err)
+{
+	pthread_t *th = xmalloc((size_t)n_threads * sizeof *th);
+	int started = 0;
+
+	r->phase = phase;
+	r->next = 0;
+	for (int i = 0; i < n_threads; i++) {
+		if (pthread_create(&th[i], NULL, worker, r))
+			break;
+		started++;
+	}
+	if (started == 0)
+		worker(r);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	if (r->failed) {
+		*err = r->err;
+		return -1;
+	}
+	return 0;
+}
+
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
+}
+
+int sysroot_extract(const struct plan *p, const char *root, const struct fetch_opts *fo,
+		    int jobs, struct progress *pr, struct xcc_error *err)
+{
+	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	int max_phase = 0, rc = 0;
+
+	if (jobs <= 0)
+		jobs = default_jobs();
+	run.pr = pr;
+	run.fo = *fo;
+	run.n_jobs = p->n_archives;
+	run.jobs = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *run.jobs);
+	for (size_t i = 0; i < p->n_archives; i++) {
+		struct job *j = &run.jobs[i];
+		const struct plan_archive *a = &p->archives[i];
+
+		memset(j, 0, sizeof *j);
+		j->a = a;
+		j->run = &run;
+		j->map.p = p;
+		j->map.a = a;
+		j->map.root = root;
+		if (a->phase > max_phase)
+			max_phase = a->phase;
+		if (a->size > 0) {
+			pr->dl_total += (uint64_t)a->size;
+			pr->ex_total += (uint64_t)a->size;
+		}
+	}
+	for (int phase = 0; rc == 0 && phase <= max_phase; phase++)
+		rc = run_phase(&run, phase, jobs, err);
+	progress_end(pr);
+	free(run.jobs);
+	return rc;
+}

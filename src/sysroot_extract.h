@@ -1,0 +1,20 @@
+/* The fetch and extract stages of sysroot create. They share one pool of
+ * workers, so that one archive's download overlaps another's decoding (a
+ * CUDA toolkit is dozens of archives): each worker fetches one planned
+ * archive into the cache (fetch.c) and extracts it (unpack.c) into the
+ * tree at the destinations the plan's layout gives, phase by phase as the
+ * plan orders them. Nothing here decides anything: the plan is frozen. */
+#ifndef XCC_SYSROOT_EXTRACT_H
+#define XCC_SYSROOT_EXTRACT_H
+
+#include "error.h"
+#include "fetch.h"
+#include "plan.h"
+#include "progress.h"
+
+/* Fetch and extract every archive of p into root on up to jobs threads
+ * (0: one per CPU). The first failure stops the rest and is returned. */
+int sysroot_extract(const struct plan *p, const char *root, const struct fetch_opts *fo,
+		    int jobs, struct progress *pr, struct xcc_error *err);
+
+#endif

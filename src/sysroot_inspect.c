@@ -1,0 +1,165 @@
+/* Reading a finished sysroot: sysroot info, list and verify. */
+#include <config.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "sysroot.h"
+#include "sysroot_meta.h"
+#include "sysroot_passes.h"
+#include "unpack.h"
+#include "xalloc.h"
+
+int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
+		 struct xcc_error *err)
+{
+	struct sysroot_meta m;
+	struct strvec lines = STRVEC_INIT;
+	char *caps;
+
+	(void)db;
+	if (sysroot_meta_load(dir, &m, err))
+		return -1;
+	if (json) {
+		*out = sysroot_meta_to_json(&m);
+		sysroot_meta_free(&m);
+		return 0;
+	}
+	caps = m.capabilities.n ? strvec_join(&m.capabilities, " ") : xstrdup("-");
+	strvec_pushf(&lines, "sysroot        %s", dir);
+	strvec_pushf(&lines, "CUDA           %s", m.cuda);
+	strvec_pushf(&lines, "target         %s (%s libraries in targets/%s)", m.target, m.tag,
+		     m.target_dir);
+	strvec_pushf(&lines, "GPUs           %s", caps);
+	strvec_pushf(&lines, "host compiler  %s", m.host_compiler ? m.host_compiler :
+		     "(none recorded)");
+	if (m.target_fs)
+		strvec_pushf(&lines, "target fs      %s", m.target_fs);
+	strvec_pushf(&lines, "nvcc           %s/bin/nvcc", dir);
+	strvec_push(&lines, "components:");
+	for (size_t i = 0; i < m.n_components; i++) {
+		const struct sysroot_component *c = &m.components[i];
+
+		strvec_pushf(&lines, "  %-6s %-22s %-12s %.12s  %s", c->side ? c->side : "?",
+			     c->name ? c->name : "?", c->version ? c->version : "-",
+			     c->sha256 ? c->sha256 : "-", c->source ? c->source : "");
+	}
+	sysroot_serving_text(m.serving_json, &m.capabilities, &lines);
+	strvec_push(&lines, "");
+	*out = strvec_join(&lines, "\n");
+	free(caps);
+	strvec_free(&lines);
+	sysroot_meta_free(&m);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int sysroot_list(char **out, struct xcc_error *err)
+{
+	char *store = sysroot_store_dir();
+	struct strvec names = STRVEC_INIT, lines = STRVEC_INIT;
+	DIR *d = opendir(store);
+	struct dirent *e;
+
+	(void)err;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !strstr(e->d_name, ".tmp-") &&
+		    !strstr(e->d_name, ".old-") && !strstr(e->d_name, ".lock"))
+			strvec_push(&names, e->d_name);
+	if (d)
+		closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = xasprintf("%s/%s", store, names.v[i]);
+		struct sysroot_meta m;
+		struct xcc_error e2 = { 0 };
+
+		if (sysroot_meta_load(dir, &m, &e2) == 0) {
+			char *caps = m.capabilities.n ? strvec_join(&m.capabilities, ",") :
+				xstrdup("-");
+
+			strvec_pushf(&lines, "%-24s CUDA %-8s %-7s %-14s GPUs %s", names.v[i],
+				     m.cuda, m.target, m.tag, caps);
+			free(caps);
+			sysroot_meta_free(&m);
+		}
+		free(dir);
+	}
+	if (lines.n == 0)
+		strvec_pushf(&lines, "no sysroots in %s (make one with 'cuda-xcc sysroot create')",
+			     store);
+	strvec_push(&lines, "");
+	*out = strvec_join(&lines, "\n");
+	strvec_free(&names);
+	strvec_free(&lines);
+	free(store);
+	return 0;
+}
+
+int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
+		   struct xcc_error *err)
+{
+	struct sysroot_meta m;
+	const struct target_profile *t;
+	char *path, *want, *have, *profile, *inc;
+	struct xcc_error e2 = { 0 };
+	struct strvec notes = STRVEC_INIT;
+	size_t n_before;
+
+	if (sysroot_meta_load(dir, &m, err))
+		return -1;
+	path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST);
+	want = file_read_text(path, NULL);
+	if (!want) {
+		strvec_pushf(problems, "%s is missing: the tree cannot be checked", path);
+	} else {
+		have = sysroot_files_listing(dir);
+		sysroot_files_diff(want, have, problems);
+		free(have);
+		free(want);
+	}
+	free(path);
+	n_before = problems->n;
+	if (unpack_check_tree_links(dir, problems, err)) {
+		sysroot_meta_free(&m);
+		return -1;
+	}
+	/* The checks below follow links: not where one leads out. */
+	if (problems->n > n_before)
+		goto done;
+	path = xasprintf("%s/bin/nvcc.profile", dir);
+	have = file_read_text(path, NULL);
+	inc = xasprintf("%s/targets/%s/include/cccl", dir, m.target_dir);
+	profile = sysroot_nvcc_profile(file_is_dir(inc));
+	if (!have || strcmp(have, profile) != 0)
+		strvec_pushf(problems, "%s is not the profile cuda-xcc writes", path);
+	free(have);
+	free(profile);
+	free(inc);
+	free(path);
+	path = xasprintf("%s/bin/nvcc", dir);
+	if (access(path, X_OK))
+		strvec_pushf(problems, "%s is not executable", path);
+	free(path);
+	t = gpudb_target(db, m.target);
+	if (!t)
+		strvec_pushf(problems, "unknown target '%s' in %s", m.target, SYSROOT_META_FILE);
+	else if (sysroot_autopatch(dir, m.target_dir, t->triple, m.target_fs, 1, &notes, &e2))
+		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
+done:
+	strvec_free(&notes);
+	sysroot_meta_free(&m);
+	if (problems->n)
+		return xcc_fail(err, XCC_EFAIL, "%s has %zu problem%s", dir, problems->n,
+				problems->n == 1 ? "" : "s");
+	return 0;
+}

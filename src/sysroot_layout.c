@@ -1,0 +1,190 @@
+/* Where the members of a redist archive, a .deb or a wheel land in a
+ * sysroot: the layout rules, one member at a time. The plan describes each
+ * archive's destinations with the same function extraction maps members
+ * with, so --dry-run shows what the real run does. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "strvec.h"
+#include "sysroot_layout.h"
+#include "xalloc.h"
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The member's path inside a toolkit root (bin/..., include/..., lib/...),
+ * whatever package format it came in; NULL to skip it. */
+static char *toolkit_path(enum plan_format f, const char *m)
+{
+	const char *rest;
+
+	if (f == PLAN_FMT_REDIST) {
+		const char *slash = strchr(m, '/');
+		size_t top = slash ? (size_t)(slash - m) : strlen(m);
+
+		/* The top <name>-<tag>-<ver>-archive/ directory goes. */
+		if (top > 8 && strncmp(m + top - 8, "-archive", 8) == 0)
+			return slash && slash[1] ? xstrdup(slash + 1) : NULL;
+		return xstrdup(m);
+	}
+	if (f == PLAN_FMT_WHEEL) {
+		/* nvidia/<component>/{bin,include,lib,nvvm}/... */
+		if (!starts_with(m, "nvidia/"))
+			return NULL;
+		rest = strchr(m + 7, '/');
+		return rest && rest[1] ? xstrdup(rest + 1) : NULL;
+	}
+	/* Debian's and NVIDIA's .deb layouts. */
+	if (starts_with(m, "usr/lib/nvidia-cuda-toolkit/")) {
+		rest = m + strlen("usr/lib/nvidia-cuda-toolkit/");
+		if (starts_with(rest, "libdevice"))
+			return xasprintf("nvvm/%s", rest);
+		/* Debian's bin/gcc and bin/g++ are scripts that run the build
+		 * machine's x86_64 g++ for nvcc when it has no -ccbin (nvcc looks
+		 * in its own directory first): a cross sysroot must not have them. */
+		if (strcmp(rest, "bin/gcc") == 0 || strcmp(rest, "bin/g++") == 0)
+			return NULL;
+		/* Debian's include/<triple>/ (12.4 on): a glibc math-vector.h for
+		 * the build machine's own -I, which Debian's nvcc.profile leaves
+		 * commented out; it is no CUDA header. */
+		if (starts_with(rest, "include/"))
+			return NULL;
+		return *rest ? xstrdup(rest) : NULL;
+	}
+	if (starts_with(m, "usr/local/cuda")) {
+		rest = strchr(m + strlen("usr/local/cuda"), '/');
+		if (!rest || !rest[1])
+			return NULL;
+		rest++;
+		if (starts_with(rest, "targets/")) {
+			rest = strchr(rest + strlen("targets/"), '/');
+			return rest && rest[1] ? xstrdup(rest + 1) : NULL;
+		}
+		return xstrdup(rest);
+	}
+	if (starts_with(m, "usr/bin/")) {
+		rest = m + strlen("usr/bin/");
+		/* Debian's nvcc there is a wrapper that execs an absolute path. */
+		if (!*rest || strcmp(rest, "nvcc") == 0)
+			return NULL;
+		return xasprintf("bin/%s", rest);
+	}
+	if (starts_with(m, "usr/include/"))
+		return m[strlen("usr/include/")] ? xasprintf("include/%s", m + strlen("usr/include/"))
+						 : NULL;
+	if (starts_with(m, "usr/lib/")) {
+		const char *triple = m + strlen("usr/lib/");
+		const char *slash = strchr(triple, '/');
+
+		if (slash && slash[1] && strstr(triple, "-linux-gnu") &&
+		    strstr(triple, "-linux-gnu") < slash)
+			return xasprintf("lib/%s", slash + 1);
+	}
+	return NULL;
+}
+
+/* Where the top-level directory top (of a toolkit root) goes for archive a,
+ * or NULL when a takes nothing from it. */
+static char *top_destination(const struct plan *p, const struct plan_archive *a,
+			     const char *top, size_t len)
+{
+#define TOP_IS(s) (len == strlen(s) && strncmp(top, s, len) == 0)
+	if (TOP_IS("bin") || TOP_IS("nvvm")) {
+		if (a->parts & PART_TOOLS)
+			return strndup(top, len);
+		if (a->parts & PART_LIBS)
+			return xasprintf("targets/%s/%.*s", p->target_dir, (int)len, top);
+		return NULL;
+	}
+	if (TOP_IS("include"))
+		return a->parts & PART_HEADERS ? xasprintf("targets/%s/include", p->target_dir) :
+			NULL;
+	if (TOP_IS("lib") || TOP_IS("lib64"))
+		return a->parts & PART_LIBS ? xasprintf("targets/%s/lib", p->target_dir) : NULL;
+	/* compat/, compat_orin/, res/, share/: beside include and lib. */
+	return a->parts & PART_LIBS ? xasprintf("targets/%s/%.*s", p->target_dir, (int)len, top) :
+		NULL;
+#undef TOP_IS
+}
+
+/* Where archive a's license texts go, or NULL. */
+static char *license_destination(const struct plan_archive *a)
+{
+	if (!(a->parts & PART_LICENSE))
+		return NULL;
+	return xasprintf("licenses/%s%s", a->component, a->side == PLAN_HOST ? "-host" : "");
+}
+
+static int is_toolkit_dir(const char *path)
+{
+	static const char *const dirs[] = { "bin", "nvvm", "include", "lib", "lib64" };
+
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strcmp(path, dirs[i]) == 0)
+			return 1;
+	return 0;
+}
+
+char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
+				 const char *member)
+{
+	char *path = toolkit_path(a->format, member), *dir = NULL, *out = NULL;
+	const char *slash, *rest;
+	size_t top_len;
+
+	if (!path)
+		return NULL;
+	slash = strchr(path, '/');
+	top_len = slash ? (size_t)(slash - path) : strlen(path);
+	rest = slash ? slash + 1 : "";
+	if (strcmp(path, "bin/nvcc.profile") == 0) {
+		out = NULL; /* ours is written afterwards */
+	} else if (!slash && !is_toolkit_dir(path)) {
+		/* A top-level file: only the license texts are kept (wheels also
+		 * have __init__.py there). */
+		if ((strcasestr(path, "license") || strcasestr(path, "eula") ||
+		     strcasestr(path, "notice")) && (dir = license_destination(a)))
+			out = xasprintf("%s/%s", dir, path);
+	} else if ((dir = top_destination(p, a, path, top_len))) {
+		/* A .deb or wheel may carry many components (Debian's
+		 * nvidia-cuda-dev: all the math libraries, 2 GB); a redist
+		 * archive is one. Subdirectories come with the files kept. */
+		int is_lib = starts_with(path, "lib/") || starts_with(path, "lib64/") ||
+			     strcmp(path, "lib") == 0 || strcmp(path, "lib64") == 0;
+
+		if (!is_lib || a->format == PLAN_FMT_REDIST || !p->filter_libs ||
+		    (*rest && plan_keeps_library(p, rest)))
+			out = *rest ? xasprintf("%s/%s", dir, rest) : xstrdup(dir);
+	}
+	free(dir);
+	free(path);
+	return out;
+}
+
+char *sysroot_layout_summary(const struct plan *p, const struct plan_archive *a)
+{
+	static const char *const tops[] = { "bin", "nvvm", "include", "lib" };
+	struct strvec d = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < sizeof tops / sizeof tops[0]; i++) {
+		/* bin/ and nvvm/ of a target archive go beside lib/: not worth a
+		 * line of their own. */
+		if (i < 2 && !(a->parts & PART_TOOLS))
+			continue;
+		s = top_destination(p, a, tops[i], strlen(tops[i]));
+		if (s)
+			strvec_push(&d, s);
+		free(s);
+	}
+	if ((s = license_destination(a)))
+		strvec_push(&d, s);
+	free(s);
+	s = strvec_join(&d, ", ");
+	strvec_free(&d);
+	return s;
+}
