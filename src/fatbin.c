@@ -88,6 +88,14 @@ static uint64_t rd_le(const unsigned char *p, int n)
 	return v;
 }
 
+uint64_t fatbin_container_size(const unsigned char *data, size_t avail)
+{
+	/* u32 magic, u16 version, u16 header size, u64 size of what follows */
+	if (avail < CONTAINER_HEADER || rd_le(data, 4) != CONTAINER_MAGIC)
+		return 0;
+	return rd_le(data + 6, 2) + rd_le(data + 8, 8);
+}
+
 static void push_entry(struct fatbin_file *f, const struct fatbin_entry *e)
 {
 	XGROW(f->entries, f->n_entries + 1, f->cap_entries);

@@ -81,6 +81,12 @@ void fatbin_file_free(struct fatbin_file *f);
 int fatbin_parse_section(const unsigned char *data, size_t size, int strict, const char *section,
 			 size_t object, uint64_t base, struct fatbin_file *f, struct xcc_error *err);
 
+/* The size of the fatbin container whose header starts at data (avail
+ * bytes readable there), header included, as the header states it; 0 when
+ * no container starts there. Lets a caller cut a long section into runs of
+ * whole containers without decoding them. */
+uint64_t fatbin_container_size(const unsigned char *data, size_t avail);
+
 /* "sm_90a", "sm_100f", "sm_86". */
 const char *fatbin_sm_name(unsigned sm, char variant, char *buf, size_t len);
 const char *fatbin_kind_name(unsigned kind);         /* "sass", "ptx", "lto-ir", "kind-N" */

@@ -287,35 +287,25 @@ static int scan_section(unsigned char *map, const GElf_Shdr *sh, const char *lab
 	return 0;
 }
 
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* A .nv_fatbin section, parsed strictly in runs of whole containers so that
  * each run's pages can be dropped before the next (libcublasLt's section is
- * hundreds of MB). The container header: u32 magic, u16 version, u16 header
- * size, u64 size of what follows. */
+ * hundreds of MB). */
 static int parse_fatbin_section(unsigned char *map, const GElf_Shdr *sh, const char *label,
 				struct fatbin_file *f, struct xcc_error *err)
 {
 	const unsigned char *d = map + sh->sh_offset;
 	size_t size = sh->sh_size, start = 0, pos = 0;
 
-	while (pos + 16 <= size) {
-		uint64_t next;
+	while (pos < size) {
+		uint64_t next, len = fatbin_container_size(d + pos, size - pos);
 
-		if (le(d + pos, 4) != 0xBA55ED50u) {
-			if (d[pos] != 0)
+		if (!len) {
+			if (d[pos] != 0 || size - pos < 16)
 				break; /* not a container: the strict parse says what is wrong */
 			pos++;
 			continue;
 		}
-		next = pos + le(d + pos + 6, 2) + le(d + pos + 8, 8);
+		next = pos + len;
 		if (next <= pos || next > size)
 			break;
 		if (pos > start && next - start > SCAN_WINDOW) {

@@ -469,6 +469,27 @@ static void test_serving(void)
 	is_str(fatbin_verdict_name(FATBIN_NOT_SERVED), "NOT SERVED", "verdict name NOT SERVED");
 }
 
+/* fatbin_container_size: how sysroot's serving pass cuts a long section
+ * into whole containers without a decoder of its own. */
+static void test_container_size(void)
+{
+	static struct buf b;
+	size_t c1, c2;
+
+	b.n = 0;
+	c1 = begin_container(&b);
+	add_entry(&b, 2, 87, 0x11, 32);
+	end_container(&b, c1);
+	c2 = begin_container(&b);
+	add_entry(&b, 2, 90, 0x11, 8);
+	end_container(&b, c2);
+	ok(fatbin_container_size(b.b + c1, b.n - c1) == c2 - c1,
+	   "the first container's size, header included (%zu)", c2 - c1);
+	ok(fatbin_container_size(b.b + c2, b.n - c2) == b.n - c2, "the second's");
+	ok(fatbin_container_size(b.b + c1, 15) == 0, "fewer than 16 bytes: no container");
+	ok(fatbin_container_size(b.b + c1 + 1, b.n - c1 - 1) == 0, "no magic: no container");
+}
+
 int main(void)
 {
 	struct xcc_error err = { 0 };
@@ -483,6 +504,7 @@ int main(void)
 	test_names();
 	test_rules();
 	test_serving();
+	test_container_size();
 	gpudb_free(&db);
 	return done_testing();
 }
