@@ -200,39 +200,27 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
  * fails at run time with "no kernel image is available". */
 static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
 {
-	cJSON *table, *row;
+	const struct sysroot_serving *t = &c->meta.serving;
 	struct strvec unserved = STRVEC_INIT;
-	size_t libs = 0, jit = 0;
+	size_t libs = t->n_rows, jit = sysroot_serving_count(t, FATBIN_SERVED_PTX_JIT);
 
 	if (!c->have_meta) {
 		add(r, "serving", DOCTOR_SKIP, xstrdup("no sysroot to read the serving table of"),
 		    NULL);
 		return;
 	}
-	if (!c->meta.serving_json) {
+	if (!t->recorded) {
 		add(r, "serving", DOCTOR_SKIP,
 		    xasprintf("%s records no serving table (made before cuda-xcc recorded one, or "
 			      "no library carries device code)", c->sysroot),
 		    NULL);
 		return;
 	}
-	table = cJSON_Parse(c->meta.serving_json);
-	cJSON_ArrayForEach(row, table) {
-		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
-		const cJSON *serving = cJSON_GetObjectItemCaseSensitive(row, "serving"), *cell;
-
-		libs++;
-		cJSON_ArrayForEach(cell, serving) {
-			if (!cJSON_IsString(cell))
-				continue;
-			if (strcmp(cell->valuestring, "NOT SERVED") == 0)
-				strvec_pushf(&unserved, "%s for %s",
-					     cJSON_IsString(lib) ? lib->valuestring : "?", cell->string);
-			else if (strcmp(cell->valuestring, "PTX-JIT") == 0)
-				jit++;
-		}
-	}
-	cJSON_Delete(table);
+	for (size_t i = 0; i < t->n_rows; i++)
+		for (size_t k = 0; k < t->capabilities.n; k++)
+			if (t->rows[i].verdicts[k] == FATBIN_NOT_SERVED)
+				strvec_pushf(&unserved, "%s for %s", t->rows[i].library,
+					     t->capabilities.v[k]);
 	if (libs == 0) {
 		add(r, "serving", DOCTOR_SKIP,
 		    xstrdup("no target library carries device code: nothing to serve"), NULL);

@@ -682,3 +682,16 @@ const char *fatbin_verdict_name(enum fatbin_verdict v)
 	default: return "NOT SERVED";
 	}
 }
+
+int fatbin_verdict_parse(const char *name, enum fatbin_verdict *v)
+{
+	static const enum fatbin_verdict all[] = { FATBIN_SERVED_SASS, FATBIN_SERVED_PTX_JIT,
+						   FATBIN_NOT_SERVED };
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(name, fatbin_verdict_name(all[i])) == 0) {
+			*v = all[i];
+			return 0;
+		}
+	return -1;
+}

@@ -123,6 +123,8 @@ enum fatbin_verdict fatbin_serves(const struct gpudb *db, const struct fatbin_fi
 				  const struct gpu_cap *cap, struct fatbin_serving *how);
 /* "OK", "PTX-JIT", "NOT SERVED" */
 const char *fatbin_verdict_name(enum fatbin_verdict v);
+/* The verdict a name of fatbin_verdict_name's stands for; -1 for another. */
+int fatbin_verdict_parse(const char *name, enum fatbin_verdict *v);
 
 /* The rules, one entry at a time, for GPU major.minor. tegra: the GPU or
  * the cubin's SM is an integrated (Tegra) one, where only exactly that

@@ -58,13 +58,13 @@ static char *dry_run_text(const struct plan *p, const struct sysroot_request *rq
 
 /* A sysroot whose libraries cannot run on a requested GPU is refused
  * unless asked for. */
-static int refuse_unserved(const struct plan *p, const char *serving, size_t unserved,
+static int refuse_unserved(const struct sysroot_serving *serving, size_t unserved,
 			   struct xcc_error *err)
 {
 	struct strvec table = STRVEC_INIT;
 	char *text;
 
-	sysroot_serving_text(serving, &p->capabilities, &table);
+	sysroot_serving_text(serving, &table);
 	text = strvec_join(&table, "\n");
 	xcc_fail(err, XCC_EUSAGE, "%zu library/GPU pair%s NOT SERVED: no SASS and no PTX these "
 		 "GPUs can run. Pick other -arch values, or pass --allow-unserved to make the "
@@ -74,13 +74,14 @@ static int refuse_unserved(const struct plan *p, const char *serving, size_t uns
 	return -1;
 }
 
-/* The passes over the extracted tree; *serving gets the serving table. */
+/* The passes over the extracted tree; serving gets the serving table. */
 static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *o,
 		      const struct plan *p, const struct sysroot_request *rq, const char *root,
-		      char **serving, struct sysroot_create_result *res, struct xcc_error *err)
+		      struct sysroot_serving *serving, struct sysroot_create_result *res,
+		      struct xcc_error *err)
 {
 	const char *triple = rq->target->triple;
-	size_t unserved = 0;
+	size_t unserved;
 
 	if (sysroot_refuse_escaping_links(root, err) || sysroot_check_tree(root, p, err))
 		return -1;
@@ -91,18 +92,20 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 		return -1;
 	if (rq->target_fs)
 		sysroot_glibc_floor(root, p->target_dir, triple, rq->target_fs, &res->warnings);
-	if (p->capabilities.n &&
-	    sysroot_serving(db, root, p->target_dir, &p->capabilities, serving, &unserved, err))
+	if (!p->capabilities.n)
+		return 0;
+	if (sysroot_serving(db, root, p->target_dir, &p->capabilities, serving, err))
 		return -1;
+	unserved = sysroot_serving_count(serving, FATBIN_NOT_SERVED);
 	if (unserved && !o->allow_unserved)
-		return refuse_unserved(p, *serving, unserved, err);
+		return refuse_unserved(serving, unserved, err);
 	return 0;
 }
 
 /* sysroot.files, then sysroot.json: the tree is complete once it exists. */
 static int write_metadata(const struct plan *p, const struct sysroot_request *rq,
-			  const char *root, const char *fingerprint, const char *serving,
-			  struct xcc_error *err)
+			  const char *root, const char *fingerprint,
+			  struct sysroot_serving *serving, struct xcc_error *err)
 {
 	char *listing = sysroot_files_listing(root);
 	char *path = xasprintf("%s/%s", root, SYSROOT_FILES_LIST);
@@ -129,7 +132,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 		      struct sysroot_create_result *res, struct xcc_error *err)
 {
 	struct progress pr;
-	char *serving = NULL;
+	struct sysroot_serving serving = { 0 };
 	int rc;
 
 	progress_init(&pr, o->progress, o->log, p->n_archives);
@@ -139,8 +142,8 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 		return -1;
 	sysroot_crash_point("tree");
 	rc = run_passes(db, o, p, rq, root, &serving, res, err) ||
-	     write_metadata(p, rq, root, fingerprint, serving, err) ? -1 : 0;
-	free(serving);
+	     write_metadata(p, rq, root, fingerprint, &serving, err) ? -1 : 0;
+	sysroot_serving_free(&serving);
 	return rc;
 }
 

@@ -48,7 +48,7 @@ int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 			     c->name ? c->name : "?", c->version ? c->version : "-",
 			     c->sha256 ? c->sha256 : "-", c->source ? c->source : "");
 	}
-	sysroot_serving_text(m.serving_json, &m.capabilities, &lines);
+	sysroot_serving_text(&m.serving, &lines);
 	strvec_push(&lines, "");
 	*out = strvec_join(&lines, "\n");
 	free(caps);

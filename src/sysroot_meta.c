@@ -21,6 +21,162 @@ static char *dup_string(const cJSON *obj, const char *key)
 	return cJSON_IsString(it) ? xstrdup(it->valuestring) : NULL;
 }
 
+/* ---- the serving table ------------------------------------------------------ */
+
+void sysroot_serving_add(struct sysroot_serving *t, const char *library,
+			 const enum fatbin_verdict *verdicts)
+{
+	struct sysroot_serving_row *r;
+	size_t n = t->capabilities.n;
+
+	XGROW(t->rows, t->n_rows + 1, t->cap_rows);
+	r = &t->rows[t->n_rows++];
+	r->library = xstrdup(library);
+	r->verdicts = xmalloc((n ? n : 1) * sizeof *r->verdicts);
+	if (n)
+		memcpy(r->verdicts, verdicts, n * sizeof *r->verdicts);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	return strcmp(((const struct sysroot_serving_row *)a)->library,
+		      ((const struct sysroot_serving_row *)b)->library);
+}
+
+void sysroot_serving_sort(struct sysroot_serving *t)
+{
+	if (t->n_rows)
+		qsort(t->rows, t->n_rows, sizeof *t->rows, cmp_rows);
+}
+
+size_t sysroot_serving_count(const struct sysroot_serving *t, enum fatbin_verdict v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_rows; i++)
+		for (size_t k = 0; k < t->capabilities.n; k++)
+			n += t->rows[i].verdicts[k] == v;
+	return n;
+}
+
+static void push_trimmed(struct strvec *out, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	strvec_push(out, line);
+}
+
+void sysroot_serving_text(const struct sysroot_serving *t, struct strvec *out)
+{
+	const struct strvec *caps = &t->capabilities;
+	size_t width = 7;
+	char *line;
+
+	if (!t->recorded || t->n_rows == 0) {
+		strvec_push(out, "serving: no target library carries device code");
+		return;
+	}
+	for (size_t i = 0; i < t->n_rows; i++)
+		if (strlen(t->rows[i].library) > width)
+			width = strlen(t->rows[i].library);
+	strvec_push(out, "serving (per target library and GPU):");
+	line = xasprintf("  %-*s", (int)width, "library");
+	for (size_t k = 0; k < caps->n; k++) {
+		char *l = xasprintf("%s  %-10s", line, caps->v[k]);
+
+		free(line);
+		line = l;
+	}
+	push_trimmed(out, line);
+	free(line);
+	for (size_t i = 0; i < t->n_rows; i++) {
+		line = xasprintf("  %-*s", (int)width, t->rows[i].library);
+		for (size_t k = 0; k < caps->n; k++) {
+			char *l = xasprintf("%s  %-10s", line,
+					    fatbin_verdict_name(t->rows[i].verdicts[k]));
+
+			free(line);
+			line = l;
+		}
+		push_trimmed(out, line);
+		free(line);
+	}
+}
+
+void sysroot_serving_free(struct sysroot_serving *t)
+{
+	for (size_t i = 0; i < t->n_rows; i++) {
+		free(t->rows[i].library);
+		free(t->rows[i].verdicts);
+	}
+	free(t->rows);
+	strvec_free(&t->capabilities);
+	memset(t, 0, sizeof *t);
+}
+
+/* sysroot.json's form: [{"library": "lib/x.so", "serving": {"8.7": "OK"}}] */
+static cJSON *serving_to_json(const struct sysroot_serving *t)
+{
+	cJSON *rows = cJSON_CreateArray();
+
+	for (size_t i = 0; i < t->n_rows; i++) {
+		cJSON *row = cJSON_CreateObject(), *cells;
+
+		cJSON_AddStringToObject(row, "library", t->rows[i].library);
+		cells = cJSON_AddObjectToObject(row, "serving");
+		for (size_t k = 0; k < t->capabilities.n; k++)
+			cJSON_AddStringToObject(cells, t->capabilities.v[k],
+						fatbin_verdict_name(t->rows[i].verdicts[k]));
+		cJSON_AddItemToArray(rows, row);
+	}
+	return rows;
+}
+
+/* The table in json, one column per capability the sysroot was made for;
+ * anything else is refused, naming what is wrong. */
+static int serving_from_json(const cJSON *json, const struct strvec *caps,
+			     struct sysroot_serving *t, const char *path, struct xcc_error *err)
+{
+	enum fatbin_verdict *v = xmalloc((caps->n ? caps->n : 1) * sizeof *v);
+	const cJSON *row;
+	int rc = -1;
+
+	memset(t, 0, sizeof *t);
+	strvec_extend(&t->capabilities, caps);
+	t->recorded = 1;
+	if (!cJSON_IsArray(json)) {
+		xcc_fail(err, XCC_EFAIL, "%s: \"serving\" is not a list; recreate the sysroot", path);
+		goto out;
+	}
+	cJSON_ArrayForEach(row, json) {
+		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
+		const cJSON *cells = cJSON_GetObjectItemCaseSensitive(row, "serving");
+
+		if (!cJSON_IsString(lib) || !cJSON_IsObject(cells)) {
+			xcc_fail(err, XCC_EFAIL, "%s: a serving row lacks its \"library\" or its "
+				 "\"serving\" object; recreate the sysroot", path);
+			goto out;
+		}
+		for (size_t k = 0; k < caps->n; k++) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(cells, caps->v[k]);
+
+			if (!cJSON_IsString(c) || fatbin_verdict_parse(c->valuestring, &v[k])) {
+				xcc_fail(err, XCC_EFAIL, "%s: the serving row of %s has no verdict "
+					 "(OK, PTX-JIT, NOT SERVED) for %s; recreate the sysroot",
+					 path, lib->valuestring, caps->v[k]);
+				goto out;
+			}
+		}
+		sysroot_serving_add(t, lib->valuestring, v);
+	}
+	rc = 0;
+out:
+	free(v);
+	return rc;
+}
+
 int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error *err)
 {
 	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
@@ -50,9 +206,6 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	m->target_fs = dup_string(root, "target_fs");
 	m->jetpack = dup_string(root, "jetpack");
 	m->fingerprint = dup_string(root, "fingerprint");
-	arr = cJSON_GetObjectItemCaseSensitive(root, "serving");
-	if (cJSON_IsArray(arr))
-		m->serving_json = cJSON_PrintUnformatted(arr);
 	if (!m->cuda || !m->target || !m->tag || !m->target_dir) {
 		xcc_fail(err, XCC_EFAIL, "%s lacks one of cuda, target, tag, target_dir; "
 			 "recreate the sysroot", path);
@@ -62,6 +215,10 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	cJSON_ArrayForEach(it, arr)
 		if (cJSON_IsString(it))
 			strvec_push(&m->capabilities, it->valuestring);
+	arr = cJSON_GetObjectItemCaseSensitive(root, "serving");
+	if (arr && !cJSON_IsNull(arr) &&
+	    serving_from_json(arr, &m->capabilities, &m->serving, path, err))
+		goto out;
 	arr = cJSON_GetObjectItemCaseSensitive(root, "components");
 	if (cJSON_IsArray(arr)) {
 		m->components = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *m->components);
@@ -123,12 +280,8 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 	}
 	if (m->fingerprint)
 		cJSON_AddStringToObject(root, "fingerprint", m->fingerprint);
-	if (m->serving_json) {
-		cJSON *serving = cJSON_Parse(m->serving_json);
-
-		if (serving)
-			cJSON_AddItemToObject(root, "serving", serving);
-	}
+	if (m->serving.recorded)
+		cJSON_AddItemToObject(root, "serving", serving_to_json(&m->serving));
 	cJSON_AddStringToObject(root, "created_by", PACKAGE_STRING);
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -158,7 +311,7 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->target_fs);
 	free(m->jetpack);
 	free(m->fingerprint);
-	free(m->serving_json);
+	sysroot_serving_free(&m->serving);
 	strvec_free(&m->capabilities);
 	for (size_t i = 0; i < m->n_components; i++) {
 		free(m->components[i].name);
@@ -198,7 +351,7 @@ char *sysroot_store_path(const char *target, const char *cuda)
 
 void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
 			    const char *target_fs, const char *jetpack, const char *fingerprint,
-			    const char *serving)
+			    struct sysroot_serving *serving)
 {
 	memset(m, 0, sizeof *m);
 	m->jetpack = jetpack ? xstrdup(jetpack) : NULL;
@@ -209,7 +362,8 @@ void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const 
 	m->target_dir = xstrdup(p->target_dir);
 	m->host_compiler = host_compiler ? xstrdup(host_compiler) : NULL;
 	m->fingerprint = xstrdup(fingerprint);
-	m->serving_json = serving ? xstrdup(serving) : NULL;
+	m->serving = *serving;
+	memset(serving, 0, sizeof *serving);
 	strvec_extend(&m->capabilities, &p->capabilities);
 	m->components = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *m->components);
 	for (size_t i = 0; i < p->n_archives; i++) {

@@ -5,6 +5,7 @@
 #define XCC_SYSROOT_META_H
 
 #include "error.h"
+#include "fatbin.h"
 #include "plan.h"
 #include "strvec.h"
 
@@ -19,6 +20,34 @@ struct sysroot_component {
 	char *source; /* file name of that archive or package */
 };
 
+/* The serving table: for each target library with device code (sorted by
+ * its path under targets/<dir>), the verdict for each GPU the sysroot was
+ * made for. One typed table from the serving pass to sysroot.json and back
+ * to info and doctor; JSON only in the file. */
+struct sysroot_serving_row {
+	char *library;                 /* "lib/libcublas.so.12" */
+	enum fatbin_verdict *verdicts; /* one per capability of the table */
+};
+
+struct sysroot_serving {
+	int recorded;               /* 0: none (no GPUs asked, or an older sysroot) */
+	struct strvec capabilities; /* the columns: "8.7" */
+	struct sysroot_serving_row *rows;
+	size_t n_rows, cap_rows;
+};
+
+/* Add a row: library and one verdict per column (both copied). */
+void sysroot_serving_add(struct sysroot_serving *t, const char *library,
+			 const enum fatbin_verdict *verdicts);
+/* Sort the rows by library. */
+void sysroot_serving_sort(struct sysroot_serving *t);
+/* The number of cells that hold v. */
+size_t sysroot_serving_count(const struct sysroot_serving *t, enum fatbin_verdict v);
+/* The table as text lines for people, one per library (a line saying so
+ * when none carries device code). */
+void sysroot_serving_text(const struct sysroot_serving *t, struct strvec *out);
+void sysroot_serving_free(struct sysroot_serving *t);
+
 struct sysroot_meta {
 	char *dir;
 	char *cuda;       /* "12.6.3" */
@@ -30,12 +59,14 @@ struct sysroot_meta {
 	char *jetpack;       /* --jetpack: the JetPack release it was made for, may be NULL */
 	struct strvec capabilities; /* "8.7" */
 	char *fingerprint;  /* of the plan that made it: equal means up to date */
-	char *serving_json; /* the serving table: JSON array text, may be NULL */
+	struct sysroot_serving serving;
 	struct sysroot_component *components;
 	size_t n_components;
 };
 
-/* Read DIR/sysroot.json; a missing file is an error that says so. */
+/* Read DIR/sysroot.json; a missing file, or one that lacks what every
+ * sysroot records or has a malformed serving table, is an error that says
+ * so. */
 int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error *err);
 /* Write DIR/sysroot.json atomically (temporary file, fsync, rename). */
 int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_error *err);
@@ -43,11 +74,11 @@ int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_
 char *sysroot_meta_to_json(const struct sysroot_meta *m);
 void sysroot_meta_free(struct sysroot_meta *m);
 
-/* What sysroot.json records for a tree made from p; serving is the serving
- * table's JSON text (may be NULL). */
+/* What sysroot.json records for a tree made from p. m takes over what
+ * serving holds (serving is left empty). */
 void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
 			    const char *target_fs, const char *jetpack, const char *fingerprint,
-			    const char *serving);
+			    struct sysroot_serving *serving);
 
 /* The file that lists every entry of the tree (for verify). */
 #define SYSROOT_FILES_LIST "sysroot.files"

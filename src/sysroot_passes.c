@@ -2,7 +2,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include "fatbin.h"
 #include "glibc.h"
 #include "fileio.h"
+#include "sysroot_meta.h"
 #include "sysroot_passes.h"
 #include "unpack.h"
 #include "xalloc.h"
@@ -196,11 +196,7 @@ struct serving_walk {
 	const struct gpudb *db;
 	size_t prefix_len;
 	const struct gpu_cap **caps;
-	const struct strvec *cap_names;
-	cJSON *rows;
-	size_t unserved;
-	struct xcc_error *err;
-	int failed;
+	struct sysroot_serving *table;
 };
 
 /* nftw has no user argument. */
@@ -494,82 +490,49 @@ int sysroot_library_serving(const struct gpudb *db, const char *path,
 static int serving_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	struct serving_walk *w = current_walk;
+	size_t n = w->table->capabilities.n;
 	struct xcc_error e2 = { 0 };
 	enum fatbin_verdict *v;
-	cJSON *row, *verdicts;
 	int has_code = 0;
 
 	(void)ftw;
 	if (flag != FTW_F || !S_ISREG(st->st_mode) || !looks_like_library(path) ||
 	    !has_object_magic(path))
 		return 0;
-	v = xmalloc((w->cap_names->n + 1) * sizeof *v);
+	v = xmalloc((n + 1) * sizeof *v);
 	/* A library whose device code cannot be read is not ours to judge. */
-	if (sysroot_library_serving(w->db, path, w->caps, w->cap_names->n, v, &has_code, &e2) ||
-	    !has_code) {
-		free(v);
-		return 0;
-	}
-	row = cJSON_CreateObject();
-	cJSON_AddStringToObject(row, "library", path + w->prefix_len);
-	verdicts = cJSON_AddObjectToObject(row, "serving");
-	for (size_t i = 0; i < w->cap_names->n; i++) {
-		if (v[i] == FATBIN_NOT_SERVED)
-			w->unserved++;
-		cJSON_AddStringToObject(verdicts, w->cap_names->v[i], fatbin_verdict_name(v[i]));
-	}
-	cJSON_AddItemToArray(w->rows, row);
+	if (sysroot_library_serving(w->db, path, w->caps, n, v, &has_code, &e2) == 0 && has_code)
+		sysroot_serving_add(w->table, path + w->prefix_len, v);
 	free(v);
 	return 0;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-
-	return strcmp(cJSON_GetObjectItemCaseSensitive(x, "library")->valuestring,
-		      cJSON_GetObjectItemCaseSensitive(y, "library")->valuestring);
-}
-
 int sysroot_serving(const struct gpudb *db, const char *root, const char *target_dir,
-		    const struct strvec *capabilities, char **table_json, size_t *unserved,
+		    const struct strvec *capabilities, struct sysroot_serving *table,
 		    struct xcc_error *err)
 {
 	struct serving_walk w = { 0 };
-	char *dir = xasprintf("%s/targets/%s/", root, target_dir);
-	cJSON **rows, *sorted, *it;
-	size_t n = 0;
+	char *dir;
 
+	memset(table, 0, sizeof *table);
 	w.db = db;
-	w.prefix_len = strlen(dir);
-	w.cap_names = capabilities;
+	w.table = table;
 	w.caps = xmalloc((capabilities->n ? capabilities->n : 1) * sizeof *w.caps);
-	w.err = err;
 	for (size_t i = 0; i < capabilities->n; i++) {
 		if (!(w.caps[i] = gpudb_cap_named(db, capabilities->v[i], NULL))) {
 			free(w.caps);
-			free(dir);
 			return xcc_fail(err, XCC_EFAIL, "unknown capability %s", capabilities->v[i]);
 		}
 	}
-	w.rows = cJSON_CreateArray();
+	table->recorded = 1;
+	strvec_extend(&table->capabilities, capabilities);
+	dir = xasprintf("%s/targets/%s/", root, target_dir);
+	w.prefix_len = strlen(dir);
 	current_walk = &w;
 	nftw(dir, serving_entry, 32, FTW_PHYS);
 	current_walk = NULL;
-
 	/* nftw's order is the directory's: sort for a stable table. */
-	rows = xmalloc(((size_t)cJSON_GetArraySize(w.rows) + 1) * sizeof *rows);
-	while ((it = cJSON_DetachItemFromArray(w.rows, 0)))
-		rows[n++] = it;
-	qsort(rows, n, sizeof *rows, cmp_rows);
-	sorted = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(sorted, rows[i]);
-	*table_json = cJSON_PrintUnformatted(sorted);
-	*unserved = w.unserved;
-	cJSON_Delete(sorted);
-	cJSON_Delete(w.rows);
-	free(rows);
+	sysroot_serving_sort(table);
 	free(w.caps);
 	free(dir);
 	return 0;
@@ -828,62 +791,4 @@ int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_e
 	free(profile);
 	free(cccl);
 	return rc;
-}
-
-/* ---- the serving table for people ------------------------------------------ */
-
-static void push_trimmed(struct strvec *out, char *line)
-{
-	size_t n = strlen(line);
-
-	while (n && line[n - 1] == ' ')
-		line[--n] = '\0';
-	strvec_push(out, line);
-}
-
-void sysroot_serving_text(const char *json, const struct strvec *caps, struct strvec *out)
-{
-	cJSON *rows = json ? cJSON_Parse(json) : NULL;
-	const cJSON *row;
-	char *line;
-	size_t width = 7;
-
-	if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
-		strvec_push(out, "serving: no target library carries device code");
-		cJSON_Delete(rows);
-		return;
-	}
-	cJSON_ArrayForEach(row, rows) {
-		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
-
-		if (cJSON_IsString(lib) && strlen(lib->valuestring) > width)
-			width = strlen(lib->valuestring);
-	}
-	strvec_push(out, "serving (per target library and GPU):");
-	line = xasprintf("  %-*s", (int)width, "library");
-	for (size_t i = 0; i < caps->n; i++) {
-		char *l = xasprintf("%s  %-10s", line, caps->v[i]);
-
-		free(line);
-		line = l;
-	}
-	push_trimmed(out, line);
-	free(line);
-	cJSON_ArrayForEach(row, rows) {
-		const cJSON *lib = cJSON_GetObjectItemCaseSensitive(row, "library");
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(row, "serving");
-
-		line = xasprintf("  %-*s", (int)width, cJSON_IsString(lib) ? lib->valuestring : "?");
-		for (size_t i = 0; i < caps->n; i++) {
-			const cJSON *vd = cJSON_GetObjectItemCaseSensitive(s, caps->v[i]);
-			char *l = xasprintf("%s  %-10s", line,
-					    cJSON_IsString(vd) ? vd->valuestring : "-");
-
-			free(line);
-			line = l;
-		}
-		push_trimmed(out, line);
-		free(line);
-	}
-	cJSON_Delete(rows);
 }

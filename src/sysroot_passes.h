@@ -58,17 +58,14 @@ void sysroot_glibc_floor(const char *root, const char *target_dir, const char *t
 			 const char *target_fs, struct strvec *warnings);
 
 /*
- * The serving table of every target library with device code:
- * JSON array of {"library": "lib/libx.so.1", "serving": {"8.7": "OK", ...}}
- * (verdicts "OK", "PTX-JIT", "NOT SERVED"). *unserved counts NOT SERVED
- * cells; *table_json is malloc'ed.
+ * The serving table of every target library with device code (the files
+ * under targets/<target_dir> whose device code can be read), one column
+ * per capability; *table is set up here (sysroot_serving_free).
  */
+struct sysroot_serving;
 int sysroot_serving(const struct gpudb *db, const char *root, const char *target_dir,
-		    const struct strvec *capabilities, char **table_json, size_t *unserved,
+		    const struct strvec *capabilities, struct sysroot_serving *table,
 		    struct xcc_error *err);
-/* The serving table as text lines for people, one per library (a line
- * saying so when none carries device code). */
-void sysroot_serving_text(const char *json, const struct strvec *caps, struct strvec *out);
 
 /* The fatbin inventory of one library, with memory bounded whatever its
  * size (fatbin_read_file maps and touches all of it). */
