@@ -403,11 +403,155 @@ static int load_target(struct gpudb *db, const char *name, struct xcc_error *err
 	return 0;
 }
 
+/* --- components.json ---------------------------------------------------- */
+
+/* Whether obj has only the keys of allowed (NULL-terminated): a misspelt
+ * key would otherwise be ignored without a word. */
+static int only_keys(const cJSON *obj, const char *const *allowed, const char *where,
+		     struct xcc_error *err)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, obj) {
+		size_t i = 0;
+
+		while (allowed[i] && strcmp(allowed[i], it->string) != 0)
+			i++;
+		if (!allowed[i])
+			return xcc_fail(err, XCC_EFAIL, "embedded data %s: unknown key \"%s\"", where,
+					it->string);
+	}
+	return 0;
+}
+
+static int load_component(struct gpudb *db, const cJSON *j, enum toolkit_side side,
+			  size_t index, struct xcc_error *err)
+{
+	static const char *const host_keys[] = { "name", "min_cuda", "max_cuda", NULL };
+	static const char *const target_keys[] = { "name", "min_cuda", "max_cuda", "optional",
+						    "headers_only", NULL };
+	struct toolkit_component *c = &db->components[db->n_components];
+	char where[96];
+	const char *list = side == TOOLKIT_HOST ? "host" : "target";
+
+	snprintf(where, sizeof where, "components.json %s entry %zu", list, index + 1);
+	memset(c, 0, sizeof *c);
+	c->side = side;
+	if (!cJSON_IsObject(j))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: not an object", where);
+	if (want_string(j, "name", where, &c->name, 0, err))
+		return -1;
+	snprintf(where, sizeof where, "components.json %s %s", list, c->name);
+	if (!*c->name)
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: empty \"name\"", where);
+	if (only_keys(j, side == TOOLKIT_HOST ? host_keys : target_keys, where, err) ||
+	    want_version(j, "min_cuda", where, &c->min_cuda, &c->has_min, err) ||
+	    want_version(j, "max_cuda", where, &c->max_cuda, &c->has_max, err))
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(j, "optional") &&
+	    want_bool(j, "optional", where, &c->optional, err))
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(j, "headers_only") &&
+	    want_bool(j, "headers_only", where, &c->headers_only, err))
+		return -1;
+	if (c->has_min && c->has_max && cuda_version_cmp(c->min_cuda, c->max_cuda) > 0)
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: min_cuda is past max_cuda", where);
+	for (size_t i = 0; i < db->n_components; i++)
+		if (db->components[i].side == side && strcmp(db->components[i].name, c->name) == 0)
+			return xcc_fail(err, XCC_EFAIL, "embedded data %s: listed twice", where);
+	db->n_components++;
+	return 0;
+}
+
+static int load_libraries(struct gpudb *db, const cJSON *table, struct xcc_error *err)
+{
+	const cJSON *it, *pat;
+
+	if (!cJSON_IsObject(table))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json: \"libraries\" must "
+				"be an object");
+	db->libraries = xmalloc(((size_t)cJSON_GetArraySize(table) + 1) * sizeof *db->libraries);
+	cJSON_ArrayForEach(it, table) {
+		struct component_libraries *l = &db->libraries[db->n_libraries];
+
+		if (!cJSON_IsArray(it))
+			return xcc_fail(err, XCC_EFAIL, "embedded data components.json libraries %s: "
+					"must be an array of patterns", it->string);
+		l->component = it->string;
+		l->n_patterns = 0;
+		l->patterns = xmalloc(((size_t)cJSON_GetArraySize(it) + 1) * sizeof *l->patterns);
+		db->n_libraries++;
+		cJSON_ArrayForEach(pat, it) {
+			if (!cJSON_IsString(pat) || !*pat->valuestring)
+				return xcc_fail(err, XCC_EFAIL, "embedded data components.json "
+						"libraries %s: every pattern must be a non-empty "
+						"string", it->string);
+			l->patterns[l->n_patterns++] = pat->valuestring;
+		}
+	}
+	return 0;
+}
+
+static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_error *err)
+{
+	static const char *const top_keys[] = { "comment", "host", "target", "libraries_comment",
+						 "libraries", NULL };
+	const cJSON *host, *target, *it;
+	size_t i = 0;
+
+	if (!cJSON_IsObject(root))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json is not an object");
+	if (only_keys(root, top_keys, "components.json", err) ||
+	    !(host = want_array(root, "host", "components.json", err)) ||
+	    !(target = want_array(root, "target", "components.json", err)))
+		return -1;
+	db->components = xmalloc(((size_t)cJSON_GetArraySize(host) +
+				  (size_t)cJSON_GetArraySize(target) + 1) * sizeof *db->components);
+	cJSON_ArrayForEach(it, host)
+		if (load_component(db, it, TOOLKIT_HOST, i++, err))
+			return -1;
+	i = 0;
+	cJSON_ArrayForEach(it, target)
+		if (load_component(db, it, TOOLKIT_TARGET, i++, err))
+			return -1;
+	return load_libraries(db, cJSON_GetObjectItemCaseSensitive(root, "libraries"), err);
+}
+
+int gpudb_load_components(struct gpudb *db, const char *text, struct xcc_error *err)
+{
+	cJSON *root = cJSON_Parse(text);
+
+	if (!root)
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json is not valid JSON");
+	if (db->n_json_roots == sizeof db->json_roots / sizeof db->json_roots[0]) {
+		cJSON_Delete(root);
+		return xcc_fail(err, XCC_EFAIL, "too many embedded data files");
+	}
+	db->json_roots[db->n_json_roots++] = root;
+	return load_components_root(db, root, err);
+}
+
+int toolkit_component_applies(const struct toolkit_component *c, struct cuda_version v)
+{
+	return (!c->has_min || cuda_version_cmp(v, c->min_cuda) >= 0) &&
+	       (!c->has_max || cuda_version_cmp(v, c->max_cuda) <= 0);
+}
+
+const struct component_libraries *gpudb_component_libraries(const struct gpudb *db,
+							    const char *name)
+{
+	for (size_t i = 0; i < db->n_libraries; i++)
+		if (strcmp(db->libraries[i].component, name) == 0)
+			return &db->libraries[i];
+	return NULL;
+}
+
 static const char *const target_files[] = { "jetson", "sbsa", "x86_64" };
 
 int gpudb_load(struct gpudb *db, struct xcc_error *err)
 {
 	size_t n = sizeof target_files / sizeof target_files[0];
+	const char *text;
 
 	memset(db, 0, sizeof *db);
 	if (load_gpus(db, err))
@@ -416,6 +560,12 @@ int gpudb_load(struct gpudb *db, struct xcc_error *err)
 	for (size_t i = 0; i < n; i++)
 		if (load_target(db, target_files[i], err))
 			goto fail;
+	if (!(text = embedded_file_text("components.json"))) {
+		xcc_fail(err, XCC_EFAIL, "embedded data components.json is missing from this build");
+		goto fail;
+	}
+	if (gpudb_load_components(db, text, err))
+		goto fail;
 	return 0;
 fail:
 	gpudb_free(db);
@@ -437,6 +587,10 @@ void gpudb_free(struct gpudb *db)
 		free(db->targets[i].tags);
 	}
 	free(db->targets);
+	free(db->components);
+	for (size_t i = 0; i < db->n_libraries; i++)
+		free(db->libraries[i].patterns);
+	free(db->libraries);
 	for (size_t i = 0; i < db->n_json_roots; i++)
 		cJSON_Delete(db->json_roots[i]);
 	memset(db, 0, sizeof *db);

@@ -90,6 +90,31 @@ struct sbsa_threshold {
 	int major, minor;
 };
 
+/* A component of a cross toolkit (sysroots/components.json): host ones
+ * come from linux-x86_64, target ones from the tag the GPUs choose. */
+enum toolkit_side {
+	TOOLKIT_HOST,
+	TOOLKIT_TARGET,
+};
+
+struct toolkit_component {
+	const char *name;          /* the redist key: "cuda_nvcc" */
+	enum toolkit_side side;
+	int has_min, has_max;      /* min_cuda, max_cuda: inclusive */
+	struct cuda_version min_cuda, max_cuda;
+	int optional;              /* target: taken when the tag has it */
+	int headers_only;          /* target: only its include/ tree is taken */
+};
+
+/* The library files a component owns inside .debs and wheels, which may
+ * hold many components at once: fnmatch(3) patterns (FNM_PATHNAME) of the
+ * path under lib/. */
+struct component_libraries {
+	const char *component;
+	const char **patterns;
+	size_t n_patterns;
+};
+
 struct gpudb {
 	struct gpu_cap *caps; /* sorted */
 	size_t n_caps;
@@ -107,12 +132,27 @@ struct gpudb {
 	size_t n_thresholds;
 	struct target_profile *targets;
 	size_t n_targets;
+	struct toolkit_component *components; /* components.json: host, then target */
+	size_t n_components;
+	struct component_libraries *libraries; /* components.json "libraries" */
+	size_t n_libraries;
 	void *json_roots[8]; /* owned cJSON trees the strings point into */
 	size_t n_json_roots;
 };
 
 int gpudb_load(struct gpudb *db, struct xcc_error *err);
 void gpudb_free(struct gpudb *db);
+/* The components.json part of gpudb_load, from text (the tests give it
+ * malformed ones): an entry that is not what the file's comment describes
+ * is refused, naming it. */
+int gpudb_load_components(struct gpudb *db, const char *text, struct xcc_error *err);
+
+/* Whether component c is part of a CUDA v toolkit (min_cuda..max_cuda). */
+int toolkit_component_applies(const struct toolkit_component *c, struct cuda_version v);
+/* The library patterns of component name, or NULL when components.json
+ * does not say which files of a .deb or wheel belong to it. */
+const struct component_libraries *gpudb_component_libraries(const struct gpudb *db,
+							    const char *name);
 
 const struct target_profile *gpudb_target(const struct gpudb *db, const char *name);
 const struct target_tag *target_find_tag(const struct target_profile *t, const char *tag);

@@ -1,13 +1,11 @@
 #include <config.h>
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
 #include "fetch.h"
 #include "plan.h"
 #include "sysroot_layout.h"
@@ -30,55 +28,22 @@ void plan_init(struct plan *p, const struct plan_request *rq, const char *cuda_l
 		strvec_extend(&p->capabilities, rq->capabilities);
 }
 
-/* Whether the components.json entry applies to CUDA v. */
-static int entry_applies(const cJSON *e, struct cuda_version v)
+void plan_components(const struct gpudb *db, struct cuda_version v, struct strvec *host,
+		    struct strvec *target, struct strvec *target_optional,
+		    struct strvec *headers_only)
 {
-	const cJSON *min = cJSON_GetObjectItemCaseSensitive(e, "min_cuda");
-	const cJSON *max = cJSON_GetObjectItemCaseSensitive(e, "max_cuda");
-	struct cuda_version b;
+	for (size_t i = 0; i < db->n_components; i++) {
+		const struct toolkit_component *c = &db->components[i];
 
-	if (cJSON_IsString(min) && cuda_version_parse(min->valuestring, &b) == 0 &&
-	    cuda_version_cmp(v, b) < 0)
-		return 0;
-	if (cJSON_IsString(max) && cuda_version_parse(max->valuestring, &b) == 0 &&
-	    cuda_version_cmp(v, b) > 0)
-		return 0;
-	return 1;
-}
-
-int plan_components(struct cuda_version v, struct strvec *host, struct strvec *target,
-		    struct strvec *target_optional, struct strvec *headers_only,
-		    struct xcc_error *err)
-{
-	const char *text = embedded_file_text("components.json");
-	cJSON *root = text ? cJSON_Parse(text) : NULL;
-	const cJSON *e;
-
-	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
-		return xcc_fail(err, XCC_EFAIL, "the embedded components.json is missing or broken; "
-				"this build of cuda-xcc is damaged");
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "host")) {
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-
-		if (cJSON_IsString(name) && entry_applies(e, v))
-			strvec_push(host, name->valuestring);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "target")) {
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-
-		if (!cJSON_IsString(name) || !entry_applies(e, v))
+		if (!toolkit_component_applies(c, v))
 			continue;
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "optional")))
-			strvec_push(target_optional, name->valuestring);
+		if (c->side == TOOLKIT_HOST)
+			strvec_push(host, c->name);
 		else
-			strvec_push(target, name->valuestring);
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "headers_only")))
-			strvec_push(headers_only, name->valuestring);
+			strvec_push(c->optional ? target_optional : target, c->name);
+		if (c->side == TOOLKIT_TARGET && c->headers_only)
+			strvec_push(headers_only, c->name);
 	}
-	cJSON_Delete(root);
-	return 0;
 }
 
 /*
@@ -132,27 +97,16 @@ static const char *package_component(const char *package, const struct strvec *k
 	return found;
 }
 
-int plan_set_library_filter(struct plan *p, struct cuda_version v,
+int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err)
 {
 	struct strvec host = STRVEC_INIT, target = STRVEC_INIT, optional = STRVEC_INIT,
 		headers_only = STRVEC_INIT, known = STRVEC_INIT;
-	const char *text = embedded_file_text("components.json");
-	cJSON *root = NULL;
-	const cJSON *table, *e, *pat;
 	int rc = -1;
 
-	if (plan_components(v, &host, &target, &optional, &headers_only, err))
-		goto out;
-	root = text ? cJSON_Parse(text) : NULL;
-	table = cJSON_GetObjectItemCaseSensitive(root, "libraries");
-	if (!cJSON_IsObject(table)) {
-		xcc_fail(err, XCC_EFAIL, "the embedded components.json has no \"libraries\" table; "
-			 "this build of cuda-xcc is damaged");
-		goto out;
-	}
-	cJSON_ArrayForEach(e, table)
-		strvec_push(&known, e->string);
+	plan_components(db, v, &host, &target, &optional, &headers_only);
+	for (size_t i = 0; i < db->n_libraries; i++)
+		strvec_push(&known, db->libraries[i].component);
 	for (size_t i = 0; requested && i < requested->n; i++) {
 		if (!strvec_contains(&known, requested->v[i])) {
 			char *names = strvec_join(&known, ", ");
@@ -175,14 +129,16 @@ int plan_set_library_filter(struct plan *p, struct cuda_version v,
 	}
 	strvec_extend(&target, &optional);
 	strvec_free(&p->lib_patterns);
-	for (size_t i = 0; i < target.n; i++)
-		cJSON_ArrayForEach(pat, cJSON_GetObjectItemCaseSensitive(table, target.v[i]))
-			if (cJSON_IsString(pat) && !strvec_contains(&p->lib_patterns, pat->valuestring))
-				strvec_push(&p->lib_patterns, pat->valuestring);
+	for (size_t i = 0; i < target.n; i++) {
+		const struct component_libraries *l = gpudb_component_libraries(db, target.v[i]);
+
+		for (size_t k = 0; l && k < l->n_patterns; k++)
+			if (!strvec_contains(&p->lib_patterns, l->patterns[k]))
+				strvec_push(&p->lib_patterns, l->patterns[k]);
+	}
 	p->filter_libs = 1;
 	rc = 0;
 out:
-	cJSON_Delete(root);
 	strvec_free(&host);
 	strvec_free(&target);
 	strvec_free(&optional);
@@ -393,8 +349,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		if (tag == host_tag)
 			break;
 	}
-	if (plan_components(rq->cuda, &host, &target, &optional, &headers_only, err))
-		goto out;
+	plan_components(rq->db, rq->cuda, &host, &target, &optional, &headers_only);
 	if (rq->components)
 		for (size_t i = 0; i < rq->components->n; i++)
 			if (!strvec_contains(&target, rq->components->v[i]))
@@ -560,7 +515,7 @@ int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *n
 		if (p->archives[i].format != PLAN_FMT_REDIST)
 			multi_component = 1;
 	if (multi_component) {
-		if (plan_set_library_filter(p, rq->cuda, &rq->components, err))
+		if (plan_set_library_filter(p, rq->plan.db, rq->cuda, &rq->components, err))
 			goto out;
 	} else if (rq->components.n && !rq->n_manifests) {
 		char *list = strvec_join(&rq->components, ", ");

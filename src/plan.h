@@ -64,6 +64,7 @@ struct plan {
 
 /* What to plan for. */
 struct plan_request {
+	const struct gpudb *db; /* components.json's toolkit and library table */
 	const char *target;
 	struct cuda_version cuda;
 	const char *tag;        /* from flags_resolve() */
@@ -103,10 +104,12 @@ struct sysroot_request;
 int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *notes,
 	      struct xcc_error *err);
 
-/* The components the toolkit needs for rq, per side (from components.json). */
-int plan_components(struct cuda_version v, struct strvec *host, struct strvec *target,
-		    struct strvec *target_optional, struct strvec *headers_only,
-		    struct xcc_error *err);
+/* The components a CUDA v toolkit needs, per side (components.json in db):
+ * host, target, target ones taken when the tag has them, and those of
+ * which only the headers are taken. */
+void plan_components(const struct gpudb *db, struct cuda_version v, struct strvec *host,
+		    struct strvec *target, struct strvec *target_optional,
+		    struct strvec *headers_only);
 
 /*
  * Set p's library filter (filter_libs, lib_patterns) for the planned
@@ -114,7 +117,7 @@ int plan_components(struct cuda_version v, struct strvec *host, struct strvec *t
  * A requested component that components.json's "libraries" table does not
  * know is a usage error naming the ones it knows.
  */
-int plan_set_library_filter(struct plan *p, struct cuda_version v,
+int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err);
 
 /* Whether lib_path (a member's path under lib/) is taken under p's filter. */

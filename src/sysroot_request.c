@@ -59,6 +59,7 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	for (size_t i = 0; i < rq->choice.extra_components.n; i++)
 		if (!strvec_contains(&rq->components, rq->choice.extra_components.v[i]))
 			strvec_push(&rq->components, rq->choice.extra_components.v[i]);
+	rq->plan.db = db;
 	rq->plan.target = rq->target->name;
 	rq->plan.cuda = rq->cuda;
 	rq->plan.tag = rq->choice.tag;

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpus.h"
 #include "tap.h"
@@ -42,6 +43,66 @@ static void test_cap_spellings(const struct gpudb *db)
 	ok(gpudb_cap_named(db, "sm_87", NULL) == gpudb_find_cap(db, 8, 7, 0),
 	   "sm_87 names the database's 8.7");
 	ok(gpudb_cap_named(db, "4.2", NULL) == NULL, "4.2 names nothing");
+}
+
+/* components.json, loaded with the rest of the data: what the embedded one
+ * says, and every malformed entry refused with its name. */
+static void test_components(const struct gpudb *db)
+{
+	static const struct {
+		const char *json, *want;
+	} bad[] = {
+		{ "{\"host\": [{\"name\": \"cuda_nvcc\"}], \"target\": [{\"min_cuda\": \"12.0\"}], "
+		  "\"libraries\": {}}", "target entry 1: missing \"name\"" },
+		{ "{\"host\": [{\"name\": \"cuda_nvcc\", \"min_cuda\": \"twelve\"}], \"target\": [], "
+		  "\"libraries\": {}}", "\"min_cuda\" is not a version: twelve" },
+		{ "{\"host\": [], \"target\": [{\"name\": \"cuda_cudart\", \"min_cud\": \"12.0\"}], "
+		  "\"libraries\": {}}", "target cuda_cudart: unknown key \"min_cud\"" },
+		{ "{\"host\": [], \"target\": [{\"name\": \"x\", \"optional\": \"yes\"}], "
+		  "\"libraries\": {}}", "\"optional\" must be true or false" },
+		{ "{\"host\": [{\"name\": \"x\", \"headers_only\": true}], \"target\": [], "
+		  "\"libraries\": {}}", "host x: unknown key \"headers_only\"" },
+		{ "{\"host\": [], \"target\": [{\"name\": \"x\"}, {\"name\": \"x\"}], "
+		  "\"libraries\": {}}", "target x: listed twice" },
+		{ "{\"host\": [], \"target\": [\"cuda_cudart\"], \"libraries\": {}}",
+		  "target entry 1: not an object" },
+		{ "{\"host\": [], \"target\": [{\"name\": \"x\", \"min_cuda\": \"13.0\", "
+		  "\"max_cuda\": \"12.0\"}], \"libraries\": {}}", "min_cuda is past max_cuda" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"x\": [\"lib*.so\", 3]}}",
+		  "libraries x: every pattern must be a non-empty string" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": []}", "\"libraries\" must be an object" },
+		{ "{\"host\": [], \"target\": []}", "\"libraries\" must be an object" },
+		{ "{\"host\": {}, \"target\": [], \"libraries\": {}}", "\"host\" must be an array" },
+		{ "{\"hosts\": [], \"target\": [], \"libraries\": {}}", "unknown key \"hosts\"" },
+		{ "{\"host\": [", "not valid JSON" },
+	};
+	const struct component_libraries *l;
+	size_t host = 0, target = 0;
+
+	for (size_t i = 0; i < db->n_components; i++)
+		*(db->components[i].side == TOOLKIT_HOST ? &host : &target) += 1;
+	ok(host == 2 && target == 8, "components.json: 2 host, 8 target components (%zu, %zu)",
+	   host, target);
+	ok(db->components[0].side == TOOLKIT_HOST && strcmp(db->components[0].name, "cuda_nvcc") == 0,
+	   "cuda_nvcc comes first, on the host side");
+	for (size_t i = 0; i < db->n_components; i++)
+		if (strcmp(db->components[i].name, "cuda_cccl") == 0)
+			ok(toolkit_component_applies(&db->components[i], V("13.2")) &&
+			   !toolkit_component_applies(&db->components[i], V("13.3")),
+			   "cuda_cccl ends with 13.2 (max_cuda is inclusive)");
+	l = gpudb_component_libraries(db, "cuda_cudart");
+	ok(l && l->n_patterns == 5 && strcmp(l->patterns[0], "libcudart.so*") == 0,
+	   "cuda_cudart's library patterns");
+	ok(gpudb_component_libraries(db, "libfoo") == NULL, "no patterns for an unknown component");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct gpudb t;
+		struct xcc_error err = { 0 };
+
+		memset(&t, 0, sizeof t);
+		ok(gpudb_load_components(&t, bad[i].json, &err) == -1 && strstr(err.msg, bad[i].want),
+		   "malformed components.json refused: %s (%s)", bad[i].want, err.msg);
+		gpudb_free(&t);
+	}
 }
 
 int main(void)
@@ -127,6 +188,7 @@ int main(void)
 	}
 	is_str(gpudb_target(&db, "sbsa")->triple, "aarch64-linux-gnu", "sbsa triple");
 	test_cap_spellings(&db);
+	test_components(&db);
 	gpudb_free(&db);
 	return done_testing();
 }

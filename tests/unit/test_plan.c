@@ -166,6 +166,7 @@ static void missing_tag(void)
 
 	ok(load("cuda/redistrib_13.0.2.json", &m) == 0, "13.0.2 loads");
 	cuda_version_parse("13.0", &rq.cuda);
+	rq.db = &db;
 	rq.target = "jetson";
 	rq.tag = "linux-aarch64";
 	rq.target_dir = "aarch64-linux";

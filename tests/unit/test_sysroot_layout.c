@@ -2,6 +2,7 @@
  * sysroot: the layout rules, one member at a time. */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "tap.h"
 
 static struct plan p;
+static struct gpudb db;
 
 static void expect(enum plan_format fmt, enum plan_side side, unsigned parts, const char *member,
 		   const char *want)
@@ -118,7 +120,11 @@ int main(void)
 		struct cuda_version v = { 11, 8, -1 };
 		struct xcc_error err = { 0 };
 
-		ok(plan_set_library_filter(&p, v, &req, &err) == 0, "library filter: defaults");
+		if (gpudb_load(&db, &err)) {
+			printf("Bail out! %s\n", err.msg);
+			return 1;
+		}
+		ok(plan_set_library_filter(&p, &db, v, &req, &err) == 0, "library filter: defaults");
 		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/libcudart.so",
 		       "targets/sbsa-linux/lib/libcudart.so");
 		expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/libculibos.a",
@@ -141,7 +147,7 @@ int main(void)
 		       "targets/sbsa-linux/lib/libcublas.so.12");
 
 		strvec_push(&req, "libcublas");
-		ok(plan_set_library_filter(&p, v, &req, &err) == 0, "library filter: + libcublas");
+		ok(plan_set_library_filter(&p, &db, v, &req, &err) == 0, "library filter: + libcublas");
 		expect(PLAN_FMT_DEB, PLAN_TARGET, target,
 		       "usr/lib/aarch64-linux-gnu/libcublasLt_static.a",
 		       "targets/sbsa-linux/lib/libcublasLt_static.a");
@@ -169,7 +175,7 @@ int main(void)
 				q.archives = &a;
 				q.n_archives = 1;
 				q.lib_patterns = (struct strvec)STRVEC_INIT;
-				ok(plan_set_library_filter(&q, v, &none, &err) == 0 &&
+				ok(plan_set_library_filter(&q, &db, v, &none, &err) == 0 &&
 				   plan_keeps_library(&q, "libcublas.so.12") &&
 				   !plan_keeps_library(&q, "libcufft.so.11"),
 				   "package %s brings libcublas, not libcufft", names[i]);
@@ -182,7 +188,7 @@ int main(void)
 				q.archives = &a;
 				q.n_archives = 1;
 				q.lib_patterns = (struct strvec)STRVEC_INIT;
-				ok(plan_set_library_filter(&q, v, &none, &err) == 0 &&
+				ok(plan_set_library_filter(&q, &db, v, &none, &err) == 0 &&
 				   !plan_keeps_library(&q, "libcublas.so.11") &&
 				   plan_keeps_library(&q, "libcudart.so.11.0"),
 				   "nvidia-cuda-dev stands for no single component");
@@ -191,11 +197,12 @@ int main(void)
 		}
 
 		strvec_push(&req, "libfoo");
-		ok(plan_set_library_filter(&p, v, &req, &err) == -1 && err.status == XCC_EUSAGE &&
+		ok(plan_set_library_filter(&p, &db, v, &req, &err) == -1 && err.status == XCC_EUSAGE &&
 		   strstr(err.msg, "libfoo") && strstr(err.msg, "libcufft"),
 		   "an unknown component is refused, naming the known ones: %s", err.msg);
 		strvec_free(&req);
 		strvec_free(&p.lib_patterns);
+		gpudb_free(&db);
 	}
 	return done_testing();
 }
