@@ -4,6 +4,7 @@
 #define XCC_TAP_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed;
@@ -39,6 +40,26 @@ static void tap_ok(int pass, const char *file, int line, const char *func, const
 			printf("#   got:      '%s'\n#   expected: '%s'\n", g_ ? g_ : "(null)", \
 			       w_ ? w_ : "(null)");                                    \
 	} while (0)
+
+/* Run a shell command made from fmt (fixtures built at test time); its
+ * exit status, with the command shown as a TAP comment when it fails. */
+static int tap_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static int tap_sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	rc = system(cmd);
+	if (rc)
+		printf("# failed: %s\n", cmd);
+	free(cmd);
+	return rc;
+}
 
 static int __attribute__((unused)) done_testing(void)
 {
