@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	      "  [--no-default-lib]\n"
 	      "  [--no-sort]\t\tAccepted; this patchelf never sorts headers.\n"
 	      "  [--clear-symbol-version SYMBOL]\n"
+	      "  [--rename-dynamic-symbols NAME_MAP_FILE]\tRenames dynamic symbols. The map "
+	      "file should contain two symbols (old_name new_name) per line\n"
 	      "  [--add-debug-tag]\n"
 	      "  [--print-execstack]\t\tPrints whether the object requests an executable stack\n"
 	      "  [--clear-execstack]\n"
@@ -54,6 +56,54 @@ static void usage(FILE *f)
 	      "cuda-xcc's patchelf: strings that fit are patched in place; otherwise one new\n"
 	      "segment is appended (64 KiB aligned on aarch64 and ppc64, see --page-size) and no\n"
 	      "other section moves. A failed patch leaves the file as it was.\n", f);
+}
+
+/* patchelf's map file: "OLD NEW" per line, separated by blanks; reading
+ * stops at a blank line, as patchelf's does. */
+static int read_rename_map(const char *path, struct strvec *pairs, struct xcc_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!f)
+		return xcc_fail(err, XCC_EUSAGE, "--rename-dynamic-symbols: cannot open map file "
+				"'%s': %s", path, strerror(errno));
+	for (size_t lineno = 1; getline(&line, &cap, f) >= 0; lineno++) {
+		char *save = NULL;
+		char *from = strtok_r(line, " \t\r\n\v\f", &save);
+		char *to = from ? strtok_r(NULL, " \t\r\n\v\f", &save) : NULL;
+
+		if (!from)
+			break;
+		if (!to) {
+			rc = xcc_fail(err, XCC_EUSAGE, "%s:%zu: the line names '%s' but no new name "
+				      "for it (each line is: OLD NEW)", path, lineno, from);
+			break;
+		}
+		if (strchr(from, '@') || strchr(to, '@')) {
+			rc = xcc_fail(err, XCC_EUSAGE, "%s:%zu: '%s %s' has a version tag (@): "
+				      "name the symbols without their versions, which stay as "
+				      "they are", path, lineno, from, to);
+			break;
+		}
+		for (size_t i = 0; i < pairs->n; i += 2)
+			if (strcmp(pairs->v[i], from) == 0) {
+				rc = xcc_fail(err, XCC_EUSAGE, "%s:%zu: '%s' appears twice in the "
+					      "map file", path, lineno, from);
+				break;
+			}
+		if (rc)
+			break;
+		strvec_push(pairs, from);
+		strvec_push(pairs, to);
+	}
+	if (!rc && ferror(f))
+		rc = xcc_fail(err, XCC_EFAIL, "%s: reading: %s", path, strerror(errno));
+	free(line);
+	fclose(f);
+	return rc;
 }
 
 struct prints {
@@ -93,7 +143,8 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 			printf("0x%02X\n", info.osabi);
 	}
 	/* A separate debug file's run path is empty, as patchelf says. */
-	if (((p->rpath && !info.is_debug) || p->needed) && !info.has_dynamic) {
+	if (((p->rpath && !info.is_debug) || p->needed) && !info.has_dynamic &&
+	    !info.dynamic_section_only) {
 		elfinfo_free(&info);
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: cannot find section '.dynamic'. The input file is most likely "
@@ -101,7 +152,7 @@ static int print_file(const char *path, const struct prints *p, struct xcc_error
 	}
 	if (p->soname && info.soname)
 		printf("%s\n", info.soname);
-	if (p->rpath && info.has_dynamic)
+	if (p->rpath && (info.has_dynamic || info.dynamic_section_only))
 		printf("%s\n", info.runpath ? info.runpath : info.rpath ? info.rpath : "");
 	if (p->needed)
 		for (size_t i = 0; i < info.needed.n; i++)
@@ -115,7 +166,7 @@ static int modifies(const struct elfpatch_ops *o)
 	return o->set_os_abi >= 0 || o->set_soname || o->set_interp ||
 	       o->rpath_op != ELFPATCH_RPATH_KEEP || o->remove_needed.n || o->replace_needed.n ||
 	       o->add_needed.n || o->no_default_lib || o->add_debug_tag || o->execstack >= 0 ||
-	       o->clear_symbol_version.n;
+	       o->clear_symbol_version.n || o->rename_symbols.n;
 }
 
 int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
@@ -219,6 +270,16 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 			ops.no_default_lib = 1;
 		} else if (strcmp(a, "--clear-symbol-version") == 0) {
 			strvec_push(&ops.clear_symbol_version, val);
+		} else if (strcmp(a, "--rename-dynamic-symbols") == 0) {
+			/* A file name, never @FILE-expanded: patchelf reads it itself. */
+			if (i + 1 >= argc) {
+				rc = cmd_usage_error("patchelf", "%s needs an argument", a);
+				goto out;
+			}
+			if (read_rename_map(argv[++i], &ops.rename_symbols, &err)) {
+				rc = cmd_report(&err);
+				goto out;
+			}
 		} else if (strcmp(a, "--no-sort") == 0) {
 			continue;
 		} else if (strcmp(a, "--add-debug-tag") == 0) {
@@ -275,6 +336,8 @@ int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
 			elfpatch_result_free(&res);
 			break;
 		}
+		for (size_t i = 0; i < res.warnings.n; i++)
+			fprintf(stderr, "cuda-xcc: warning: %s\n", res.warnings.v[i]);
 		if (debug) {
 			for (size_t i = 0; i < res.log.n; i++)
 				fprintf(stderr, "%s\n", res.log.v[i]);

@@ -274,6 +274,26 @@ static int read_elf_fields(Elf *e, const char *what, struct elfinfo *info,
 				return -1;
 		}
 	}
+	/* No PT_DYNAMIC: the loader reads no dynamic table, but patchelf prints
+	 * (and patches) what the .dynamic section holds. */
+	if (!info->has_dynamic) {
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+
+		while ((scn = elf_nextscn(e, scn)))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC &&
+			    (sh.sh_flags & SHF_ALLOC) && sh.sh_size && sh.sh_offset <= size &&
+			    sh.sh_size <= size - sh.sh_offset) {
+				GElf_Phdr as_segment = { .p_type = PT_DYNAMIC,
+							 .p_offset = sh.sh_offset,
+							 .p_filesz = sh.sh_size };
+
+				if (read_dynamic(e, phnum, &as_segment, what, info, err))
+					return -1;
+				info->dynamic_section_only = 1;
+				break;
+			}
+	}
 	info->is_static = has_load && !info->has_dynamic && !info->interp &&
 			  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 	return 0;

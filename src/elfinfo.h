@@ -22,6 +22,7 @@ struct elfinfo {
 	char *runpath; /* DT_RUNPATH, NULL if none */
 	char *soname;  /* DT_SONAME, NULL if none */
 	int has_dynamic; /* has a PT_DYNAMIC */
+	int dynamic_section_only; /* no PT_DYNAMIC, but a .dynamic section was read */
 	int is_static;   /* an executable with no PT_DYNAMIC and no PT_INTERP */
 	int is_debug;    /* a separate debug file: loadable segments hold no file data */
 };

@@ -38,6 +38,16 @@ struct model {
 	unsigned char *sh_dirty; /* section headers to write back */
 	size_t sh_dynstr, sh_dynamic, sh_interp; /* 0: no such section */
 	int dyn_ph, interp_ph; /* -1: none */
+	/* Where the dynamic table is: PT_DYNAMIC's, or without one the
+	 * .dynamic section's (patchelf goes by the section). */
+	int has_dyn;
+	GElf_Off dyn_off;
+	GElf_Xword dyn_size;
+	size_t sh_dynsym, sh_versym; /* 0: no such section */
+	GElf_Sym *dynsym;   /* .dynsym, read when an operation needs it */
+	GElf_Half *versym;  /* .gnu.version, as many as dynsym; NULL: none */
+	size_t ndynsym;
+	int dynsym_loaded, dynsym_changed, versym_changed;
 	GElf_Addr interp_vaddr_orig;
 	GElf_Dyn *dyn;      /* without the terminating DT_NULL */
 	size_t ndyn, dyn_cap, dyn_alloc;
@@ -54,6 +64,8 @@ struct model {
 	unsigned char *append;
 	size_t append_len;
 	struct strvec *log;
+	struct strvec *warnings;
+	int warned_dyn_section;
 };
 
 static void logf_(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -96,6 +108,8 @@ static void model_free(struct model *m)
 	free(m->dyn);
 	free(m->str);
 	free(m->interp);
+	free(m->dynsym);
+	free(m->versym);
 	for (size_t i = 0; i < m->nwrites; i++) {
 		free(m->writes[i].bytes);
 		free(m->writes[i].saved);
@@ -104,6 +118,124 @@ static void model_free(struct model *m)
 	free(m->append);
 	if (m->e)
 		elf_end(m->e);
+}
+
+static int bad_sections(struct model *m, struct xcc_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad_sections(struct model *m, struct xcc_error *err, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return xcc_fail(err, XCC_EFAIL, "%s: %s (the section headers are corrupt or the file is "
+			"truncated)", m->path, why);
+}
+
+/* Whether sh_link of a section of this type names another section. */
+static int link_is_section(GElf_Word type)
+{
+	return type == SHT_DYNAMIC || type == SHT_SYMTAB || type == SHT_DYNSYM ||
+	       type == SHT_HASH || type == SHT_GNU_HASH || type == SHT_REL || type == SHT_RELA ||
+	       type == SHT_GNU_versym || type == SHT_GNU_verdef || type == SHT_GNU_verneed ||
+	       type == SHT_SYMTAB_SHNDX;
+}
+
+/*
+ * Read the section headers and check what this file relies on: the table
+ * inside the file, the section name table (its index, place, size and
+ * final NUL), every name inside it, every section's bytes inside the file
+ * and its links to existing sections. Each failure names what is wrong:
+ * libelf alone would hand out garbage or a generic "invalid data".
+ */
+static int load_sections(struct model *m, struct xcc_error *err)
+{
+	size_t shstrndx;
+	const GElf_Shdr *names;
+
+	/* libelf quietly sees no sections where e_shentsize is wrong. */
+	if (m->eh.e_shoff && m->eh.e_shentsize != gelf_fsize(m->e, ELF_T_SHDR, 1, EV_CURRENT))
+		return bad_sections(m, err, "the section header size e_shentsize is %u, not %zu",
+				    (unsigned)m->eh.e_shentsize,
+				    gelf_fsize(m->e, ELF_T_SHDR, 1, EV_CURRENT));
+	if (elf_getshdrnum(m->e, &m->shnum))
+		return bad_sections(m, err, "the section header count cannot be read (%s)",
+				    elf_errmsg(-1));
+	if (!m->eh.e_shoff && m->eh.e_shnum)
+		return bad_sections(m, err, "e_shnum says there are %u sections, but e_shoff "
+				    "says there is no section header table",
+				    (unsigned)m->eh.e_shnum);
+	/* libelf counts no sections where the table lies outside the file. */
+	if (m->eh.e_shnum > m->shnum)
+		m->shnum = m->eh.e_shnum;
+	if (m->eh.e_shoff &&
+	    (m->eh.e_shoff > m->size || m->size - m->eh.e_shoff < m->eh.e_shentsize ||
+	     m->shnum > (m->size - m->eh.e_shoff) / m->eh.e_shentsize))
+		return bad_sections(m, err, "the section header table (%zu entries of %u bytes at "
+				    "offset %#llx) lies outside the file of %llu bytes", m->shnum,
+				    (unsigned)m->eh.e_shentsize,
+				    (unsigned long long)m->eh.e_shoff,
+				    (unsigned long long)m->size);
+	m->sh = xmalloc((m->shnum + 1) * sizeof *m->sh);
+	m->sh_dirty = calloc(m->shnum + 1, 1);
+	for (size_t i = 0; i < m->shnum; i++) {
+		Elf_Scn *scn = elf_getscn(m->e, i);
+
+		if (!scn || !gelf_getshdr(scn, &m->sh[i]))
+			return bad_sections(m, err, "section header %zu cannot be read (%s)", i,
+					    elf_errmsg(-1));
+	}
+	if (!m->shnum)
+		return 0;
+	if (elf_getshdrstrndx(m->e, &shstrndx) || shstrndx == SHN_UNDEF ||
+	    shstrndx >= m->shnum)
+		return bad_sections(m, err, "the section name table's index (e_shstrndx %u) is "
+				    "not one of the %zu sections", (unsigned)m->eh.e_shstrndx,
+				    m->shnum);
+	names = &m->sh[shstrndx];
+	if (names->sh_type == SHT_NOBITS || names->sh_offset > m->size ||
+	    names->sh_size > m->size - names->sh_offset)
+		return bad_sections(m, err, "the section name table (section %zu, %llu bytes at "
+				    "offset %#llx) lies outside the file", shstrndx,
+				    (unsigned long long)names->sh_size,
+				    (unsigned long long)names->sh_offset);
+	if (!names->sh_size)
+		return bad_sections(m, err, "the section name table (section %zu) is empty",
+				    shstrndx);
+	{
+		Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)names->sh_offset,
+						   names->sh_size, ELF_T_BYTE);
+
+		if (!d || ((const char *)d->d_buf)[d->d_size - 1] != '\0')
+			return bad_sections(m, err, "the section name table (section %zu) does "
+					    "not end with a NUL", shstrndx);
+	}
+	for (size_t i = 1; i < m->shnum; i++) {
+		const GElf_Shdr *sh = &m->sh[i];
+
+		if (sh->sh_name >= names->sh_size)
+			return bad_sections(m, err, "section %zu's name (offset %u) lies past the "
+					    "end of the section name table (%llu bytes)", i,
+					    (unsigned)sh->sh_name,
+					    (unsigned long long)names->sh_size);
+		if (sh->sh_type != SHT_NOBITS && sh->sh_size &&
+		    (sh->sh_offset > m->size || sh->sh_size > m->size - sh->sh_offset))
+			return bad_sections(m, err, "section %zu (%llu bytes at offset %#llx) lies "
+					    "outside the file of %llu bytes", i,
+					    (unsigned long long)sh->sh_size,
+					    (unsigned long long)sh->sh_offset,
+					    (unsigned long long)m->size);
+		if (link_is_section(sh->sh_type) && sh->sh_link >= m->shnum)
+			return bad_sections(m, err, "section %zu links to section %u, but there "
+					    "are only %zu", i, (unsigned)sh->sh_link, m->shnum);
+		if (sh->sh_type == SHT_DYNSYM && !m->sh_dynsym)
+			m->sh_dynsym = i;
+		else if (sh->sh_type == SHT_GNU_versym && !m->sh_versym)
+			m->sh_versym = i;
+	}
+	return 0;
 }
 
 static int model_load(struct model *m, struct xcc_error *err)
@@ -145,26 +277,34 @@ static int model_load(struct model *m, struct xcc_error *err)
 			m->interp_vaddr_orig = p->p_vaddr;
 		}
 	}
-	if (elf_getshdrnum(m->e, &m->shnum))
-		return corrupt(m, err, elf_errmsg(-1));
-	m->sh = xmalloc((m->shnum + 1) * sizeof *m->sh);
-	m->sh_dirty = calloc(m->shnum + 1, 1);
-	for (size_t i = 0; i < m->shnum; i++) {
-		Elf_Scn *scn = elf_getscn(m->e, i);
+	if (load_sections(m, err))
+		return -1;
+	if (m->dyn_ph >= 0) {
+		m->has_dyn = 1;
+		m->dyn_off = m->ph[m->dyn_ph].p_offset;
+		m->dyn_size = m->ph[m->dyn_ph].p_filesz;
+	} else {
+		/* No PT_DYNAMIC: the loader reads no dynamic table, but patchelf
+		 * patches the .dynamic section, and so does this (with a warning). */
+		for (size_t i = 1; i < m->shnum && !m->has_dyn; i++) {
+			GElf_Off off;
 
-		if (!scn || !gelf_getshdr(scn, &m->sh[i]))
-			return corrupt(m, err, "bad section header");
+			if (m->sh[i].sh_type != SHT_DYNAMIC || !(m->sh[i].sh_flags & SHF_ALLOC) ||
+			    vaddr_to_off(m, m->sh[i].sh_addr, &off) || off != m->sh[i].sh_offset)
+				continue;
+			m->has_dyn = 1;
+			m->dyn_off = m->sh[i].sh_offset;
+			m->dyn_size = m->sh[i].sh_size;
+		}
+		if (!m->has_dyn)
+			return 0;
 	}
-	if (m->dyn_ph < 0)
-		return 0;
 
 	entsz = gelf_fsize(m->e, ELF_T_DYN, 1, EV_CURRENT);
 	/* An empty dynamic segment (a linker script's leftover) holds nothing. */
-	d = m->ph[m->dyn_ph].p_filesz
-		    ? elf_getdata_rawchunk(m->e, (int64_t)m->ph[m->dyn_ph].p_offset,
-					   m->ph[m->dyn_ph].p_filesz, ELF_T_DYN)
-		    : NULL;
-	if ((m->ph[m->dyn_ph].p_filesz && !d) || !entsz)
+	d = m->dyn_size ? elf_getdata_rawchunk(m->e, (int64_t)m->dyn_off, m->dyn_size, ELF_T_DYN)
+			: NULL;
+	if ((m->dyn_size && !d) || !entsz)
 		return corrupt(m, err, "the dynamic segment lies outside the file");
 	m->dyn_cap = d ? d->d_size / entsz : 0;
 	m->dyn_alloc = m->dyn_cap + 8;
@@ -239,6 +379,20 @@ static GElf_Xword str_add(struct model *m, const char *s)
 	return m->strsz - len;
 }
 
+/* The offset of s added at the end of the string table, sharing nothing. */
+static GElf_Xword str_append(struct model *m, const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	if (m->strsz + len > m->str_alloc) {
+		m->str_alloc = (m->strsz + len) * 2;
+		m->str = xrealloc(m->str, m->str_alloc);
+	}
+	memcpy(m->str + m->strsz, s, len);
+	m->strsz += len;
+	return m->strsz - len;
+}
+
 static int dyn_find(const struct model *m, GElf_Sxword tag)
 {
 	for (size_t i = 0; i < m->ndyn; i++)
@@ -269,7 +423,7 @@ static void dyn_remove(struct model *m, size_t at)
 
 static int need_dynamic(struct model *m, struct xcc_error *err)
 {
-	if (m->dyn_ph < 0) {
+	if (!m->has_dyn) {
 		for (size_t i = 1; i < m->shnum; i++)
 			if (m->sh[i].sh_type == SHT_DYNAMIC)
 				return xcc_fail(err, XCC_EFAIL,
@@ -283,6 +437,13 @@ static int need_dynamic(struct model *m, struct xcc_error *err)
 	if (!m->str)
 		return corrupt(m, err, m->ndyn ? "the dynamic section has no DT_STRTAB"
 					       : "the dynamic segment is empty");
+	if (m->dyn_ph < 0 && !m->warned_dyn_section && m->warnings) {
+		strvec_pushf(m->warnings, "%s: there is no PT_DYNAMIC program header, so the "
+			     "dynamic loader never reads the .dynamic section; it is patched as "
+			     "patchelf does, which changes nothing when the file is loaded",
+			     m->path);
+		m->warned_dyn_section = 1;
+	}
 	return 0;
 }
 
@@ -386,32 +547,56 @@ static int version_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
 	return 0;
 }
 
+/* Read .dynsym (and .gnu.version, entry for entry) into the model, once:
+ * operations change the copies, and plan writes them back whole. */
+static int dynsym_load(struct model *m, struct xcc_error *err)
+{
+	size_t symsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
+	size_t halfsz = gelf_fsize(m->e, ELF_T_HALF, 1, EV_CURRENT);
+	Elf_Data *d;
+
+	if (m->dynsym_loaded)
+		return 0;
+	if (!m->sh_dynsym) {
+		m->dynsym_loaded = 1;
+		return 0;
+	}
+	if (m->sh[m->sh_dynsym].sh_entsize != symsz)
+		return corrupt(m, err, "the .dynsym section's entry size is wrong");
+	d = elf_getdata(elf_getscn(m->e, m->sh_dynsym), NULL);
+	if (!d || d->d_size % symsz)
+		return corrupt(m, err, "the .dynsym section cannot be read");
+	m->ndynsym = d->d_size / symsz;
+	m->dynsym = xmalloc((m->ndynsym + 1) * sizeof *m->dynsym);
+	for (size_t k = 0; k < m->ndynsym; k++)
+		if (!gelf_getsym(d, (int)k, &m->dynsym[k]))
+			return corrupt(m, err, "a dynamic symbol cannot be read");
+	if (m->sh_versym) {
+		d = elf_getdata(elf_getscn(m->e, m->sh_versym), NULL);
+		if (!d || !halfsz || d->d_size / halfsz != m->ndynsym)
+			return corrupt(m, err, "the symbol version table (.gnu.version) does not "
+				       "match the dynamic symbols");
+		m->versym = xmalloc((m->ndynsym + 1) * sizeof *m->versym);
+		memcpy(m->versym, d->d_buf, m->ndynsym * sizeof *m->versym);
+	}
+	m->dynsym_loaded = 1;
+	return 0;
+}
+
 /* Whether any dynamic symbol's name lies in [lo, hi]. Without a section
  * header for .dynsym the symbols cannot be counted: assume yes. */
-static int symbol_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
+static int symbol_refs_hit(struct model *m, GElf_Xword lo, GElf_Xword hi)
 {
-	size_t entsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
-	int found = 0;
+	struct xcc_error ignored = { 0 };
 
-	for (size_t i = 1; i < m->shnum; i++) {
-		Elf_Scn *scn;
-		Elf_Data *d;
-
-		if (m->sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		found = 1;
-		scn = elf_getscn(m->e, i);
-		d = scn ? elf_getdata(scn, NULL) : NULL;
-		if (!d || !entsz)
-			return 1;
-		for (size_t k = 0; k < d->d_size / entsz; k++) {
-			GElf_Sym s;
-
-			if (!gelf_getsym(d, (int)k, &s) || ref_hits(s.st_name, lo, hi))
-				return 1;
-		}
+	if (dynsym_load(m, &ignored)) {
+		xcc_error_clear(&ignored);
+		return 1;
 	}
-	return !found && dyn_find(m, DT_SYMTAB) >= 0;
+	for (size_t k = 0; k < m->ndynsym; k++)
+		if (ref_hits(m->dynsym[k].st_name, lo, hi))
+			return 1;
+	return !m->sh_dynsym && dyn_find(m, DT_SYMTAB) >= 0;
 }
 
 /*
@@ -420,7 +605,7 @@ static int symbol_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
  * definitions. Strings share tails ("libfoo.so" serves "foo.so" too), so
  * every reference into the same NUL-terminated run counts.
  */
-static int string_shared(const struct model *m, int idx, GElf_Xword off)
+static int string_shared(struct model *m, int idx, GElf_Xword off)
 {
 	GElf_Xword lo = off, hi = off + strlen(m->str + off);
 
@@ -751,7 +936,7 @@ static int op_no_default_lib(struct model *m, struct xcc_error *err)
 
 static int op_add_debug_tag(struct model *m, struct xcc_error *err)
 {
-	if (m->dyn_ph < 0)
+	if (!m->has_dyn)
 		return need_dynamic(m, err);
 	if (dyn_find(m, DT_DEBUG) >= 0)
 		return 0;
@@ -767,47 +952,386 @@ static void add_write(struct model *m, uint64_t off, unsigned char *bytes, size_
 static int op_clear_symbol_version(struct model *m, const struct strvec *names,
 				   struct xcc_error *err)
 {
-	size_t symsz = gelf_fsize(m->e, ELF_T_SYM, 1, EV_CURRENT);
-	size_t halfsz = gelf_fsize(m->e, ELF_T_HALF, 1, EV_CURRENT);
-	size_t dynsym = 0, versym = 0;
-	Elf_Data *syms, *vers;
-
-	if (need_dynamic(m, err))
+	if (need_dynamic(m, err) || dynsym_load(m, err))
 		return -1;
-	for (size_t i = 1; i < m->shnum; i++) {
-		if (m->sh[i].sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = i;
-		else if (m->sh[i].sh_type == SHT_GNU_versym && !versym)
-			versym = i;
-	}
-	if (!dynsym || !versym)
+	if (!m->sh_dynsym || !m->versym)
 		return xcc_fail(err, XCC_EFAIL, "%s: no %s section: the file's symbols carry no "
-				"versions to clear", m->path, dynsym ? ".gnu.version" : ".dynsym");
-	syms = elf_getdata(elf_getscn(m->e, dynsym), NULL);
-	vers = elf_getdata(elf_getscn(m->e, versym), NULL);
-	if (!syms || !vers || !symsz || !halfsz || vers->d_size / halfsz != syms->d_size / symsz)
-		return corrupt(m, err, "the symbol version table does not match the symbols");
-	for (size_t k = 0; k < syms->d_size / symsz; k++) {
-		GElf_Sym sym;
-		const char *name;
-		GElf_Half one = 1;
-		Elf_Data src = { 0 }, dst = { 0 };
-		unsigned char *b;
+				"versions to clear", m->path, m->sh_dynsym ? ".gnu.version" : ".dynsym");
+	for (size_t k = 0; k < m->ndynsym; k++) {
+		const char *name = str_at(m, m->dynsym[k].st_name);
 
-		if (!gelf_getsym(syms, (int)k, &sym) || !(name = str_at(m, sym.st_name)) ||
-		    !strvec_contains(names, name) || ((GElf_Half *)vers->d_buf)[k] == 1)
+		if (!name || !strvec_contains(names, name) || m->versym[k] == 1)
 			continue;
 		logf_(m, "%s: clearing the symbol version of %s", m->path, name);
-		b = xmalloc(halfsz);
-		src.d_buf = &one;
-		src.d_size = sizeof one;
-		src.d_type = ELF_T_HALF;
-		src.d_version = EV_CURRENT;
-		dst.d_buf = b;
-		dst.d_size = halfsz;
-		gelf_xlatetof(m->e, &dst, &src, m->eh.e_ident[EI_DATA]);
-		add_write(m, m->sh[versym].sh_offset + k * halfsz, b, halfsz);
+		m->versym[k] = 1;
+		m->versym_changed = 1;
 	}
+	return 0;
+}
+
+/* The hash functions of .gnu.hash and of the System V .hash. */
+static uint32_t gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = h * 33 + *c;
+	return h;
+}
+
+static uint32_t sysv_hash(const char *name)
+{
+	uint32_t h = 0, g;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+		h = (h << 4) + *c;
+		g = h & 0xf0000000u;
+		if (g)
+			h ^= g >> 24;
+		h &= ~g;
+	}
+	return h;
+}
+
+static unsigned char *encode(struct model *m, Elf_Type t, const void *items, size_t n,
+			     size_t *len);
+
+/* The words of a hash table section as file bytes. */
+static void put_words(struct model *m, unsigned char *out, const void *words, size_t n,
+		      Elf_Type t)
+{
+	size_t len;
+	unsigned char *b = encode(m, t, words, n, &len);
+
+	memcpy(out, b, len);
+	free(b);
+}
+
+/* Dynamic relocations name symbols by index: follow a new order. */
+static int remap_relocations(struct model *m, const size_t *old_to_new, struct xcc_error *err)
+{
+	for (size_t i = 1; i < m->shnum; i++) {
+		const GElf_Shdr *sh = &m->sh[i];
+		int rela = sh->sh_type == SHT_RELA;
+		Elf_Type t = rela ? ELF_T_RELA : ELF_T_REL;
+		size_t entsz = gelf_fsize(m->e, t, 1, EV_CURRENT), n, len;
+		GElf_Rela *all;
+		Elf_Data *d;
+		unsigned char *b;
+		int moved = 0;
+
+		if ((sh->sh_type != SHT_RELA && sh->sh_type != SHT_REL) || sh->sh_link != m->sh_dynsym)
+			continue;
+		d = elf_getdata(elf_getscn(m->e, i), NULL);
+		if (!d || !entsz || d->d_size % entsz)
+			return corrupt(m, err, "a relocation section cannot be read");
+		n = d->d_size / entsz;
+		all = xmalloc((n + 1) * sizeof *all);
+		for (size_t k = 0; k < n; k++) {
+			GElf_Rel r;
+			size_t sym;
+
+			if (rela ? !gelf_getrela(d, (int)k, &all[k]) : !gelf_getrel(d, (int)k, &r)) {
+				free(all);
+				return corrupt(m, err, "a relocation cannot be read");
+			}
+			if (!rela) {
+				all[k].r_offset = r.r_offset;
+				all[k].r_info = r.r_info;
+				all[k].r_addend = 0;
+			}
+			sym = GELF_R_SYM(all[k].r_info);
+			if (sym >= m->ndynsym) {
+				free(all);
+				return corrupt(m, err, "a relocation names a symbol past the end of "
+					       ".dynsym");
+			}
+			if (old_to_new[sym] != sym) {
+				all[k].r_info = GELF_R_INFO(old_to_new[sym],
+							    GELF_R_TYPE(all[k].r_info));
+				moved = 1;
+			}
+		}
+		if (moved) {
+			if (!rela) {
+				GElf_Rel *rel = xmalloc((n + 1) * sizeof *rel);
+
+				for (size_t k = 0; k < n; k++) {
+					rel[k].r_offset = all[k].r_offset;
+					rel[k].r_info = all[k].r_info;
+				}
+				b = encode(m, t, rel, n, &len);
+				free(rel);
+			} else {
+				b = encode(m, t, all, n, &len);
+			}
+			add_write(m, sh->sh_offset, b, len);
+		}
+		free(all);
+	}
+	return 0;
+}
+
+/*
+ * Rebuild .gnu.hash for the symbols' new names. Its symbols must be grouped
+ * by bucket, so the hashed ones (from symndx on) are sorted again, stably,
+ * with their version entries, and the dynamic relocations follow. The
+ * table keeps its size: bucket count, bloom filter size and shift.
+ */
+static int rebuild_gnu_hash(struct model *m, size_t shndx, struct xcc_error *err)
+{
+	const GElf_Shdr *sh = &m->sh[shndx];
+	int is64 = m->eh.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t wordsz = is64 ? 8 : 4, n = m->ndynsym;
+	uint32_t hdr[4], nbuckets, symndx, maskwords, shift2;
+	uint32_t *hash = NULL, *buckets = NULL, *chain = NULL;
+	size_t *order = NULL, *old_to_new = NULL, *count = NULL;
+	uint64_t *bloom = NULL, total;
+	Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)sh->sh_offset, sizeof hdr, ELF_T_WORD);
+	unsigned char *out;
+	int rc = -1, reordered = 0;
+
+	if (!d || sh->sh_size < sizeof hdr)
+		return corrupt(m, err, "the .gnu.hash section is too small");
+	memcpy(hdr, d->d_buf, sizeof hdr);
+	nbuckets = hdr[0];
+	symndx = hdr[1];
+	maskwords = hdr[2];
+	shift2 = hdr[3];
+	total = 16 + (uint64_t)maskwords * wordsz + (uint64_t)nbuckets * 4 +
+		(symndx <= n ? (uint64_t)(n - symndx) * 4 : 0);
+	if (!nbuckets || !maskwords || (maskwords & (maskwords - 1)) || shift2 >= wordsz * 8 ||
+	    16 + (uint64_t)maskwords * wordsz + (uint64_t)nbuckets * 4 > sh->sh_size)
+		return corrupt(m, err, "the .gnu.hash header does not fit its section");
+	if (symndx > n || total > sh->sh_size) {
+		/* A table that hashes nothing (GNU ld's for a program exporting no
+		 * symbol) may name any symndx: with every bucket empty there is
+		 * nothing to rebuild. */
+		Elf_Data *bd = elf_getdata_rawchunk(m->e, (int64_t)(sh->sh_offset + 16 +
+								    maskwords * wordsz),
+						    (size_t)nbuckets * 4, ELF_T_WORD);
+
+		for (uint32_t b = 0; bd && b < nbuckets; b++)
+			if (((const uint32_t *)bd->d_buf)[b])
+				bd = NULL;
+		if (!bd)
+			return corrupt(m, err, "the .gnu.hash header does not fit its section");
+		return 0;
+	}
+
+	hash = xmalloc((n + 1) * sizeof *hash);
+	order = xmalloc((n + 1) * sizeof *order);
+	old_to_new = xmalloc((n + 1) * sizeof *old_to_new);
+	count = calloc((size_t)nbuckets + 1, sizeof *count);
+	for (size_t k = 0; k < n; k++) {
+		const char *name = str_at(m, m->dynsym[k].st_name);
+
+		old_to_new[k] = order[k] = k;
+		if (k < symndx)
+			continue;
+		if (!name) {
+			corrupt(m, err, "a hashed dynamic symbol has no name");
+			goto out;
+		}
+		hash[k] = gnu_hash(name);
+		count[hash[k] % nbuckets + 1]++;
+	}
+	/* A stable counting sort by bucket. */
+	for (uint32_t b = 0; b < nbuckets; b++)
+		count[b + 1] += count[b];
+	for (size_t k = symndx; k < n; k++)
+		order[symndx + count[hash[k] % nbuckets]++] = k;
+	for (size_t j = symndx; j < n; j++)
+		if (order[j] != j) {
+			reordered = 1;
+			old_to_new[order[j]] = j;
+		}
+	if (reordered) {
+		GElf_Sym *syms;
+		uint32_t *hashes;
+
+		if (m->eh.e_machine == EM_MIPS) {
+			xcc_fail(err, XCC_EFAIL, "%s: renaming these symbols would reorder them, "
+				 "which MIPS's GOT forbids", m->path);
+			goto out;
+		}
+		for (size_t i = 1; i < m->shnum; i++)
+			if (m->sh[i].sh_type == SHT_SYMTAB_SHNDX && m->sh[i].sh_link == m->sh_dynsym) {
+				xcc_fail(err, XCC_EFAIL, "%s: .dynsym has extended section indices "
+					 "(SHT_SYMTAB_SHNDX): renaming that needs the symbols "
+					 "reordered is not supported", m->path);
+				goto out;
+			}
+		syms = xmalloc((n + 1) * sizeof *syms);
+		hashes = xmalloc((n + 1) * sizeof *hashes);
+
+		for (size_t j = 0; j < n; j++) {
+			syms[j] = m->dynsym[order[j]];
+			hashes[j] = hash[order[j]];
+		}
+		memcpy(m->dynsym, syms, n * sizeof *syms);
+		memcpy(hash, hashes, n * sizeof *hashes);
+		free(syms);
+		free(hashes);
+		if (m->versym) {
+			GElf_Half *v = xmalloc((n + 1) * sizeof *v);
+
+			for (size_t j = 0; j < n; j++)
+				v[j] = m->versym[order[j]];
+			memcpy(m->versym, v, n * sizeof *v);
+			free(v);
+			m->versym_changed = 1;
+		}
+		if (remap_relocations(m, old_to_new, err))
+			goto out;
+		logf_(m, "%s: dynamic symbols reordered for .gnu.hash", m->path);
+	}
+
+	bloom = calloc(maskwords, sizeof *bloom);
+	buckets = calloc(nbuckets, sizeof *buckets);
+	chain = calloc(n - symndx + 1, sizeof *chain);
+	for (size_t k = symndx; k < n; k++) {
+		uint32_t h = hash[k], b = h % nbuckets;
+		uint64_t bits = wordsz * 8;
+
+		bloom[(h / bits) & (maskwords - 1)] |= (uint64_t)1 << (h % bits) |
+						       (uint64_t)1 << ((h >> shift2) % bits);
+		if (!buckets[b])
+			buckets[b] = (uint32_t)k;
+		/* The last symbol of a bucket has the low bit set. */
+		chain[k - symndx] = (h & ~1u) | (k + 1 == n || hash[k + 1] % nbuckets != b);
+	}
+	out = xmalloc(total);
+	put_words(m, out, hdr, 4, ELF_T_WORD);
+	if (is64) {
+		put_words(m, out + 16, bloom, maskwords, ELF_T_XWORD);
+	} else {
+		uint32_t *b32 = xmalloc(maskwords * sizeof *b32);
+
+		for (uint32_t i = 0; i < maskwords; i++)
+			b32[i] = (uint32_t)bloom[i];
+		put_words(m, out + 16, b32, maskwords, ELF_T_WORD);
+		free(b32);
+	}
+	put_words(m, out + 16 + maskwords * wordsz, buckets, nbuckets, ELF_T_WORD);
+	if (n > symndx)
+		put_words(m, out + 16 + maskwords * wordsz + nbuckets * 4, chain, n - symndx,
+			  ELF_T_WORD);
+	add_write(m, sh->sh_offset, out, (size_t)total);
+	rc = 0;
+out:
+	free(hash);
+	free(order);
+	free(old_to_new);
+	free(count);
+	free(bloom);
+	free(buckets);
+	free(chain);
+	return rc;
+}
+
+/* Rebuild the System V .hash: same bucket count, every symbol inserted. */
+static int rebuild_sysv_hash(struct model *m, size_t shndx, struct xcc_error *err)
+{
+	const GElf_Shdr *sh = &m->sh[shndx];
+	Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)sh->sh_offset, 8, ELF_T_WORD);
+	uint32_t hdr[2], *words;
+	size_t n = m->ndynsym;
+	unsigned char *out;
+
+	if (sh->sh_entsize != 4)
+		return xcc_fail(err, XCC_EFAIL, "%s: .hash has %llu-byte entries: renaming "
+				"symbols there is not supported", m->path,
+				(unsigned long long)sh->sh_entsize);
+	if (!d || sh->sh_size < 8)
+		return corrupt(m, err, "the .hash section is too small");
+	memcpy(hdr, d->d_buf, sizeof hdr);
+	if (!hdr[0] || hdr[1] != n || 8 + ((uint64_t)hdr[0] + n) * 4 > sh->sh_size)
+		return corrupt(m, err, "the .hash header does not match .dynsym");
+	words = calloc(2 + (size_t)hdr[0] + n, sizeof *words);
+	words[0] = hdr[0];
+	words[1] = hdr[1];
+	for (size_t k = n; k-- > 1;) {
+		const char *name = str_at(m, m->dynsym[k].st_name);
+		uint32_t b;
+
+		if (!name) {
+			free(words);
+			return corrupt(m, err, "a dynamic symbol has no name");
+		}
+		b = sysv_hash(name) % hdr[0];
+		words[2 + hdr[0] + k] = words[2 + b];
+		words[2 + b] = (uint32_t)k;
+	}
+	out = xmalloc((2 + hdr[0] + n) * 4);
+	put_words(m, out, words, 2 + hdr[0] + n, ELF_T_WORD);
+	free(words);
+	add_write(m, sh->sh_offset, out, (2 + hdr[0] + n) * 4);
+	return 0;
+}
+
+/* Compares two pointers to entries of a strvec by the strings. */
+static int pair_cmp(const void *a, const void *b)
+{
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* patchelf --rename-dynamic-symbols: new names for dynamic symbols (defined
+ * or not, whatever their version), appended to .dynstr, then the hash
+ * tables rebuilt for them. */
+static int op_rename_dynamic_symbols(struct model *m, const struct strvec *pairs,
+				     struct xcc_error *err)
+{
+	size_t npairs = pairs->n / 2, renamed = 0;
+	char *const **sorted;
+	GElf_Xword *added;
+
+	if (need_dynamic(m, err) || dynsym_load(m, err))
+		return -1;
+	if (!m->sh_dynsym)
+		return xcc_fail(err, XCC_EFAIL, "%s: no .dynsym section header: the dynamic "
+				"symbols cannot be found to rename them", m->path);
+	/* Sorted pointers to the pairs' first strings; the second follows. */
+	sorted = xmalloc((npairs + 1) * sizeof *sorted);
+	added = calloc(npairs + 1, sizeof *added);
+	for (size_t i = 0; i < npairs; i++)
+		sorted[i] = &pairs->v[2 * i];
+	qsort(sorted, npairs, sizeof *sorted, pair_cmp);
+	for (size_t k = 1; k < m->ndynsym; k++) {
+		char *name = (char *)str_at(m, m->dynsym[k].st_name);
+		char *const *key = &name;
+		char *const *const *hit;
+		size_t p;
+
+		if (!name)
+			continue;
+		hit = bsearch(&key, sorted, npairs, sizeof *sorted, pair_cmp);
+		if (!hit)
+			continue;
+		p = (size_t)(*hit - pairs->v) / 2;
+		if (strcmp(pairs->v[2 * p + 1], name) == 0)
+			continue;
+		logf_(m, "%s: renaming dynamic symbol %s to %s", m->path, name,
+		      pairs->v[2 * p + 1]);
+		/* Appended, never shared: a later in-place write cannot hit it. */
+		if (!added[p])
+			added[p] = str_append(m, pairs->v[2 * p + 1]);
+		m->dynsym[k].st_name = added[p];
+		renamed++;
+	}
+	free(sorted);
+	free(added);
+	if (!renamed)
+		return 0;
+	m->dynsym_changed = 1;
+	for (size_t i = 1; i < m->shnum; i++)
+		if (m->sh[i].sh_type == SHT_GNU_HASH && m->sh[i].sh_link == m->sh_dynsym &&
+		    rebuild_gnu_hash(m, i, err))
+			return -1;
+	for (size_t i = 1; i < m->shnum; i++)
+		if (m->sh[i].sh_type == SHT_HASH && m->sh[i].sh_link == m->sh_dynsym &&
+		    rebuild_sysv_hash(m, i, err))
+			return -1;
 	return 0;
 }
 
@@ -855,7 +1379,7 @@ static unsigned char *encode(struct model *m, Elf_Type t, const void *items, siz
 	unsigned char *out = xmalloc(fsz ? fsz : 1), *mem;
 	Elf_Data src = { 0 }, dst = { 0 };
 
-	if (is64) {
+	if (is64 || t == ELF_T_HALF || t == ELF_T_WORD) {
 		mem = (unsigned char *)items;
 	} else {
 		mem = xmalloc(fsz ? fsz : 1);
@@ -883,6 +1407,21 @@ static unsigned char *encode(struct model *m, Elf_Type t, const void *items, siz
 						 (Elf32_Word)g->sh_entsize };
 
 				memcpy(mem + i * sizeof s, &s, sizeof s);
+			} else if (t == ELF_T_RELA) {
+				const GElf_Rela *g = (const GElf_Rela *)items + i;
+				Elf32_Rela r = { (Elf32_Addr)g->r_offset,
+						 ELF32_R_INFO(GELF_R_SYM(g->r_info),
+							      GELF_R_TYPE(g->r_info)),
+						 (Elf32_Sword)g->r_addend };
+
+				memcpy(mem + i * sizeof r, &r, sizeof r);
+			} else if (t == ELF_T_REL) {
+				const GElf_Rel *g = (const GElf_Rel *)items + i;
+				Elf32_Rel r = { (Elf32_Addr)g->r_offset,
+						ELF32_R_INFO(GELF_R_SYM(g->r_info),
+							     GELF_R_TYPE(g->r_info)) };
+
+				memcpy(mem + i * sizeof r, &r, sizeof r);
 			} else if (t == ELF_T_SYM) {
 				const GElf_Sym *g = (const GElf_Sym *)items + i;
 				Elf32_Sym sy = { g->st_name, (Elf32_Addr)g->st_value,
@@ -965,6 +1504,14 @@ static void move_symbols(struct model *m, size_t shndx, GElf_Addr old, GElf_Addr
 
 		if (m->sh[i].sh_type != SHT_SYMTAB && m->sh[i].sh_type != SHT_DYNSYM)
 			continue;
+		if (i == m->sh_dynsym && m->dynsym_loaded) {
+			for (size_t k = 0; k < m->ndynsym; k++)
+				if (m->dynsym[k].st_shndx == shndx) {
+					m->dynsym[k].st_value = m->dynsym[k].st_value - old + nw;
+					m->dynsym_changed = 1;
+				}
+			continue;
+		}
 		scn = elf_getscn(m->e, i);
 		d = scn ? elf_getdata(scn, NULL) : NULL;
 		if (!d)
@@ -1286,20 +1833,26 @@ place_contents:
 			add_write(m, m->str_off, calloc(1, m->strsz_orig), m->strsz_orig);
 		}
 		if (grow_dyn) {
-			GElf_Phdr *dp = &m->ph[m->dyn_ph];
-			GElf_Addr old_addr = dp->p_vaddr;
+			GElf_Addr old_addr = m->sh_dynamic ? m->sh[m->sh_dynamic].sh_addr : 0;
 
-			dp->p_offset = o + dyn_pos;
-			dp->p_vaddr = dp->p_paddr = v + dyn_pos;
-			dp->p_filesz = dp->p_memsz = dyn_len;
+			if (m->dyn_ph >= 0) {
+				GElf_Phdr *dp = &m->ph[m->dyn_ph];
+
+				old_addr = dp->p_vaddr;
+				dp->p_offset = o + dyn_pos;
+				dp->p_vaddr = dp->p_paddr = v + dyn_pos;
+				dp->p_filesz = dp->p_memsz = dyn_len;
+			}
+			m->dyn_off = o + dyn_pos;
+			m->dyn_size = dyn_len;
 			m->dyn_cap = m->ndyn + 1 + 4;
 			if (m->sh_dynamic) {
-				m->sh[m->sh_dynamic].sh_offset = dp->p_offset;
-				m->sh[m->sh_dynamic].sh_addr = dp->p_vaddr;
+				m->sh[m->sh_dynamic].sh_offset = o + dyn_pos;
+				m->sh[m->sh_dynamic].sh_addr = v + dyn_pos;
 				m->sh[m->sh_dynamic].sh_size = dyn_len;
 				m->sh_dirty[m->sh_dynamic] = 1;
 			}
-			move_symbols(m, m->sh_dynamic, old_addr, dp->p_vaddr);
+			move_symbols(m, m->sh_dynamic, old_addr, v + dyn_pos);
 		}
 		b = encode(m, ELF_T_PHDR, m->ph, m->phnum, &len);
 		if (in_place_phdrs || extend) {
@@ -1328,10 +1881,10 @@ place_contents:
 		b = encode(m, ELF_T_DYN, all, m->dyn_cap, &len);
 		free(all);
 		if (grow_dyn) {
-			memcpy(m->append + (m->ph[m->dyn_ph].p_offset - m->append_off), b, len);
+			memcpy(m->append + (m->dyn_off - m->append_off), b, len);
 			free(b);
 		} else {
-			add_write(m, m->ph[m->dyn_ph].p_offset, b, len);
+			add_write(m, m->dyn_off, b, len);
 		}
 	}
 	if (m->str_dirty_lo < m->str_dirty_hi) {
@@ -1340,6 +1893,14 @@ place_contents:
 		b = xmalloc(n);
 		memcpy(b, m->str + m->str_dirty_lo, n);
 		add_write(m, m->str_off + m->str_dirty_lo, b, n);
+	}
+	if (m->dynsym_changed) {
+		b = encode(m, ELF_T_SYM, m->dynsym, m->ndynsym, &len);
+		add_write(m, m->sh[m->sh_dynsym].sh_offset, b, len);
+	}
+	if (m->versym_changed) {
+		b = encode(m, ELF_T_HALF, m->versym, m->ndynsym, &len);
+		add_write(m, m->sh[m->sh_versym].sh_offset, b, len);
 	}
 	if (m->ehdr_changed) {
 		b = encode(m, ELF_T_EHDR, &m->eh, 1, &len);
@@ -1561,7 +2122,7 @@ out:
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
 		  struct xcc_error *err)
 {
-	struct model m = { .path = path, .fd = -1, .log = &res->log };
+	struct model m = { .path = path, .fd = -1, .log = &res->log, .warnings = &res->warnings };
 	int rc = -1, changed;
 
 	res->changed = res->grew = 0;
@@ -1587,6 +2148,8 @@ int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpa
 	if (ops->no_default_lib && op_no_default_lib(&m, err))
 		goto out;
 	if (ops->add_debug_tag && op_add_debug_tag(&m, err))
+		goto out;
+	if (ops->rename_symbols.n && op_rename_dynamic_symbols(&m, &ops->rename_symbols, err))
 		goto out;
 	if (ops->clear_symbol_version.n &&
 	    op_clear_symbol_version(&m, &ops->clear_symbol_version, err))
@@ -1644,6 +2207,7 @@ out:
 void elfpatch_result_free(struct elfpatch_result *res)
 {
 	strvec_free(&res->log);
+	strvec_free(&res->warnings);
 	memset(res, 0, sizeof *res);
 }
 
@@ -1653,5 +2217,6 @@ void elfpatch_ops_free(struct elfpatch_ops *ops)
 	strvec_free(&ops->replace_needed);
 	strvec_free(&ops->add_needed);
 	strvec_free(&ops->clear_symbol_version);
+	strvec_free(&ops->rename_symbols);
 	*ops = (struct elfpatch_ops)ELFPATCH_OPS_INIT;
 }

@@ -36,6 +36,7 @@ struct elfpatch_ops {
 	struct strvec replace_needed; /* pairs: old, new, old, new ... */
 	struct strvec add_needed;
 	struct strvec clear_symbol_version; /* dynamic symbols to make unversioned */
+	struct strvec rename_symbols; /* pairs: old name, new name, ... */
 	int no_default_lib;      /* set DF_1_NODEFLIB */
 	int add_debug_tag;       /* add DT_DEBUG when missing */
 	int execstack;           /* PT_GNU_STACK's PF_X: -1 keep, 0 clear, 1 set */
@@ -44,13 +45,14 @@ struct elfpatch_ops {
 };
 
 #define ELFPATCH_OPS_INIT { -1, NULL, NULL, ELFPATCH_RPATH_KEEP, NULL, NULL, 0, \
-	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, -1, 0, NULL }
+	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, -1, 0, NULL }
 
 struct elfpatch_result {
 	int changed;            /* something was written */
 	int grew;               /* a new segment was appended */
 	unsigned long long old_size, new_size;
 	struct strvec log;      /* what was done, for --debug */
+	struct strvec warnings; /* what the user should know even without --debug */
 };
 
 /*

@@ -379,6 +379,118 @@ libc.so.6"
 	lint_ok "$f"
 }
 
+# A library with 300 functions and data, two symbol versions (one name at
+# both) and a program that uses them, built with --hash-style=STYLE in DIR.
+build_many_syms() {
+	local dir=$1 style=$2 i
+	mkdir -p "$dir"
+	{
+		for i in $(seq 1 300); do echo "int f$i(int x) { return x + $i; }"; done
+		echo 'int counter = 7;'
+		echo 'int old_api(void) { return 1; }'
+		echo 'int new_api(void) { return 2; }'
+		echo '__asm__(".symver old_api,api@V1");'
+		echo '__asm__(".symver new_api,api@@V2");'
+	} >"$dir/lib.c"
+	printf 'V1 { global: f*; counter; api; local: *; };\nV2 { } V1;\n' >"$dir/lib.map"
+	{
+		echo '#include <stdio.h>'
+		for i in $(seq 1 300); do echo "int f$i(int);"; done
+		echo 'extern int counter; int api(void);'
+		echo 'int main(void) { int s = counter + api();'
+		for i in $(seq 1 300); do echo "s = f$i(s);"; done
+		echo 'printf("%d\n", s); return 0; }'
+	} >"$dir/main.c"
+	gcc -shared -fPIC -Wl,--hash-style="$style" -Wl,--version-script="$dir/lib.map" \
+		-Wl,-soname,libmany.so -o "$dir/libmany.so" "$dir/lib.c"
+	gcc -Wl,--hash-style="$style" -o "$dir/main" "$dir/main.c" -L"$dir" -lmany
+}
+
+# The dynamic symbols of FILE, name@version, sorted.
+dyn_syms() { nm -D "$1" | awk '{ print $NF }' | sort; }
+
+@test "patchelf: rename-dynamic-symbols keeps hash tables, versions and relocations right; the program runs" {
+	local s style
+	need gcc "the test builds its own library"
+	s=$(scratch)
+	for style in gnu sysv both; do
+		build_many_syms "$s/$style" "$style"
+		cd "$s/$style"
+		cp libmany.so libmany.so.orig
+		cp main main.orig
+		nm -D --defined-only libmany.so | awk '{ print $NF }' | cut -d@ -f1 | sort -u |
+			awk '{ print $1, $1 "_renamed" }' >map
+		nm -D --defined-only libmany.so | awk '{ print $NF }' | cut -d@ -f1 | sort -u |
+			awk '{ print $1 "_renamed", $1 }' >rmap
+		grep -qx 'f17 f17_renamed' map
+		xcc patchelf --rename-dynamic-symbols map libmany.so main
+		run env LD_LIBRARY_PATH=. LD_BIND_NOW=1 ./main
+		assert_status 0
+		assert_output_equals 45159
+		run env LD_LIBRARY_PATH=. ./main
+		assert_output_equals 45159
+		nm -D libmany.so | grep -q ' f17_renamed@@V1$'
+		nm -D libmany.so | grep -q ' api_renamed@V1$'
+		nm -D libmany.so | grep -q ' api_renamed@@V2$'
+		nm -D main | grep -q ' f300_renamed@V1$'
+		! nm -D main | grep -q ' f300@'
+		readelf -rW main | grep -q 'counter_renamed'
+		lint_ok libmany.so
+		lint_ok main
+		# the other program, not renamed, no longer finds its symbols
+		run env LD_LIBRARY_PATH=. LD_BIND_NOW=1 ./main.orig
+		assert_status 127
+		# and renaming back gives the original symbols
+		xcc patchelf --rename-dynamic-symbols rmap libmany.so main
+		[ "$(dyn_syms libmany.so)" = "$(dyn_syms libmany.so.orig)" ]
+		[ "$(dyn_syms main)" = "$(dyn_syms main.orig)" ]
+		run env LD_LIBRARY_PATH=. LD_BIND_NOW=1 ./main.orig
+		assert_output_equals 45159
+		lint_ok libmany.so
+		cd - >/dev/null
+	done
+}
+
+@test "patchelf: rename-dynamic-symbols: a map naming nothing here changes nothing; bad maps exit 2" {
+	local f
+	f=$(fixture x86/lib/libgreet.so.1)
+	cp "$f" "$f.orig"
+	echo "NO_SUCH_SYMBOL OTHER" >"$f.map"
+	xcc patchelf --rename-dynamic-symbols "$f.map" "$f"
+	cmp "$f" "$f.orig"
+	xcc patchelf --set-rpath /changed --rename-dynamic-symbols "$f.map" "$f"
+	run xcc patchelf --print-rpath "$f"
+	assert_output_equals /changed
+	printf 'greet\n' >"$f.map"
+	run xcc patchelf --rename-dynamic-symbols "$f.map" "$f"
+	assert_status 2
+	assert_output_contains "$f.map:1:"
+	printf 'greet a\ngreet b\n' >"$f.map"
+	run xcc patchelf --rename-dynamic-symbols "$f.map" "$f"
+	assert_status 2
+	assert_output_contains "appears twice"
+	printf 'greet greet@V1\n' >"$f.map"
+	run xcc patchelf --rename-dynamic-symbols "$f.map" "$f"
+	assert_status 2
+	assert_output_contains "version tag"
+	run xcc patchelf --rename-dynamic-symbols "$f.missing" "$f"
+	assert_status 2
+	assert_output_contains "$f.missing"
+}
+
+@test "patchelf: rename-dynamic-symbols on aarch64 runs under qemu" {
+	local f
+	need qemu-aarch64 "to run the aarch64 program"
+	f=$(fixture a64/prog "aarch64 cross compiler missing")
+	echo "greet greet_a64" >"$f.map"
+	xcc patchelf --rename-dynamic-symbols "$f.map" "$f" "$(dirname "$f")"/lib/libgreet.so.1
+	nm -D "$f" | grep -q ' greet_a64$'
+	run qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_BIND_NOW=1 \
+		-E LD_LIBRARY_PATH="$(dirname "$f")/lib" "$f"
+	assert_output_equals "hello greet"
+	lint_ok "$f"
+}
+
 @test "patchelf: @FILE reads an option's argument from FILE" {
 	local f
 	f=$(fixture x86/prog)
@@ -582,6 +694,97 @@ libextra.so.3"
 	run xcc patchelf --print-needed "$s/missing-file"
 	assert_status 1
 	assert_output_contains "No such file"
+}
+
+# Write BYTES (hex pairs) into FILE at OFFSET.
+poke() {
+	local file=$1 off=$2 hex=$3 esc=
+	while [ -n "$hex" ]; do esc="$esc\\x${hex:0:2}"; hex=${hex:2}; done
+	# shellcheck disable=SC2059
+	printf "$esc" | dd of="$file" bs=1 seek="$off" conv=notrunc 2>/dev/null
+}
+
+# The offset of field BYTE of section NAME's header in the 64-bit FILE.
+shdr_field() {
+	local shoff idx
+	shoff=$(readelf -hW "$1" | awk '/Start of section headers/ { print $5 }')
+	idx=$(readelf -SW "$1" | sed -n "s/^ *\[ *\([0-9]*\)\] $2 .*/\1/p")
+	echo $((shoff + idx * 64 + $3))
+}
+
+@test "patchelf: corrupt section headers: a message naming the problem, exit 1, file untouched" {
+	local s orig f sum what
+	orig=$(fixture x86/prog)
+	s=$(dirname "$orig")
+	for what in shentsize shoff shstrndx name nonterm empty-names outside link; do
+		f=$s/$what
+		cp "$orig" "$f"
+		case $what in
+		shentsize) poke "$f" 58 3000 ;;
+		shoff) poke "$f" 40 ffffff7f00000000 ;;
+		shstrndx) poke "$f" 62 f000 ;;
+		name) poke "$f" "$(shdr_field "$f" .dynsym 0)" ffff0000 ;;
+		nonterm)
+			off=$(readelf -SW "$f" | awk '$2 == ".shstrtab" { print strtonum("0x" $5) + strtonum("0x" $6) - 1 }')
+			poke "$f" "$off" 41 ;;
+		empty-names) poke "$f" "$(shdr_field "$f" .shstrtab 32)" 0000000000000000 ;;
+		outside) poke "$f" "$(shdr_field "$f" .comment 24)" 0000000001000000 ;;
+		link) poke "$f" "$(shdr_field "$f" .dynsym 40)" 7f000000 ;;
+		esac
+		sum=$(sha256sum <"$f")
+		for op in "--set-rpath /a/b/c/d/e/f/g/h/i/j/k/l/m/n" "--output $s/out" \
+			--print-execstack; do
+			# shellcheck disable=SC2086
+			run xcc patchelf $op "$f"
+			assert_status 1
+			case $what in
+			shentsize) assert_output_contains "e_shentsize is 48, not 64" ;;
+			shoff) assert_output_contains "the section header table" ;;
+			shstrndx) assert_output_contains "e_shstrndx 240" ;;
+			name) assert_output_contains "name (offset 65535) lies past the end" ;;
+			nonterm) assert_output_contains "does not end with a NUL" ;;
+			empty-names) assert_output_contains "section name table" ;;
+			outside) assert_output_contains "lies outside the file" ;;
+			link) assert_output_contains "links to section 127" ;;
+			esac
+			assert_output_contains "section headers are corrupt"
+		done
+		[ "$(sha256sum <"$f")" = "$sum" ]
+		[ ! -e "$s/out" ]
+	done
+}
+
+@test "patchelf: a .dynamic section without PT_DYNAMIC is patched as patchelf does, with a warning" {
+	local s
+	need gcc "the test links its own library"
+	s=$(scratch)
+	cat >"$s/nodyn.ld" <<'LD'
+PHDRS
+{
+  headers PT_PHDR PHDRS;
+  text PT_LOAD FILEHDR PHDRS;
+}
+SECTIONS
+{
+  . = SIZEOF_HEADERS;
+  .text : { *(.text) } :text
+  .dynamic : { *(.dynamic) } :text
+}
+LD
+	echo 'int f(void) { return 1; }' >"$s/f.c"
+	gcc -shared -fPIC -nostdlib -Wl,-T"$s/nodyn.ld" -o "$s/nodyn.so" "$s/f.c"
+	! readelf -lW "$s/nodyn.so" | grep -q DYNAMIC
+	run xcc patchelf --set-rpath "/a/rather/long/run/path/$s" "$s/nodyn.so"
+	assert_status 0
+	assert_output_contains "no PT_DYNAMIC program header"
+	run xcc patchelf --print-rpath "$s/nodyn.so"
+	assert_output_equals "/a/rather/long/run/path/$s"
+	# the program header table moved with a PT_PHDR that says where
+	[ "$(readelf -lW "$s/nodyn.so" 2>&1 | grep -c PHDR)" = 1 ]
+	! readelf -lW "$s/nodyn.so" 2>&1 | grep -qi 'error\|warning'
+	if command -v patchelf >/dev/null; then
+		[ "$(patchelf --print-rpath "$s/nodyn.so")" = "/a/rather/long/run/path/$s" ]
+	fi
 }
 
 @test "patchelf: a failed patch leaves the file as it was" {
