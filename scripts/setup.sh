@@ -89,4 +89,12 @@ make -j"$(nproc)" check || true
 if [ "$static_ok" = 1 ]; then
 	make -j"$(nproc)" check-static || true
 fi
-exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log
+# patchelf's own test suite (from Debian's source package, cached outside the checkout)
+# against cuda-xcc-patchelf: every test upstream patchelf passes here must pass. Its
+# summary is counted in the closing line; if the script cannot run, the log is missing
+# and the summary counts a failure.
+rm -f test-suite-patchelf-upstream.log
+bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
+	--log test-suite-patchelf-upstream.log || true
+exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log \
+	test-suite-patchelf-upstream.log
