@@ -570,17 +570,27 @@ static int dynsym_load(struct model *m, struct xcc_error *err)
 	m->dynsym = xmalloc((m->ndynsym + 1) * sizeof *m->dynsym);
 	for (size_t k = 0; k < m->ndynsym; k++)
 		if (!gelf_getsym(d, (int)k, &m->dynsym[k]))
-			return corrupt(m, err, "a dynamic symbol cannot be read");
+			goto bad_symbol;
 	if (m->sh_versym) {
 		d = elf_getdata(elf_getscn(m->e, m->sh_versym), NULL);
 		if (!d || !halfsz || d->d_size / halfsz != m->ndynsym)
-			return corrupt(m, err, "the symbol version table (.gnu.version) does not "
-				       "match the dynamic symbols");
+			goto bad_versions;
 		m->versym = xmalloc((m->ndynsym + 1) * sizeof *m->versym);
 		memcpy(m->versym, d->d_buf, m->ndynsym * sizeof *m->versym);
 	}
 	m->dynsym_loaded = 1;
 	return 0;
+bad_symbol:
+	free(m->dynsym);
+	m->dynsym = NULL;
+	m->ndynsym = 0;
+	return corrupt(m, err, "a dynamic symbol cannot be read");
+bad_versions:
+	free(m->dynsym);
+	m->dynsym = NULL;
+	m->ndynsym = 0;
+	return corrupt(m, err, "the symbol version table (.gnu.version) does not match the "
+		       "dynamic symbols");
 }
 
 /* Whether any dynamic symbol's name lies in [lo, hi]. Without a section
