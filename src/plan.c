@@ -234,6 +234,25 @@ find_archive(const struct manifest *const *ms, size_t n, const char *name, const
 	return NULL;
 }
 
+/* The CUDA variants a nested package (cuDNN) has: "cuda12, cuda13".
+ * Returns 0 when it is not nested. */
+static int package_variants(const struct manifest_package *p, char *buf, size_t len)
+{
+	struct strvec seen = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < p->n_archives; i++)
+		if (p->archives[i].variant && !strvec_contains(&seen, p->archives[i].variant))
+			strvec_push(&seen, p->archives[i].variant);
+	if (!seen.n)
+		return 0;
+	s = strvec_join(&seen, ", ");
+	snprintf(buf, len, "%s", s);
+	free(s);
+	strvec_free(&seen);
+	return 1;
+}
+
 /* Why component `name` cannot be had for tag: which tags do have it. */
 static int explain_missing(const struct manifest *const *ms, size_t n, const char *name,
 			   const char *tag, struct cuda_version v, const char *why,
@@ -244,15 +263,21 @@ static int explain_missing(const struct manifest *const *ms, size_t n, const cha
 
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_package *p = manifest_find(ms[i], name);
-		char *tags;
+		char *tags, variants[256];
 		int rc;
 
 		if (!p)
 			continue;
 		tags = manifest_package_tags(p, v);
-		rc = xcc_fail(err, XCC_EUSAGE, "%s has no %s archive of %s%s%s; it has %s for: %s",
-			      ms[i]->source, tag, name, why ? " " : "", why ? why : "",
-			      name, *tags ? tags : "no tag at all");
+		if (!*tags && package_variants(p, variants, sizeof variants))
+			rc = xcc_fail(err, XCC_EUSAGE, "%s has no variant of %s for CUDA %d (cuda%d); "
+				      "its variants are for: %s. Use a %s release built for CUDA %d, "
+				      "or --cuda with one of those majors", ms[i]->source, name,
+				      v.major, v.major, variants, name, v.major);
+		else
+			rc = xcc_fail(err, XCC_EUSAGE, "%s has no %s archive of %s%s%s; it has %s for: %s",
+				      ms[i]->source, tag, name, why ? " " : "", why ? why : "",
+				      name, *tags ? tags : "no tag at all");
 		free(tags);
 		strvec_free(&sources);
 		return rc;
@@ -317,20 +342,42 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 	const struct manifest_archive *ma;
 	const char *host_tag = "linux-x86_64";
 	struct cuda_version mv;
+	const struct manifest *cm = NULL;
 	int target_has_nvcc = 0, rc = -1;
 	size_t which;
 	char b[32];
 
 	if (n == 0)
 		return xcc_fail(err, XCC_EUSAGE, "no manifest to plan from");
-	if (manifest_cuda_release(ms[0], &mv) == 0 && cuda_version_cmp(mv, rq->cuda) != 0)
+	/* The CUDA release comes from the CUDA manifest, wherever it is among
+	 * the --from; the others (cuDNN, ...) are products of their own. */
+	for (size_t i = 0; i < n; i++) {
+		if (manifest_cuda_release(ms[i], &mv) == 0) {
+			if (cm)
+				continue;
+			cm = ms[i];
+			continue;
+		}
+		if (ms[i]->release_product && ms[i]->release_label)
+			strvec_pushf(&p->products, "%s %s", ms[i]->release_product,
+				     ms[i]->release_label);
+	}
+	if (!cm)
+		cm = ms[0];
+	if (manifest_cuda_release(cm, &mv) == 0 && cuda_version_cmp(mv, rq->cuda) != 0)
 		return xcc_fail(err, XCC_EUSAGE, "%s describes CUDA %d.%d, not %s; pass the "
-				"redistrib_%s*.json manifest or --cuda %d.%d", ms[0]->source,
+				"redistrib_%s*.json manifest or --cuda %d.%d", cm->source,
 				mv.major, mv.minor, cuda_version_str(rq->cuda, b, sizeof b), b,
 				mv.major, mv.minor);
-	if (ms[0]->release_label) {
+	if (manifest_cuda_release(cm, &mv) == 0 && rq->cuda.patch >= 0 && mv.patch >= 0 &&
+	    mv.patch != rq->cuda.patch)
+		strvec_pushf(&p->notes, "--cuda %s asked for, but %s is CUDA %s: the sysroot "
+			     "holds %s", cuda_version_str(rq->cuda, b, sizeof b), cm->source,
+			     cuda_version_str(mv, (char[32]){ 0 }, 32),
+			     cuda_version_str(mv, (char[32]){ 0 }, 32));
+	if (cm->release_label) {
 		free(p->cuda);
-		p->cuda = xstrdup(ms[0]->release_label);
+		p->cuda = xstrdup(cm->release_label);
 	}
 	for (const char *tag = rq->tag;; tag = host_tag) {
 		int found = 0;
@@ -338,10 +385,10 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		for (size_t i = 0; i < n && !found; i++)
 			found = manifest_has_tag(ms[i], tag);
 		if (!found) {
-			char *tags = manifest_tags(ms[0]);
+			char *tags = manifest_tags(cm);
 
 			xcc_fail(err, XCC_EUSAGE, "%s has no %s archives at all (CUDA %s is not "
-				 "published for %s; tags it has: %s)", ms[0]->source, tag,
+				 "published for %s; tags it has: %s)", cm->source, tag,
 				 cuda_version_str(rq->cuda, b, sizeof b), tag, tags);
 			free(tags);
 			return -1;
@@ -502,6 +549,7 @@ int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *n
 		if (plan_add_redist(p, &rq->plan, ms, (const char *const *)rq->manifest_bases,
 				    rq->n_manifests, err))
 			goto out;
+		strvec_extend(notes, &p->notes);
 	}
 	for (size_t i = 0; i < rq->n_packages; i++) {
 		const struct sysroot_package *pk = &rq->packages[i];
@@ -548,6 +596,8 @@ char *plan_describe(const struct plan *p)
 
 	strvec_pushf(&lines, "target %s, CUDA %s, tag %s, targets/%s, capabilities %s",
 		     p->target, p->cuda, p->tag, p->target_dir, caps);
+	for (size_t i = 0; i < p->products.n; i++)
+		strvec_pushf(&lines, "product %s", p->products.v[i]);
 	for (size_t i = 0; i < p->n_archives; i++) {
 		const struct plan_archive *a = &p->archives[i];
 		char size[32];
@@ -615,6 +665,8 @@ void plan_free(struct plan *p)
 	free(p->target_dir);
 	strvec_free(&p->capabilities);
 	strvec_free(&p->lib_patterns);
+	strvec_free(&p->products);
+	strvec_free(&p->notes);
 	for (size_t i = 0; i < p->n_archives; i++)
 		plan_archive_free(&p->archives[i]);
 	free(p->archives);

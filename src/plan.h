@@ -60,6 +60,9 @@ struct plan {
 	 * path under lib/, FNM_PATHNAME). Unused while filter_libs is 0. */
 	int filter_libs;
 	struct strvec lib_patterns;
+	/* "cudnn 9.14.0": the release of every other product's manifest. */
+	struct strvec products;
+	struct strvec notes; /* worth saying, not errors */
 };
 
 /* What to plan for. */

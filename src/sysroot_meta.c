@@ -263,6 +263,22 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 	add_str(root, "host_compiler", m->host_compiler);
 	add_str(root, "target_fs", m->target_fs);
 	add_str(root, "jetpack", m->jetpack);
+	{
+		/* Every product's release: CUDA's, and cuDNN's etc. beside it. */
+		cJSON *prods = cJSON_AddObjectToObject(root, "products");
+
+		cJSON_AddStringToObject(prods, "cuda", m->cuda ? m->cuda : "");
+		for (size_t i = 0; i < m->products.n; i++) {
+			const char *sp = strchr(m->products.v[i], ' ');
+			char *name;
+
+			if (!sp)
+				continue;
+			name = xasprintf("%.*s", (int)(sp - m->products.v[i]), m->products.v[i]);
+			cJSON_AddStringToObject(prods, name, sp + 1);
+			free(name);
+		}
+	}
 	caps = cJSON_AddArrayToObject(root, "capabilities");
 	for (size_t i = 0; i < m->capabilities.n; i++)
 		cJSON_AddItemToArray(caps, cJSON_CreateString(m->capabilities.v[i]));
@@ -310,6 +326,7 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->host_compiler);
 	free(m->target_fs);
 	free(m->jetpack);
+	strvec_free(&m->products);
 	free(m->fingerprint);
 	sysroot_serving_free(&m->serving);
 	strvec_free(&m->capabilities);
@@ -365,6 +382,7 @@ void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const 
 	m->serving = *serving;
 	memset(serving, 0, sizeof *serving);
 	strvec_extend(&m->capabilities, &p->capabilities);
+	strvec_extend(&m->products, &p->products);
 	m->components = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *m->components);
 	for (size_t i = 0; i < p->n_archives; i++) {
 		const struct plan_archive *a = &p->archives[i];

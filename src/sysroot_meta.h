@@ -58,6 +58,7 @@ struct sysroot_meta {
 	char *target_fs;     /* --target-fs: the device's root filesystem (absolute), may be NULL */
 	char *jetpack;       /* --jetpack: the JetPack release it was made for, may be NULL */
 	struct strvec capabilities; /* "8.7" */
+	struct strvec products; /* "cudnn 9.14.0": other products' releases */
 	char *fingerprint;  /* of the plan that made it: equal means up to date */
 	struct sysroot_serving serving;
 	struct sysroot_component *components;

@@ -63,8 +63,8 @@ mirror_copy() {
 	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "file://$FX/m126/" \
 		--dest "$D" --progress never --jetpack 6.1.1
 	assert_status 0
-	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jetpack"])' "$D/sysroot.json"
-	assert_output_equals "6.1"
+	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["jetpack"], m["products"])' "$D/sysroot.json"
+	assert_output_equals "6.1 {'cuda': '12.6.3'}"
 }
 
 @test "sysroot: components carry their CUDA range; a missing one says who asked for it" {
@@ -149,6 +149,24 @@ mirror_copy() {
 	assert_status 2
 	assert_output_contains "no linux-aarch64 archive of fabricmanager"
 	assert_output_contains "linux-x86_64, linux-sbsa"
+}
+
+@test "sysroot: several manifests: CUDA's release whatever the order, each product's version" {
+	local m=$XCC_SRCDIR/tests/data/manifests
+	run xcc sysroot create --target sbsa --cuda 12.8 -arch sm_90 --from "$m/cudnn/redistrib_9.14.0.json" \
+		--from "$m/cuda/redistrib_12.8.1.json" --components cudnn --dry-run
+	assert_status 0
+	assert_output_contains "target sbsa, CUDA 12.8.1,"
+	assert_output_contains "product cudnn 9.14.0"
+	assert_output_contains "cudnn/linux-sbsa/cudnn-linux-sbsa-9.14.0"
+	run xcc sysroot create --target sbsa --cuda 11.8 -arch sm_90 --from "$m/cudnn/redistrib_9.14.0.json" \
+		--from "$m/cuda/redistrib_11.8.0.json" --components cudnn --dry-run
+	assert_status 2
+	assert_output_contains "has no variant of cudnn for CUDA 11 (cuda11); its variants are for: cuda12, cuda13"
+	run xcc sysroot create --target sbsa --cuda 12.8.0 -arch sm_90 --from "$m/cuda/redistrib_12.8.1.json" --dry-run
+	assert_status 0
+	assert_output_contains "--cuda 12.8.0 asked for, but"
+	assert_output_contains "is CUDA 12.8.1"
 }
 
 @test "sysroot: a rerun with the same inputs does nothing and says so" {
