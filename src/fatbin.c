@@ -674,6 +674,26 @@ enum fatbin_verdict fatbin_serves(const struct gpudb *db, const struct fatbin_fi
 	return res->verdict;
 }
 
+unsigned fatbin_l4t_sass(const struct gpudb *db, const struct fatbin_file *f,
+			 struct cuda_version v)
+{
+	int tmaj, tmin;
+
+	gpudb_sbsa_threshold(db, v, &tmaj, &tmin);
+	for (size_t i = 0; i < f->n_entries; i++) {
+		const struct fatbin_entry *e = &f->entries[i];
+		int major = (int)e->sm / 10, minor = (int)e->sm % 10;
+		const struct gpu_cap *c;
+
+		if (e->kind != FATBIN_KIND_SASS)
+			continue;
+		c = gpudb_find_cap(db, major, minor, '\0');
+		if (c && c->jetson && (major < tmaj || (major == tmaj && minor < tmin)))
+			return e->sm;
+	}
+	return 0;
+}
+
 const char *fatbin_verdict_name(enum fatbin_verdict v)
 {
 	switch (v) {

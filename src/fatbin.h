@@ -126,6 +126,16 @@ const char *fatbin_verdict_name(enum fatbin_verdict v);
 /* The verdict a name of fatbin_verdict_name's stands for; -1 for another. */
 int fatbin_verdict_parse(const char *name, enum fatbin_verdict *v);
 
+/* NVIDIA builds its aarch64 libraries of CUDA 11.8-12.9 twice: for Jetson
+ * (L4T, redist tag linux-aarch64) and for Arm servers with a discrete GPU
+ * (SBSA, linux-sbsa). Only the L4T build carries SASS for the Jetson GPUs
+ * that CUDA v serves through L4T (capabilities below T(v): 5.3, 6.2, 7.2,
+ * 8.7); the SBSA build of the same release has none (Thor's 10.1 and 11.0
+ * are SBSA GPUs and prove nothing). The SM of the first such SASS entry of
+ * f, or 0 when it has none. */
+unsigned fatbin_l4t_sass(const struct gpudb *db, const struct fatbin_file *f,
+			 struct cuda_version v);
+
 /* The rules, one entry at a time, for GPU major.minor. tegra: the GPU or
  * the cubin's SM is an integrated (Tegra) one, where only exactly that
  * capability's SASS runs. */

@@ -74,11 +74,12 @@ static int refuse_unserved(const struct sysroot_serving *serving, size_t unserve
 	return -1;
 }
 
-/* The passes over the extracted tree; serving gets the serving table. */
+/* The passes over the extracted tree; serving gets the serving table,
+ * flavour the build of the target libraries. */
 static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *o,
 		      const struct plan *p, const struct sysroot_request *rq, const char *root,
-		      struct sysroot_serving *serving, struct sysroot_create_result *res,
-		      struct xcc_error *err)
+		      struct sysroot_serving *serving, struct sysroot_flavour *flavour,
+		      struct sysroot_create_result *res, struct xcc_error *err)
 {
 	const char *triple = rq->target->triple;
 	size_t unserved;
@@ -92,6 +93,8 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 		return -1;
 	if (rq->target_fs)
 		sysroot_glibc_floor(root, p->target_dir, triple, rq->target_fs, &res->warnings);
+	if (sysroot_check_flavour(db, root, p, flavour, &res->notes, err))
+		return -1;
 	if (!p->capabilities.n)
 		return 0;
 	if (sysroot_serving(db, root, p->target_dir, &p->capabilities, serving, err))
@@ -105,7 +108,8 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 /* sysroot.files, then sysroot.json: the tree is complete once it exists. */
 static int write_metadata(const struct plan *p, const struct sysroot_request *rq,
 			  const char *root, const char *fingerprint,
-			  struct sysroot_serving *serving, struct xcc_error *err)
+			  struct sysroot_serving *serving, const struct sysroot_flavour *flavour,
+			  struct xcc_error *err)
 {
 	char *listing = sysroot_files_listing(root);
 	char *path = xasprintf("%s/%s", root, SYSROOT_FILES_LIST);
@@ -118,6 +122,8 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 		return -1;
 	sysroot_meta_from_plan(&meta, p, rq->host_compiler.name, rq->target_fs, rq->jetpack,
 			       fingerprint, serving);
+	meta.flavour = flavour->tag ? xstrdup(flavour->tag) : NULL;
+	meta.flavour_evidence = flavour->evidence ? xstrdup(flavour->evidence) : NULL;
 	rc = sysroot_meta_save(root, &meta, err);
 	sysroot_meta_free(&meta);
 	if (rc == 0)
@@ -133,6 +139,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 {
 	struct progress pr;
 	struct sysroot_serving serving = { 0 };
+	struct sysroot_flavour flavour = { 0 };
 	int rc;
 
 	progress_init(&pr, o->progress, o->log, p->n_archives);
@@ -141,8 +148,9 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	if (rc)
 		return -1;
 	sysroot_crash_point("tree");
-	rc = run_passes(db, o, p, rq, root, &serving, res, err) ||
-	     write_metadata(p, rq, root, fingerprint, &serving, err) ? -1 : 0;
+	rc = run_passes(db, o, p, rq, root, &serving, &flavour, res, err) ||
+	     write_metadata(p, rq, root, fingerprint, &serving, &flavour, err) ? -1 : 0;
+	sysroot_flavour_free(&flavour);
 	sysroot_serving_free(&serving);
 	return rc;
 }

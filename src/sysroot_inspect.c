@@ -37,6 +37,11 @@ int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 	strvec_pushf(&lines, "GPUs           %s", caps);
 	strvec_pushf(&lines, "host compiler  %s", m.host_compiler ? m.host_compiler :
 		     "(none recorded)");
+	if (m.flavour)
+		strvec_pushf(&lines, "libraries      %s build (%s)", m.flavour,
+			     m.flavour_evidence ? m.flavour_evidence : "");
+	else if (strcmp(m.tag, "linux-aarch64") == 0 || strcmp(m.tag, "linux-sbsa") == 0)
+		strvec_push(&lines, "libraries      which build (L4T or SBSA) is not known");
 	if (m.target_fs)
 		strvec_pushf(&lines, "target fs      %s", m.target_fs);
 	strvec_pushf(&lines, "nvcc           %s/bin/nvcc", dir);

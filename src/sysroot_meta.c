@@ -205,6 +205,8 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	m->host_compiler = dup_string(root, "host_compiler");
 	m->target_fs = dup_string(root, "target_fs");
 	m->jetpack = dup_string(root, "jetpack");
+	m->flavour = dup_string(root, "flavour");
+	m->flavour_evidence = dup_string(root, "flavour_evidence");
 	m->fingerprint = dup_string(root, "fingerprint");
 	if (!m->cuda || !m->target || !m->tag || !m->target_dir) {
 		xcc_fail(err, XCC_EFAIL, "%s lacks one of cuda, target, tag, target_dir; "
@@ -263,6 +265,8 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 	add_str(root, "host_compiler", m->host_compiler);
 	add_str(root, "target_fs", m->target_fs);
 	add_str(root, "jetpack", m->jetpack);
+	add_str(root, "flavour", m->flavour);
+	add_str(root, "flavour_evidence", m->flavour_evidence);
 	{
 		/* Every product's release: CUDA's, and cuDNN's etc. beside it. */
 		cJSON *prods = cJSON_AddObjectToObject(root, "products");
@@ -326,6 +330,8 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->host_compiler);
 	free(m->target_fs);
 	free(m->jetpack);
+	free(m->flavour);
+	free(m->flavour_evidence);
 	strvec_free(&m->products);
 	free(m->fingerprint);
 	sysroot_serving_free(&m->serving);

@@ -57,6 +57,11 @@ struct sysroot_meta {
 	char *host_compiler; /* "aarch64-linux-gnu-g++-12", may be NULL */
 	char *target_fs;     /* --target-fs: the device's root filesystem (absolute), may be NULL */
 	char *jetpack;       /* --jetpack: the JetPack release it was made for, may be NULL */
+	/* Which build of NVIDIA's aarch64 libraries the tree holds, as read
+	 * from them: "linux-aarch64" (L4T) or "linux-sbsa"; NULL when nothing
+	 * tells (or not aarch64). flavour_evidence says what told it. */
+	char *flavour;
+	char *flavour_evidence;
 	struct strvec capabilities; /* "8.7" */
 	struct strvec products; /* "cudnn 9.14.0": other products' releases */
 	char *fingerprint;  /* of the plan that made it: equal means up to date */

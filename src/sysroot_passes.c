@@ -792,3 +792,252 @@ int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_e
 	free(cccl);
 	return rc;
 }
+
+/* ---- the library flavour ---- */
+
+static const char *const flavour_tags[] = { "linux-aarch64", "linux-sbsa" };
+
+static const char *flavour_name(const char *tag)
+{
+	return strcmp(tag, "linux-aarch64") == 0 ? "L4T build, for Jetson's integrated GPU" :
+						   "SBSA build, for Arm servers with a discrete GPU";
+}
+
+/* The flavour a package names itself: the manifest's tag, or the
+ * <name>-<tag>-<version>-archive name of a redist archive given alone.
+ * .debs and wheels do not say (Debian's arm64 packages are SBSA builds and
+ * name no flavour). */
+static const char *package_flavour(const struct plan_archive *a)
+{
+	const char *base;
+
+	if (a->side == PLAN_HOST)
+		return NULL;
+	for (size_t i = 0; i < 2; i++) {
+		char *infix;
+		int named;
+
+		if (a->tag) {
+			if (strcmp(a->tag, flavour_tags[i]) == 0)
+				return flavour_tags[i];
+			continue;
+		}
+		if (a->format != PLAN_FMT_REDIST || !a->source)
+			continue;
+		base = strrchr(a->source, '/');
+		base = base ? base + 1 : a->source;
+		infix = xasprintf("-%s-", flavour_tags[i]);
+		named = strstr(base, infix) != NULL;
+		free(infix);
+		if (named)
+			return flavour_tags[i];
+	}
+	return NULL;
+}
+
+/* "sm_53 sm_62 sm_72 sm_87": the Jetson GPUs only an L4T build of CUDA v
+ * carries SASS for. */
+static char *l4t_only_sms(const struct gpudb *db, struct cuda_version v)
+{
+	struct strvec sms = STRVEC_INIT;
+	int tmaj, tmin;
+	char *s;
+
+	gpudb_sbsa_threshold(db, v, &tmaj, &tmin);
+	for (size_t i = 0; i < db->n_caps; i++) {
+		const struct gpu_cap *c = &db->caps[i];
+
+		if (c->jetson && !c->variant && gpu_cap_supported_by(c, v) &&
+		    (c->major < tmaj || (c->major == tmaj && c->minor < tmin)))
+			strvec_pushf(&sms, "sm_%d%d", c->major, c->minor);
+	}
+	s = sms.n ? strvec_join(&sms, " ") : xstrdup("none in this release");
+	strvec_free(&sms);
+	return s;
+}
+
+/* At most four items, then how many more. */
+static char *short_list(const struct strvec *items)
+{
+	struct strvec shown = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < items->n && i < 4; i++)
+		strvec_push(&shown, items->v[i]);
+	if (items->n > 4)
+		strvec_pushf(&shown, "and %zu more", items->n - 4);
+	s = strvec_join(&shown, ", ");
+	strvec_free(&shown);
+	return s;
+}
+
+/* What the libraries of lib/ carry: those with Jetson SASS ("libx.a
+ * (sm_87)") and those with SASS but none for Jetson ("libx.a (sm_80
+ * sm_90)"), in name order. */
+static void library_evidence(const struct gpudb *db, const char *libdir, struct cuda_version v,
+			     struct strvec *l4t, struct strvec *sbsa)
+{
+	struct fatbin_options sections_only = { 1 };
+	struct strvec names = STRVEC_INIT;
+	struct dirent *de;
+	DIR *d = opendir(libdir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		strvec_push(&names, de->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", libdir, names.v[i]);
+		struct xcc_error e = { 0 };
+		struct fatbin_file f;
+		struct stat st;
+		char **sms = NULL, buf[16];
+		unsigned sm;
+
+		/* Links name the same files again. A library whose device code
+		 * cannot be read is not ours to judge. */
+		if (lstat(path, &st) || !S_ISREG(st.st_mode) || !looks_like_library(path) ||
+		    !has_object_magic(path) || fatbin_read_file(path, &sections_only, &f, &e)) {
+			free(path);
+			continue;
+		}
+		if ((sm = fatbin_l4t_sass(db, &f, v))) {
+			strvec_pushf(l4t, "%s (%s)", names.v[i], fatbin_sm_name(sm, 0, buf, sizeof buf));
+		} else if (fatbin_sm_set(&f, FATBIN_KIND_SASS, &sms)) {
+			struct strvec set = STRVEC_INIT;
+			char *joined;
+
+			for (char **s = sms; *s; s++)
+				strvec_push(&set, *s);
+			joined = strvec_join(&set, " ");
+			strvec_pushf(sbsa, "%s (%s)", names.v[i], joined);
+			free(joined);
+			strvec_free(&set);
+		}
+		fatbin_names_free(sms);
+		fatbin_file_free(&f);
+		free(path);
+	}
+	strvec_free(&names);
+}
+
+void sysroot_flavour_free(struct sysroot_flavour *f)
+{
+	free(f->tag);
+	free(f->evidence);
+	memset(f, 0, sizeof *f);
+}
+
+int sysroot_check_flavour(const struct gpudb *db, const char *root, const struct plan *p,
+			  struct sysroot_flavour *out, struct strvec *notes, struct xcc_error *err)
+{
+	struct strvec l4t = STRVEC_INIT, sbsa = STRVEC_INIT, named[2] = { STRVEC_INIT, STRVEC_INIT };
+	char *libdir = xasprintf("%s/targets/%s/lib", root, p->target_dir);
+	char *jetson_sms = NULL, *list = NULL, *seen = NULL;
+	struct cuda_version v;
+	const char *found = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (strcmp(p->tag, flavour_tags[0]) != 0 && strcmp(p->tag, flavour_tags[1]) != 0) {
+		rc = 0;
+		goto out;
+	}
+	if (cuda_version_parse(p->cuda, &v)) {
+		xcc_fail(err, XCC_EFAIL, "the plan's CUDA release '%s' is no version", p->cuda);
+		goto out;
+	}
+	jetson_sms = l4t_only_sms(db, v);
+	library_evidence(db, libdir, v, &l4t, &sbsa);
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const char *tag = package_flavour(&p->archives[i]);
+
+		if (tag)
+			strvec_push(&named[tag == flavour_tags[0] ? 0 : 1], p->archives[i].component);
+	}
+	if (l4t.n && sbsa.n) {
+		char *a = short_list(&l4t), *b = short_list(&sbsa);
+
+		xcc_fail(err, XCC_EUSAGE, "the target libraries mix NVIDIA's two aarch64 builds, "
+			 "which cannot work together: %s carry SASS for a Jetson GPU (the L4T "
+			 "build), %s carry SASS but none for a Jetson GPU (%s: the SBSA build). "
+			 "Take every target package from the same build: linux-aarch64 for "
+			 "--target jetson before CUDA 13, linux-sbsa for an Arm server",
+			 a, b, jetson_sms);
+		free(a);
+		free(b);
+		goto out;
+	}
+	if (l4t.n) {
+		list = short_list(&l4t);
+		found = flavour_tags[0];
+		out->evidence = xasprintf("SASS for a Jetson GPU, which only the L4T build "
+					  "carries, in %s", list);
+	} else if (sbsa.n) {
+		list = short_list(&sbsa);
+		found = flavour_tags[1];
+		out->evidence = xasprintf("SASS but none for a Jetson GPU (%s), which the L4T "
+					  "build would carry, in %s", jetson_sms, list);
+	} else if (named[0].n && named[1].n) {
+		char *a = short_list(&named[0]), *b = short_list(&named[1]);
+
+		xcc_fail(err, XCC_EUSAGE, "the target packages mix NVIDIA's two aarch64 builds, "
+			 "which cannot work together: %s from linux-aarch64 (L4T, Jetson), %s "
+			 "from linux-sbsa (SBSA, Arm servers). Take every target package from "
+			 "the same build", a, b);
+		free(a);
+		free(b);
+		goto out;
+	} else if (named[0].n || named[1].n) {
+		int i = named[0].n ? 0 : 1;
+
+		list = short_list(&named[i]);
+		found = flavour_tags[i];
+		out->evidence = xasprintf("no SASS in any target library; the packages name "
+					  "%s: %s", found, list);
+	}
+	if (found && strcmp(found, p->tag) != 0) {
+		seen = out->evidence;
+		out->evidence = NULL;
+		if (strcmp(p->tag, flavour_tags[0]) == 0)
+			xcc_fail(err, XCC_EUSAGE, "--target %s with CUDA %s needs NVIDIA's %s "
+				 "(linux-aarch64), but these target libraries are the %s "
+				 "(linux-sbsa). Evidence: %s. Their kernels do not run on a Jetson "
+				 "board. Debian's arm64 CUDA packages are SBSA builds: make the "
+				 "sysroot from NVIDIA's linux-aarch64 archives (without --from "
+				 "cuda-xcc reads NVIDIA's manifest; or --from a redistrib_%d.%d.x "
+				 "manifest) or JetPack's own packages; for an Arm server GPU use "
+				 "--target sbsa", p->target, p->cuda, flavour_name(p->tag),
+				 flavour_name(found), seen, v.major, v.minor);
+		else
+			xcc_fail(err, XCC_EUSAGE, "--target %s with CUDA %s needs NVIDIA's %s "
+				 "(linux-sbsa), but these target libraries are the %s "
+				 "(linux-aarch64). Evidence: %s. Make the sysroot from NVIDIA's "
+				 "linux-sbsa archives (without --from cuda-xcc reads NVIDIA's "
+				 "manifest); for a Jetson board before CUDA 13 use --target jetson",
+				 p->target, p->cuda, flavour_name(p->tag), flavour_name(found), seen);
+		goto out;
+	}
+	if (found)
+		out->tag = xstrdup(found);
+	else
+		strvec_pushf(notes, "cannot tell which build of NVIDIA's aarch64 libraries the "
+			     "sysroot holds (%s, or %s): no target library carries SASS and the "
+			     "packages do not name their build; sysroot.json records none",
+			     flavour_name(flavour_tags[0]), flavour_name(flavour_tags[1]));
+	rc = 0;
+out:
+	if (rc)
+		sysroot_flavour_free(out);
+	free(seen);
+	free(list);
+	free(jetson_sms);
+	free(libdir);
+	strvec_free(&l4t);
+	strvec_free(&sbsa);
+	strvec_free(&named[0]);
+	strvec_free(&named[1]);
+	return rc;
+}

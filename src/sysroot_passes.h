@@ -79,4 +79,26 @@ int sysroot_library_serving(const struct gpudb *db, const char *path,
 			    const struct gpu_cap *const *caps, size_t n, enum fatbin_verdict *v,
 			    int *has_code, struct xcc_error *err);
 
+/*
+ * The library flavour check. NVIDIA's aarch64 libraries of CUDA 11.8-12.9
+ * come in two builds that are not interchangeable: L4T for Jetson's
+ * integrated GPU (redist tag linux-aarch64) and SBSA for Arm servers with a
+ * discrete GPU (linux-sbsa). Which one a tree holds is read from what its
+ * target libraries carry (only the L4T build has SASS for the Jetson GPUs
+ * of that release, see fatbin_l4t_sass) and, when none carries SASS, from
+ * the packages where they say so (a redist archive's tag). A flavour other
+ * than p's tag is refused (XCC_EUSAGE) with what tells it apart and what to
+ * use instead; when nothing tells, a note says so. Nothing is checked for a
+ * target that is not aarch64.
+ */
+struct plan;
+struct sysroot_flavour {
+	char *tag;      /* "linux-aarch64" or "linux-sbsa"; NULL when nothing tells */
+	char *evidence; /* what says so, for sysroot.json and people; NULL with tag */
+};
+
+int sysroot_check_flavour(const struct gpudb *db, const char *root, const struct plan *p,
+			  struct sysroot_flavour *out, struct strvec *notes, struct xcc_error *err);
+void sysroot_flavour_free(struct sysroot_flavour *f);
+
 #endif

@@ -110,6 +110,26 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	[ "$(du -sm "$lib" | cut -f1)" -lt 50 ]
 	run "$CUDA_XCC" sysroot verify "$S"
 	assert_status 0
+	# Debian's arm64 build is NVIDIA's SBSA one, and is recorded as such.
+	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["flavour"]); print(m["flavour_evidence"])' "$S/sysroot.json"
+	assert_output_contains "linux-sbsa"
+	assert_output_contains "libcudadevrt.a (sm_35 sm_37 sm_50 sm_52 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_89 sm_90)"
+}
+
+@test "e2e: --target jetson refuses Debian's arm64 packages: the SBSA build, no Jetson SASS" {
+	local from=() d j=$BATS_TEST_TMPDIR/J
+	[ "$(debs | wc -l)" -ge 3 ] || skip "the CUDA 11.8 .debs are not in $(deb_cache)"
+	while read -r d; do from+=(--from "$d"); done < <(debs)
+	run "$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 11.8 --dest "$j" \
+		--progress never "${from[@]}"
+	assert_status 2
+	assert_output_contains "--target jetson with CUDA 11.8 needs NVIDIA's L4T build"
+	assert_output_contains "are the SBSA build, for Arm servers with a discrete GPU (linux-sbsa)"
+	assert_output_contains "none for a Jetson GPU (sm_53 sm_62 sm_72 sm_87)"
+	assert_output_contains "libcudadevrt.a (sm_35 sm_37 sm_50 sm_52 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_89 sm_90)"
+	assert_output_contains "Debian's arm64 CUDA packages are SBSA builds"
+	[ ! -e "$j" ]
+	[ -z "$(ls -d "$j".tmp-* 2>/dev/null)" ]
 }
 
 @test "e2e: vector_add with static cudart runs under qemu and reports no driver (35)" {

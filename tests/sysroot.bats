@@ -151,6 +151,130 @@ mirror_copy() {
 	assert_output_contains "linux-x86_64, linux-sbsa"
 }
 
+# Real device code for the library flavour tests: nvcc 13.0's fatbin containers in an
+# aarch64 object, archived as libcudadevrt.a is. $FX/fb/l4t.a carries sm_87 SASS, which
+# only NVIDIA's L4T build has; $FX/fb/sbsa.a sm_80 and sm_90 SASS and no Jetson GPU's,
+# as a server (SBSA) build.
+flavour_libs() {
+	local nvcc=/usr/local/cuda/bin/nvcc fb=$FX/fb f
+	[ -x "$nvcc" ] || skip "$nvcc is missing (it builds the flavour fixtures' device code)"
+	need aarch64-linux-gnu-objcopy "puts device code into an aarch64 object"
+	[ -f "$fb/sbsa.a" ] && return 0
+	mkdir -p "$fb"
+	printf '__global__ void k(float *a) { a[threadIdx.x] += 1.0f; }\n' > "$fb/k.cu"
+	printf 'int devrt_fixture(void) { return 1; }\n' > "$fb/d.c"
+	"$nvcc" -fatbin -gencode arch=compute_87,code=sm_87 -o "$fb/l4t.fatbin" "$fb/k.cu"
+	"$nvcc" -fatbin -gencode arch=compute_80,code=sm_80 \
+		-gencode arch=compute_90,code=[sm_90,compute_90] -o "$fb/sbsa.fatbin" "$fb/k.cu"
+	aarch64-linux-gnu-gcc -c -fPIC -o "$fb/d.o" "$fb/d.c"
+	for f in l4t sbsa; do
+		aarch64-linux-gnu-objcopy --add-section .nv_fatbin="$fb/$f.fatbin" \
+			--set-section-flags .nv_fatbin=alloc,readonly "$fb/d.o" "$fb/$f.o"
+		aarch64-linux-gnu-ar rcs "$fb/$f.a.tmp" "$fb/$f.o"
+		mv "$fb/$f.a.tmp" "$fb/$f.a"
+	done
+}
+
+# cudart_as OUT TAG DEVRT [STATIC]: the fixture's linux-aarch64 cuda_cudart repacked as
+# OUT/cuda_cudart-TAG-12.6.96-archive.tar.xz, with DEVRT as its libcudadevrt.a (and
+# STATIC as its libcudart_static.a); prints the archive's path.
+cudart_as() {
+	local out=$1 tag=$2 name=cuda_cudart-$2-12.6.96-archive src
+	rm -rf "$out/x"
+	mkdir -p "$out/x"
+	tar -xJf "$FX"/m126/cuda_cudart/linux-aarch64/*.tar.xz -C "$out/x"
+	src=$(echo "$out"/x/cuda_cudart-*)
+	[ "$src" = "$out/x/$name" ] || mv "$src" "$out/x/$name"
+	cp "$3" "$out/x/$name/lib/libcudadevrt.a"
+	if [ -n "${4:-}" ]; then cp "$4" "$out/x/$name/lib/libcudart_static.a"; fi
+	tar -C "$out/x" -cJf "$out/$name.tar.xz" "$name"
+	echo "$out/$name.tar.xz"
+}
+
+# sysroot create for TARGET with CUDA 12.6 from the fixture's host nvcc and ARCHIVE.
+create_from_cudart() { # TARGET ARCH ARCHIVE
+	xcc sysroot create --target "$1" -arch "$2" --cuda 12.6 --dest "$D" --progress never \
+		--from "$FX"/m126/cuda_nvcc/linux-x86_64/*.tar.xz --from "$3"
+}
+
+json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$D/sysroot.json" "$1"; }
+
+@test "sysroot: --target jetson refuses the SBSA build of the libraries, however named; the L4T build is recorded" {
+	flavour_libs
+	local a o=$BATS_TEST_TMPDIR/a
+	# named L4T (linux-aarch64), but its device code is a server build's
+	a=$(cudart_as "$o" linux-aarch64 "$FX/fb/sbsa.a")
+	run create_from_cudart jetson sm_87 "$a"
+	assert_status 2
+	assert_output_contains "--target jetson with CUDA 12.6 needs NVIDIA's L4T build, for Jetson's integrated GPU (linux-aarch64)"
+	assert_output_contains "are the SBSA build, for Arm servers with a discrete GPU (linux-sbsa)"
+	assert_output_contains "SASS but none for a Jetson GPU (sm_53 sm_62 sm_72 sm_87)"
+	assert_output_contains "libcudadevrt.a (sm_80 sm_90)"
+	assert_output_contains "use --target sbsa"
+	[ ! -e "$D" ]
+	no_leftovers
+	# the same archive for an Arm server is what it is
+	run create_from_cudart sbsa sm_90 "$a"
+	assert_status 0
+	run json_field flavour
+	assert_output_equals "linux-sbsa"
+	rm -rf "$D"
+	# the L4T build: Jetson SASS
+	a=$(cudart_as "$o" linux-aarch64 "$FX/fb/l4t.a")
+	run create_from_cudart jetson sm_87 "$a"
+	assert_status 0
+	run json_field flavour
+	assert_output_equals "linux-aarch64"
+	run json_field flavour_evidence
+	assert_output_contains "libcudadevrt.a (sm_87)"
+	run xcc sysroot info "$D"
+	assert_output_contains "libraries      linux-aarch64 build (SASS for a Jetson GPU, which only the L4T build carries, in libcudadevrt.a (sm_87))"
+}
+
+@test "sysroot: --target sbsa refuses the L4T build; libraries of both builds are refused" {
+	flavour_libs
+	local a o=$BATS_TEST_TMPDIR/a
+	a=$(cudart_as "$o" linux-sbsa "$FX/fb/l4t.a")
+	run create_from_cudart sbsa sm_90 "$a"
+	assert_status 2
+	assert_output_contains "--target sbsa with CUDA 12.6 needs NVIDIA's SBSA build, for Arm servers with a discrete GPU (linux-sbsa)"
+	assert_output_contains "are the L4T build, for Jetson's integrated GPU (linux-aarch64)"
+	assert_output_contains "libcudadevrt.a (sm_87)"
+	assert_output_contains "use --target jetson"
+	[ ! -e "$D" ]
+	a=$(cudart_as "$o" linux-aarch64 "$FX/fb/l4t.a" "$FX/fb/sbsa.a")
+	run create_from_cudart jetson sm_87 "$a"
+	assert_status 2
+	assert_output_contains "mix NVIDIA's two aarch64 builds"
+	assert_output_contains "libcudadevrt.a (sm_87) carry SASS for a Jetson GPU"
+	assert_output_contains "libcudart_static.a (sm_80 sm_90) carry SASS but none"
+	[ ! -e "$D" ]
+}
+
+@test "sysroot: without device code the packages' names tell the build; .debs, which do not say, leave it unknown and say so" {
+	local p=$BATS_TEST_TMPDIR/pkg
+	# the fixture archives carry no device code: a linux-sbsa one is no Jetson library
+	run create_from_cudart jetson sm_87 "$(echo "$FX"/m126/cuda_cudart/linux-sbsa/*.tar.xz)"
+	assert_status 2
+	assert_output_contains "are the SBSA build"
+	assert_output_contains "no SASS in any target library; the packages name linux-sbsa: cuda_cudart"
+	[ ! -e "$D" ]
+	# from the manifest: the tag it was taken for
+	mk126
+	run json_field flavour
+	assert_output_equals "linux-aarch64"
+	rm -rf "$D"
+	make_debian_debs "$p"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 0
+	assert_output_contains "note: cannot tell which build of NVIDIA's aarch64 libraries the sysroot holds"
+	run json_field flavour
+	assert_output_equals "None"
+	run xcc sysroot info "$D"
+	assert_output_contains "libraries      which build (L4T or SBSA) is not known"
+}
+
 @test "sysroot: several manifests: CUDA's release whatever the order, each product's version" {
 	local m=$XCC_SRCDIR/tests/data/manifests
 	run xcc sysroot create --target sbsa --cuda 12.8 -arch sm_90 --from "$m/cudnn/redistrib_9.14.0.json" \

@@ -490,6 +490,40 @@ static void test_container_size(void)
 	ok(fatbin_container_size(b.b + c1 + 1, b.n - c1 - 1) == 0, "no magic: no container");
 }
 
+/* The SM fatbin_l4t_sass finds in specs for CUDA major.minor. */
+static unsigned l4t_sm(const char *const *specs, int major, int minor)
+{
+	struct cuda_version v = { major, minor, -1 };
+	struct fatbin_file f;
+	unsigned sm;
+
+	fake(&f, specs);
+	sm = fatbin_l4t_sass(&db, &f, v);
+	free(f.entries);
+	return sm;
+}
+
+static void test_l4t(void)
+{
+	static const char *const sbsa_devrt[] = { "sass sm_35", "sass sm_37", "sass sm_50",
+						  "sass sm_52", "sass sm_60", "sass sm_61",
+						  "sass sm_70", "sass sm_75", "sass sm_80",
+						  "sass sm_86", "sass sm_89", "sass sm_90",
+						  "ptx sm_90", NULL };
+	static const char *const l4t_devrt[] = { "sass sm_53", "sass sm_62", "sass sm_72",
+						 "sass sm_87", NULL };
+	static const char *const thor[] = { "sass sm_101", "sass sm_110", "sass sm_90", NULL };
+	static const char *const orin13[] = { "sass sm_87", "sass sm_110", NULL };
+	static const char *const ptx87[] = { "ptx sm_87", NULL };
+
+	ok(l4t_sm(sbsa_devrt, 11, 8) == 0,
+	   "Debian's 11.8 libcudadevrt.a set (SBSA) has no L4T-only SASS");
+	ok(l4t_sm(l4t_devrt, 12, 6) == 53, "an L4T set: the first Jetson SM");
+	ok(l4t_sm(thor, 12, 9) == 0, "Thor's sm_101 and sm_110 are SBSA GPUs: no L4T evidence");
+	ok(l4t_sm(orin13, 13, 2) == 0, "CUDA 13 serves Orin through SBSA: sm_87 proves nothing");
+	ok(l4t_sm(ptx87, 12, 6) == 0, "PTX is no build's mark: only SASS counts");
+}
+
 int main(void)
 {
 	struct xcc_error err = { 0 };
@@ -505,6 +539,7 @@ int main(void)
 	test_rules();
 	test_serving();
 	test_container_size();
+	test_l4t();
 	gpudb_free(&db);
 	return done_testing();
 }
