@@ -269,8 +269,10 @@ static void scan_link(const struct strvec *args, struct link_info *li)
  * and -rpath-link lets ld follow the NEEDED chains of the device's libraries.
  */
 static int target_fs_args(const char *rootfs, const struct target_profile *t,
-			  struct strvec *argv, char **libc, struct xcc_error *err)
+			  struct driver_plan *plan, struct xcc_error *err)
 {
+	struct strvec *argv = &plan->argv;
+	char **libc = &plan->target_libc;
 	const char *const libdirs[] = { "lib/%s", "usr/lib/%s", "lib", "usr/lib", NULL };
 	char *abs;
 
@@ -284,6 +286,8 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 		free(abs);
 		return -1;
 	}
+	plan->target_libstdcxx = glibc_find_in_rootfs(abs, t->triple, "libstdc++.so.6");
+	plan->target_libgcc_s = glibc_find_in_rootfs(abs, t->triple, "libgcc_s.so.1");
 	strvec_pushf(argv, "-Xcompiler=--sysroot=%s", abs);
 	for (size_t i = 0; libdirs[i]; i++) {
 		char *rel = xasprintf(libdirs[i], t->triple);
@@ -458,7 +462,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		target_fs = meta.target_fs;
 	}
 	if (target_fs) {
-		if (target_fs_args(target_fs, t, &plan->argv, &plan->target_libc, err))
+		if (target_fs_args(target_fs, t, plan, err))
 			goto out;
 	} else if (li.links && li.cudart_shared && plan->sysroot_exists) {
 		/* The sysroot is the only place this machine has the target's
@@ -499,6 +503,8 @@ void driver_plan_free(struct driver_plan *plan)
 	free(plan->sysroot);
 	free(plan->linked_output);
 	free(plan->target_libc);
+	free(plan->target_libstdcxx);
+	free(plan->target_libgcc_s);
 	free(plan->create_command);
 	free(plan->jetpack);
 	arch_choice_free(&plan->arch);

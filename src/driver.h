@@ -35,6 +35,10 @@ struct driver_plan {
 	 * device's libc.so.6 to check it against afterwards. */
 	char *linked_output;
 	char *target_libc;
+	/* The same root's libstdc++.so.6 and libgcc_s.so.1 (NULL when it has
+	 * none): the GLIBCXX_, CXXABI_ and GCC_ floor of the device. */
+	char *target_libstdcxx;
+	char *target_libgcc_s;
 	/* The JetPack from --jetpack or the sysroot's sysroot.json, or NULL. */
 	char *jetpack;
 };

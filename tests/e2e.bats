@@ -366,6 +366,50 @@ make_rootfs() {
 	[[ "$output" != *warning* ]]
 }
 
+@test "e2e: --target-fs checks the program's GLIBCXX_ needs against that root's own libstdc++" {
+	need_sysroot
+	d=$(scratch)
+	cd "$d"
+	local lib=rootfs/usr/lib/aarch64-linux-gnu
+	mkdir -p rootfs/lib/aarch64-linux-gnu "$lib"
+	cp /usr/aarch64-linux-gnu/lib/libc.so.6 rootfs/lib/aarch64-linux-gnu/
+	# The device's libstdc++ defines up to GLIBCXX_3.4.20 and CXXABI_1.3.8 (gcc 4.9's).
+	printf '%s\n' 'GLIBCXX_3.4 { global: fx_a; local: *; };' \
+		'GLIBCXX_3.4.20 { global: fx_b; } GLIBCXX_3.4;' 'CXXABI_1.3 { global: fx_c; };' \
+		'CXXABI_1.3.8 { global: fx_d; } CXXABI_1.3;' > cxx.map
+	echo 'int fx_a, fx_b, fx_c, fx_d;' > cxx.c
+	aarch64-linux-gnu-gcc -shared -nostdlib -fPIC -Wl,-soname,libstdc++.so.6 \
+		-Wl,--version-script=cxx.map -o "$lib/libstdc++.so.6" cxx.c
+	cat > str.cu <<'EOF'
+#include <iostream>
+#include <string>
+int main(int argc, char **argv)
+{
+	std::string s(argv[0]);
+	std::cout << s.size() << std::endl;
+	return argc > 5;
+}
+EOF
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" str.cu -o str
+	assert_status 0
+	assert_output_contains "warning: str needs GLIBCXX_3.4.21 (libstdc++.so.6), newer than the --target-fs $(realpath "$d/rootfs")/usr/lib/aarch64-linux-gnu/libstdc++.so.6 defines (up to GLIBCXX_3.4.20): it will not start on that device"
+	assert_output_contains "-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc"
+	[ -x str ]
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" --strict str.cu -o str
+	assert_status 1
+	assert_output_contains "error: str needs GLIBCXX_3.4.21 (libstdc++.so.6)"
+	# The way out it names: the C++ runtime linked in, nothing left to need.
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" --strict \
+		-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc str.cu -o str
+	assert_status 0
+	[ -z "$(printf '%s' "$output" | grep GLIBCXX_)" ]
+	# The toolchain's own libstdc++ on the device: nothing above it.
+	cp /usr/aarch64-linux-gnu/lib/libstdc++.so.6 "$lib/libstdc++.so.6"
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/rootfs" --strict str.cu -o str
+	assert_status 0
+	[ -z "$(printf '%s' "$output" | grep GLIBCXX_)" ]
+}
+
 @test "e2e: --target-fs flags and its validation (no packages needed)" {
 	need aarch64-linux-gnu-g++-11 "the host compiler the plan names"
 	d=$(scratch)
