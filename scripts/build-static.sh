@@ -1,17 +1,27 @@
 #!/bin/bash
 # Build a fully static x86_64 cuda-xcc with musl-gcc (Debian's musl-tools).
 #
-#   scripts/build-static.sh [--cache DIR] [--builddir DIR] [-j N] [--offline]
+#   scripts/build-static.sh [--cache DIR] [--builddir DIR] [-j N] [--offline] [--allow-older PKG,...]
 #
 # --offline: no apt-get update or download; build from what the cache holds.
+# --allow-older: accept these source packages older than the versions
+# installed here (when the mirror lacks the newer source); the binary's
+# `--version --verbose` then says so.
 #
-# Every library cuda-xcc links (libelf, libarchive, cJSON, libcurl, OpenSSL's
-# libcrypto, and what they need: zlib, liblzma, libzstd) is built here from
-# Debian's source packages with musl, static only, into a prefix in the
-# cache. A rerun rebuilds only a library whose source version or recipe
-# changed: each one has a stamp keyed by both (and by its dependencies'
-# keys). Then cuda-xcc itself is configured with --enable-static-binary
-# against that prefix, in a build directory of its own.
+# Every library cuda-xcc links (libelf, libarchive, cJSON, libcurl over
+# mbedTLS, nettle, and what they need: zlib, liblzma, libzstd) is built here
+# from Debian's source packages with musl, static only, into a prefix in the
+# cache, only the parts cuda-xcc uses, independent libraries side by side.
+# A rerun rebuilds only a library whose source version or recipe changed:
+# each one has a stamp keyed by both (and by its dependencies' keys). Then
+# cuda-xcc itself is configured with --enable-static-binary against that
+# prefix, in a build directory of its own, and told the Debian versions it
+# embeds (`cuda-xcc --version --verbose` prints them).
+#
+# Sources come from the release, its point updates and its security suite.
+# A source package older than the version of it installed on this machine
+# is never used: a static binary carries its libraries for life, so a
+# missing security update fails the build rather than being skipped.
 #
 # Cache layout (default /var/cache/cuda-xcc/static, outside the checkout):
 #   apt/       a private apt configuration: deb-src lines, lists, apt's cache
@@ -36,7 +46,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,4p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit "${1:-2}"
 }
 
@@ -45,6 +55,7 @@ cache=/var/cache/cuda-xcc/static
 builddir=
 jobs=$(nproc)
 offline=no
+allow_older=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cache) [ $# -ge 2 ] || usage; cache=$2; shift 2 ;;
@@ -52,6 +63,7 @@ while [ $# -gt 0 ]; do
 	-j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
 	-j*) jobs=${1#-j}; shift ;;
 	--offline) offline=yes; shift ;;
+	--allow-older) [ $# -ge 2 ] || usage; allow_older=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "build-static.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -95,24 +107,67 @@ apt_opts=(
 	-q
 )
 
-# The mirror (and its keyring) are the machine's own: its deb lines, turned
-# into deb-src lines.
-write_apt_sources() {
-	local out=$aptdir/parts/cuda-xcc-src
-	local found=no f
-	rm -f "$aptdir/parts/"*
+# The machine's own Debian mirror and keyring, as deb-src entries for the
+# release, its point updates and its security suite; nothing else (a
+# third-party repository has no sources, and its failure would hide one of
+# these). A machine without a security entry still gets the security suite,
+# from deb.debian.org.
+debian_keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# "URI SUITE" for every deb entry of the machine's apt sources.
+machine_apt_entries() {
+	local f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
-		sed 's/^Types:.*/Types: deb-src/' "$f" >"$out-$(basename "$f")"
-		found=yes
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		{
+			types = uris = suites = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^Types:/) types = substr($i, 7)
+				else if ($i ~ /^URIs:/) uris = substr($i, 6)
+				else if ($i ~ /^Suites:/) suites = substr($i, 8)
+			}
+			if (types !~ /(^|[ \t])deb([ \t]|$)/) next
+			nu = split(uris, u, /[ \t]+/); ns = split(suites, st, /[ \t]+/)
+			for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
+				if (u[i] != "" && st[j] != "") print u[i], st[j]
+		}' "$f"
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -f "$f" ] || continue
-		grep -E '^[[:space:]]*deb[[:space:]]' "$f" |
-			sed -E 's/^[[:space:]]*deb[[:space:]]/deb-src /' >>"$out.list" || true
-		found=yes
+		sed -nE 's/^[[:space:]]*deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+([^[:space:]]+).*/\2 \3/p' "$f"
 	done
-	[ "$found" = yes ] || die "no apt sources in /etc/apt to take the Debian mirror from"
+}
+
+write_apt_sources() {
+	local codename mirror security
+	# shellcheck source=/dev/null
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || die "cannot tell the Debian release (no VERSION_CODENAME in /etc/os-release)"
+	[ -f "$debian_keyring" ] ||
+		die "$debian_keyring is missing (on Debian: apt-get install debian-archive-keyring)"
+	mirror=$(machine_apt_entries | awk -v s="$codename" '$2 == s { print $1; exit }')
+	security=$(machine_apt_entries | awk -v s="$codename-security" '$2 == s { print $1; exit }')
+	[ -n "$mirror" ] || die "no '$codename' entry in /etc/apt to take the Debian mirror from"
+	if [ -z "$security" ]; then
+		security=http://deb.debian.org/debian-security
+		log "no '$codename-security' entry in /etc/apt; taking security sources from $security"
+	fi
+	rm -f "$aptdir/parts/"*
+	cat >"$aptdir/parts/cuda-xcc-src.sources" <<-EOF
+		Types: deb-src
+		URIs: $mirror
+		Suites: $codename $codename-updates
+		Components: main
+		Signed-By: $debian_keyring
+
+		Types: deb-src
+		URIs: $security
+		Suites: $codename-security
+		Components: main
+		Signed-By: $debian_keyring
+	EOF
+	security_suite=$codename-security
 }
 
 apt_update() {
@@ -120,21 +175,18 @@ apt_update() {
 	if [ "$offline" = yes ]; then
 		return 0
 	fi
-	# A third-party repository without deb-src, or no network, makes
-	# update fail in part; the lists it did get (or the last run's) may
-	# still hold every package, and a missing one is named below.
-	if ! apt-get "${apt_opts[@]}" update >"$aptdir/update.log" 2>&1; then
-		log "apt-get update reported errors (see $aptdir/update.log); going on with the lists there are"
-	fi
+	apt-get "${apt_opts[@]}" update >"$aptdir/update.log" 2>&1 ||
+		{ cat "$aptdir/update.log" >&2; die "apt-get update failed (log: $aptdir/update.log); --offline builds from the lists of the last run"; }
+	ls "$aptdir/lists/"*"_${security_suite}_"*Sources* >/dev/null 2>&1 ||
+		die "apt-get update got no Sources index for $security_suite (log: $aptdir/update.log)"
 }
 
-# Versions of source package $1, newest first.
-src_versions() {
+# Sorts versions, newest first.
+sort_versions() {
 	local v sorted=() i j t
 	while read -r v; do
 		[ -n "$v" ] && sorted+=("$v")
-	done < <(apt-cache "${apt_opts[@]}" showsrc --only-source "$1" 2>/dev/null |
-		sed -n 's/^Version: //p' | sort -u)
+	done
 	for ((i = 0; i < ${#sorted[@]}; i++)); do
 		for ((j = i + 1; j < ${#sorted[@]}; j++)); do
 			if dpkg --compare-versions "${sorted[j]}" gt "${sorted[i]}"; then
@@ -142,20 +194,48 @@ src_versions() {
 			fi
 		done
 	done
-	printf '%s\n' "${sorted[@]}"
+	[ ${#sorted[@]} -eq 0 ] || printf '%s\n' "${sorted[@]}"
+}
+
+# Versions of source package $1 in the lists, newest first.
+src_versions() {
+	apt-cache "${apt_opts[@]}" showsrc --only-source "$1" 2>/dev/null |
+		sed -n 's/^Version: //p' | sort -u | sort_versions
+}
+
+# The newest version of source package $1 that this machine has binary
+# packages of installed (empty if none).
+installed_version() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${source:Package} ${source:Version}\n' 2>/dev/null |
+		awk -v p="$1" '$1 ~ /^.i/ && $2 == p { print $3 }' | sort -u | sort_versions | head -n 1
+}
+
+allowed_older() {
+	local p
+	for p in ${allow_older//,/ }; do
+		[ "$p" = "$1" ] && return 0
+	done
+	return 1
 }
 
 # The .dsc of $1 at version $2 (without its epoch).
 dsc_path() { echo "$srcdir/${1}_${2#*:}.dsc"; }
 
-# Download source package $1 (newest version the mirror really serves: a
-# mirror may list a version whose files it lacks) and print its version.
+# Download source package $1 and print its version: the newest the mirror
+# really serves (a mirror may list a version whose files it lacks), but
+# never one older than the machine's installed version.
 fetch_source() {
-	local pkg=$1 v
+	local pkg=$1 v floor
 	local -a versions
+	floor=$(installed_version "$pkg")
 	mapfile -t versions < <(src_versions "$pkg")
 	[ ${#versions[@]} -gt 0 ] || die "no source package '$pkg' in the apt lists (see $aptdir/update.log)"
 	for v in "${versions[@]}"; do
+		if [ -n "$floor" ] && dpkg --compare-versions "$v" lt "$floor"; then
+			allowed_older "$pkg" ||
+				die "$pkg: no source of version $floor (installed here) or newer could be downloaded (the lists have: ${versions[*]}; see $srcdir/$pkg.log); refusing to embed an older release. To accept it knowingly: --allow-older $pkg"
+			log "WARNING: $pkg $v is older than $floor installed here (--allow-older $pkg)"
+		fi
 		if [ -f "$(dsc_path "$pkg" "$v")" ] && [ -f "$(dsc_path "$pkg" "$v").ok" ]; then
 			echo "$v"
 			return 0
@@ -167,14 +247,14 @@ fetch_source() {
 			echo "$v"
 			return 0
 		fi
-		log "$pkg $v: download failed, trying an older version (see $srcdir/$pkg.log)"
+		log "$pkg $v: DOWNLOAD FAILED, trying an older version (see $srcdir/$pkg.log)"
 	done
 	die "could not download any version of source package '$pkg'"
 }
 
 # --- the musl toolchain ------------------------------------------------------
-# musl-gcc's include path has no Linux kernel headers (OpenSSL includes
-# <linux/mman.h>); give it the host's, and only those, in a directory of
+# musl-gcc's include path has no Linux kernel headers (libarchive and
+# elfutils include <linux/fs.h> and the like); give it the host's, and only those, in a directory of
 # their own, so glibc's headers stay out of sight.
 kinc=$cache/kernel-headers
 mkdir -p "$kinc"
@@ -276,6 +356,8 @@ build_libelf() {
 	# compiled against elfutils' own copy of glibc's, so users of libelf.h
 	# get that one too, the same constants as in a glibc build.
 	cp libelf/elf.h "$prefix/include/elf.h"
+	# elfutils' version, for cuda-xcc --version --verbose.
+	install -D -m 644 version.h "$prefix/include/elfutils/version.h"
 	# libelf.pc also lists libdw's pc file; the prefix has only libelf.
 	rm -f "$prefix/lib/pkgconfig/libdw.pc" "$prefix/lib/pkgconfig/libdebuginfod.pc"
 }
@@ -305,32 +387,45 @@ build_cjson() {
 	EOF
 }
 
-# libcrypto and libssl, lean: no shared libraries, engines, modules,
-# legacy algorithms, or ciphers and protocols that neither curl's HTTPS nor
-# cuda-xcc's SHA-256 use (a shorter cold build in CI); the certificate store is the system's (/etc/ssl, or
-# SSL_CERT_FILE / SSL_CERT_DIR at run time).
-# shellcheck disable=SC2086 # flag lists
-build_openssl() {
-	./Configure linux-x86_64 --prefix="$prefix" --libdir=lib --openssldir=/etc/ssl \
-		no-shared no-tests no-module no-engine no-dso no-afalgeng no-async \
-		no-comp no-legacy no-ssl3 no-srp no-psk no-ui-console no-ktls \
-		no-deprecated no-pinshared no-fuzz-afl no-fuzz-libfuzzer no-unit-test \
-		no-idea no-seed no-camellia no-aria no-sm2 no-sm3 no-sm4 no-whirlpool \
-		no-rc2 no-rc4 no-md4 no-mdc2 no-bf no-cast no-cmp no-cms no-ts no-gost \
-		no-ec2m no-dtls no-sctp no-srtp no-nextprotoneg no-siphash no-ocb \
-		no-rfc3779 no-ssl-trace no-scrypt \
-		$CFLAGS $CPPFLAGS >configure.out 2>&1
-	make -j"$jobs" build_libs >make.out 2>&1 || { tail -n 40 make.out >&2; return 1; }
-	make install_dev >/dev/null
+# SHA-256 for cuda-xcc (src/sha256.c), as in the normal build. Only
+# libnettle: no public-key half (hogweed, which needs GMP), no tools or
+# documentation. A fat build picks the SHA-NI code at run time where the
+# CPU has it.
+build_nettle() {
+	configure_static --disable-public-key --disable-documentation --disable-openssl \
+		--enable-fat
+	make -j"$jobs" libnettle.a nettle.pc
+	make install-static install-headers >/dev/null
+	install -m 644 nettle.pc "$prefix/lib/pkgconfig/"
 }
 
-# HTTP and HTTPS over OpenSSL (fetch reads file:// URLs itself); every
-# other protocol and optional dependency off. No CA bundle is compiled in:
-# OpenSSL's defaults (/etc/ssl/certs, /etc/ssl/cert.pem, or SSL_CERT_FILE
-# and SSL_CERT_DIR) are used, as on the machine the binary runs on.
+# The TLS library of the static libcurl: builds in a fraction of OpenSSL's
+# time. Only the three static libraries (no programs, tests or shared
+# libraries), thread-safe as curl's threaded resolver needs. curl finds it
+# by --with-mbedtls; nothing else links it directly, so it needs no .pc.
+build_mbedtls() {
+	# Its getrandom() call is compiled for glibc only; musl has the same
+	# syscall(), and without it mbedTLS reads /dev/urandom, which an empty
+	# root (or a container without /dev) lacks: every TLS handshake failed.
+	sed -i 's/((defined(__linux__) && defined(__GLIBC__)) ||/(defined(__linux__) ||/' \
+		library/entropy_poll.c
+	grep -q '^#if (defined(__linux__) || defined(__midipix__))' library/entropy_poll.c ||
+		{ echo "library/entropy_poll.c: the getrandom() test was not found" >&2; return 1; }
+	python3 scripts/config.py set MBEDTLS_THREADING_C
+	python3 scripts/config.py set MBEDTLS_THREADING_PTHREAD
+	make -C library -j"$jobs" static
+	mkdir -p "$prefix/include"
+	cp -R include/mbedtls include/psa "$prefix/include/"
+	cp library/libmbedcrypto.a library/libmbedx509.a library/libmbedtls.a "$prefix/lib/"
+}
+
+# HTTP and HTTPS over mbedTLS (fetch reads file:// URLs itself); every
+# other protocol, optional dependency and feature cuda-xcc does not use
+# off. No CA places are compiled in: src/fetch.c names the system's
+# (SSL_CERT_FILE and SSL_CERT_DIR first), where the binary runs.
 build_curl() {
 	# Debian applies its GnuTLS and NSS flavour patches last and pops them
-	# for the OpenSSL build; so does this.
+	# for its OpenSSL build; so does this.
 	local p
 	for p in 99_nss.patch 90_gnutls.patch; do
 		patch -R -p1 -s <"debian/patches/$p"
@@ -340,41 +435,58 @@ build_curl() {
 	# LDAP, all off here; curl keeps maintainer mode off, so the shipped
 	# configure is used as is (autoreconf would add ~10 s to a cold build).
 	no_regen=yes \
-	configure_static --with-openssl="$prefix" --without-zlib --without-brotli \
-		--without-zstd --without-libpsl --without-libidn2 --without-nghttp2 \
-		--without-nghttp3 --without-ngtcp2 --without-libssh2 --without-libssh \
-		--without-librtmp --without-libgsasl --disable-ldap --disable-ldaps \
-		--disable-rtsp --disable-dict --disable-telnet --disable-tftp \
+	configure_static --with-mbedtls="$prefix" --without-openssl --without-zlib \
+		--without-brotli --without-zstd --without-libpsl --without-libidn2 \
+		--without-nghttp2 --without-nghttp3 --without-ngtcp2 --without-libssh2 \
+		--without-libssh --without-librtmp --without-libgsasl --disable-ldap \
+		--disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp \
 		--disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher \
 		--disable-mqtt --disable-ftp --disable-file --disable-manual --disable-ntlm \
 		--disable-ntlm-wb --disable-alt-svc --disable-hsts --disable-docs \
-		--disable-unix-sockets --without-ca-bundle --without-ca-path \
-		--with-ca-fallback --enable-threaded-resolver
+		--disable-unix-sockets --disable-cookies --disable-mime --disable-doh \
+		--disable-netrc --disable-headers-api --disable-aws --disable-kerberos-auth \
+		--disable-negotiate-auth --disable-tls-srp --without-ca-bundle \
+		--without-ca-path --enable-threaded-resolver
 	make -C lib -j"$jobs" libcurl.la
 	make -C lib install-libLTLIBRARIES >/dev/null
 	make -C include install >/dev/null
 	make install-pkgconfigDATA >/dev/null
 }
 
-# name, Debian source package, libraries it builds on.
+# name, Debian source package, libraries it builds on; the longest chains
+# first, so that they start first.
 libraries=(
+	"mbedtls mbedtls"
+	"curl curl mbedtls"
 	"zlib zlib"
 	"xz xz-utils"
 	"zstd libzstd"
 	"libarchive libarchive zlib xz zstd"
 	"libelf elfutils zlib"
+	"nettle nettle"
 	"cjson cjson"
-	"openssl openssl"
-	"curl curl openssl"
 )
 
-declare -A key version
-build_one() {
-	local name=$1 pkg=$2
+start=$(date +%s)
+apt_update
+
+# Fetch every source and compute every key first (quick, one at a time:
+# apt and the keys are shared), then build what is out of date.
+declare -A key version older pkg_of deps_of
+todo=()
+for entry in "${libraries[@]}"; do
+	# shellcheck disable=SC2086 # a list of words
+	set -- $entry
+	name=$1 pkg=$2
 	shift 2
-	local v dep k stamp=$stampdir/$name tree
+	pkg_of[$name]=$pkg
+	deps_of[$name]="$*"
 	v=$(fetch_source "$pkg")
 	version[$name]=$v
+	floor=$(installed_version "$pkg")
+	if [ -n "$floor" ] && dpkg --compare-versions "$v" lt "$floor"; then
+		older[$name]=" (OLDER than $floor, installed on the build machine)"
+	fi
 	k="$pkg $v
 $(declare -f "build_$name" configure_static)
 $toolchain_id"
@@ -384,32 +496,76 @@ $dep ${key[$dep]}"
 	done
 	k=$(printf '%s' "$k" | sha256sum | cut -d' ' -f1)
 	key[$name]=$k
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$k" ]; then
+	if [ "$(cat "$stampdir/$name" 2>/dev/null)" = "$k" ]; then
 		log "$name $v: up to date"
-		return 0
+	else
+		rm -f "$stampdir/$name"
+		todo+=("$name")
 	fi
+done
+
+# One library, in a subshell of its own (run in the background).
+build_one() {
+	local name=$1 pkg=${pkg_of[$1]} v=${version[$1]} tree=$workdir/$1
 	log "$name $v: building"
-	rm -f "$stamp"
-	tree=$workdir/$name
 	rm -rf "$tree"
 	dpkg-source -x "$(dsc_path "$pkg" "$v")" "$tree" >"$workdir/$name.unpack.log" 2>&1 ||
 		{ cat "$workdir/$name.unpack.log" >&2; die "$name: dpkg-source -x failed"; }
 	(cd "$tree" && "build_$name") >"$workdir/$name.build.log" 2>&1 ||
 		{ tail -n 60 "$workdir/$name.build.log" >&2; die "$name $v: build failed (log: $workdir/$name.build.log)"; }
-	echo "$k" >"$stamp"
-	rm -rf "$tree" "$workdir/"*.orig.* "$workdir/"*.debian.*
+	echo "${key[$name]}" >"$stampdir/$name"
+	# dpkg-source leaves the upstream tarballs beside the tree.
+	rm -rf "$tree" "$workdir/${pkg}_"*
+	log "$name $v: built"
 }
 
-start=$(date +%s)
-apt_update
-for entry in "${libraries[@]}"; do
-	# shellcheck disable=SC2086
-	build_one $entry
+# Independent libraries build side by side (configure scripts run on one
+# core; two builds keep both busy), at most $jobs at once, each started as
+# soon as the libraries it builds on are done.
+declare -A state pid_of
+for name in "${todo[@]}"; do state[$name]=waiting; done
+running=0 failed=
+while :; do
+	for name in "${todo[@]}"; do
+		if [ "${state[$name]}" != waiting ] || [ -n "$failed" ]; then
+			continue
+		fi
+		[ "$running" -lt "$jobs" ] || break
+		ready=yes
+		for dep in ${deps_of[$name]}; do
+			[ "${state[$dep]:-built}" = built ] || ready=no
+		done
+		[ "$ready" = yes ] || continue
+		build_one "$name" &
+		pid_of[$!]=$name
+		state[$name]=running
+		running=$((running + 1))
+	done
+	[ "$running" -gt 0 ] || break
+	finished=
+	if wait -n -p finished; then
+		state[${pid_of[$finished]}]=built
+	else
+		state[${pid_of[$finished]}]=failed
+		failed=${pid_of[$finished]}
+	fi
+	running=$((running - 1))
+done
+[ -z "$failed" ] || die "$failed: build failed; nothing after it was built"
+for name in "${todo[@]}"; do
+	[ "${state[$name]}" = built ] || die "$name was not built"
 done
 
 # --- cuda-xcc itself -----------------------------------------------------------
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi)
-conf_args=(--enable-static-binary CC=musl-gcc
+# The Debian source packages the binary embeds, for --version --verbose.
+embedded="musl $(dpkg-query -W -f='${Version}' musl-dev 2>/dev/null || echo '?')"
+for entry in "${libraries[@]}"; do
+	# shellcheck disable=SC2086 # a list of words
+	set -- $entry
+	embedded="$embedded; $2 ${version[$1]}${older[$1]:-}"
+done
+conf_args=(--enable-static-binary CC=musl-gcc XCC_EMBEDDED_SOURCES="$embedded"
 	CFLAGS="$CFLAGS" CPPFLAGS="-isystem $kinc" LDFLAGS="-Wl,--gc-sections -s"
 	PKG_CONFIG_PATH="$PKG_CONFIG_PATH" PKG_CONFIG_LIBDIR="$PKG_CONFIG_LIBDIR")
 conf_key=$(printf '%s\n' "${key[@]}" "$toolchain_id" "$top" "${conf_args[@]}" |
@@ -439,6 +595,6 @@ echo "Static cuda-xcc built with musl $(dpkg-query -W -f='${Version}' musl-dev 2
 for entry in "${libraries[@]}"; do
 	# shellcheck disable=SC2086 # a list of words
 	set -- $entry
-	printf '  %-10s %-10s %s\n' "$1" "$2" "${version[$1]}"
+	printf '  %-10s %-10s %s\n' "$1" "$2" "${version[$1]}${older[$1]:-}"
 done
 echo "binary: $bin ($(stat -c %s "$bin") bytes)"

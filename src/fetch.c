@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 
 #include "fetch.h"
 #include "fileio.h"
+#include "sha256.h"
 #include "strvec.h"
 #include "xalloc.h"
 
@@ -116,50 +116,17 @@ static char *url_file_name(const char *url)
 	return start < end ? strndup(start, (size_t)(end - start)) : xstrdup(url);
 }
 
-static void hex_digest(const unsigned char *md, unsigned len, char hex[65])
+void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
 {
-	static const char digits[] = "0123456789abcdef";
+	struct xcc_sha256 h;
 
-	for (unsigned i = 0; i < len && i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	xcc_sha256_init(&h);
+	xcc_sha256_update(&h, data, len);
+	xcc_sha256_hex(&h, hex);
 }
 
-static int finish_hash(EVP_MD_CTX *md, char hex[65])
-{
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-
-	if (!EVP_DigestFinal_ex(md, digest, &len) || len != 32)
-		return -1;
-	hex_digest(digest, len, hex);
-	return 0;
-}
-
-static EVP_MD_CTX *hash_new(void)
-{
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-
-	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(md);
-		md = NULL;
-	}
-	return md;
-}
-
-int fetch_sha256_buffer(const void *data, size_t len, char hex[65])
-{
-	EVP_MD_CTX *md = hash_new();
-	int rc = md && EVP_DigestUpdate(md, data, len) ? finish_hash(md, hex) : -1;
-
-	EVP_MD_CTX_free(md);
-	return rc;
-}
-
-/* Feed fd's bytes from its current offset to EOF into md. */
-static int hash_fd(int fd, EVP_MD_CTX *md, uint64_t *size)
+/* Feed fd's bytes from its current offset to EOF into h. */
+static int hash_fd(int fd, struct xcc_sha256 *h, uint64_t *size)
 {
 	char *buf = xmalloc(HASH_BLOCK);
 	ssize_t n;
@@ -172,11 +139,7 @@ static int hash_fd(int fd, EVP_MD_CTX *md, uint64_t *size)
 			free(buf);
 			return -1;
 		}
-		if (!EVP_DigestUpdate(md, buf, (size_t)n)) {
-			free(buf);
-			errno = EIO;
-			return -1;
-		}
+		xcc_sha256_update(h, buf, (size_t)n);
 		*size += (uint64_t)n;
 	}
 	free(buf);
@@ -186,22 +149,20 @@ static int hash_fd(int fd, EVP_MD_CTX *md, uint64_t *size)
 int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	EVP_MD_CTX *md;
+	struct xcc_sha256 h;
 	uint64_t n;
 	int rc = 0;
 
 	if (fd < 0)
 		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	md = hash_new();
-	if (!md)
-		rc = xcc_fail(err, XCC_EFAIL, "%s: OpenSSL has no SHA-256", path);
-	else if (hash_fd(fd, md, &n))
+	xcc_sha256_init(&h);
+	if (hash_fd(fd, &h, &n)) {
 		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	else if (finish_hash(md, hex))
-		rc = xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", path);
-	else if (size)
-		*size = n;
-	EVP_MD_CTX_free(md);
+	} else {
+		xcc_sha256_hex(&h, hex);
+		if (size)
+			*size = n;
+	}
 	close(fd);
 	return rc;
 }
@@ -277,7 +238,7 @@ struct transfer {
 	CURL *curl;
 	const struct fetch_opts *o;
 	int fd;             /* the .part file, or -1 for fetch_text */
-	EVP_MD_CTX *md;     /* hash of everything in the .part */
+	struct xcc_sha256 hash; /* of everything in the .part */
 	uint64_t offset;    /* bytes the .part held when the request went out */
 	uint64_t received;  /* bytes written by this request */
 	int64_t expect;     /* expected total size, or -1 */
@@ -298,11 +259,11 @@ static int transfer_start(struct transfer *t)
 	t->started = 1;
 	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (t->offset && code != 206) {
-		if (ftruncate(t->fd, 0) || lseek(t->fd, 0, SEEK_SET) ||
-		    !EVP_DigestInit_ex(t->md, EVP_sha256(), NULL)) {
+		if (ftruncate(t->fd, 0) || lseek(t->fd, 0, SEEK_SET)) {
 			t->local_errno = errno ? errno : EIO;
 			return -1;
 		}
+		xcc_sha256_init(&t->hash);
 		t->offset = 0;
 	}
 	curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
@@ -333,7 +294,7 @@ static size_t write_part(char *data, size_t size, size_t nmemb, void *arg)
 			t->local_errno = errno;
 			break;
 		}
-		EVP_DigestUpdate(t->md, data + done, (size_t)w);
+		xcc_sha256_update(&t->hash, data + done, (size_t)w);
 		done += (size_t)w;
 		t->received += (uint64_t)w;
 	}
@@ -378,6 +339,50 @@ static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	return 0;
 }
 
+/* Where the trusted CA certificates are. SSL_CERT_FILE and SSL_CERT_DIR
+ * (OpenSSL's variables) come first. Otherwise a libcurl with places of its
+ * own (Debian's) keeps them, and one built without any (the static build,
+ * which runs on any Linux) gets the first bundle of the usual places that
+ * exists, else the first directory of hashed certificates. */
+static void set_ca_places(CURL *c)
+{
+	static const char *const bundles[] = {
+		"/etc/ssl/certs/ca-certificates.crt",                /* Debian, Arch */
+		"/etc/pki/tls/certs/ca-bundle.crt",                  /* Fedora, RHEL */
+		"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* RHEL 7 and later */
+		"/etc/ssl/ca-bundle.pem",                            /* openSUSE */
+		"/etc/ssl/cert.pem",                                 /* Alpine, OpenSSL's own */
+		NULL,
+	};
+	static const char *const dirs[] = { "/etc/ssl/certs", "/etc/pki/tls/certs", NULL };
+	const char *file = getenv("SSL_CERT_FILE"), *dir = getenv("SSL_CERT_DIR");
+	struct stat st;
+
+	if ((file && *file) || (dir && *dir)) {
+		curl_easy_setopt(c, CURLOPT_CAINFO, file && *file ? file : NULL);
+		curl_easy_setopt(c, CURLOPT_CAPATH, dir && *dir ? dir : NULL);
+		return;
+	}
+#if LIBCURL_VERSION_NUM >= 0x074600 /* 7.70: curl_version_info tells its CA places */
+	{
+		const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+
+		if (info->age >= CURLVERSION_SEVENTH && (info->cainfo || info->capath))
+			return;
+	}
+#endif
+	for (const char *const *f = bundles; *f; f++)
+		if (stat(*f, &st) == 0 && S_ISREG(st.st_mode)) {
+			curl_easy_setopt(c, CURLOPT_CAINFO, *f);
+			return;
+		}
+	for (const char *const *d = dirs; *d; d++)
+		if (stat(*d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			curl_easy_setopt(c, CURLOPT_CAPATH, *d);
+			return;
+		}
+}
+
 static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 {
 	CURL *c;
@@ -408,6 +413,7 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+	set_ca_places(c);
 	return c;
 }
 
@@ -436,13 +442,21 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 		/* Only server trouble and rate limits are worth retrying. */
 		return code >= 500 || code == 408 || code == 429 ? ATTEMPT_RETRY : ATTEMPT_FATAL;
 	}
-	xcc_fail(err, XCC_EFAIL, "%s: %s", url, *errbuf ? errbuf : curl_easy_strerror(rc));
+	if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)
+		xcc_fail(err, XCC_EFAIL,
+			 "%s: %s; the server's certificate could not be verified against the "
+			 "trusted CA certificates (SSL_CERT_FILE or SSL_CERT_DIR name others "
+			 "than the system's)", url, *errbuf ? errbuf : curl_easy_strerror(rc));
+	else
+		xcc_fail(err, XCC_EFAIL, "%s: %s", url, *errbuf ? errbuf : curl_easy_strerror(rc));
 	switch (rc) {
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_TOO_MANY_REDIRECTS:
 	case CURLE_OUT_OF_MEMORY:
 	case CURLE_FILESIZE_EXCEEDED:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
 		return ATTEMPT_FATAL;
 	default:
 		return ATTEMPT_RETRY;
@@ -466,7 +480,7 @@ static int retries_of(const struct fetch_opts *o)
 /*
  * Fill the locked .part behind t->fd from url until complete, resuming and
  * retrying. On return the .part holds the whole body (or the caller learns
- * why not); t->md is its hash.
+ * why not); t->hash is its hash.
  */
 static int download_part(struct transfer *t, const char *url, const char *shown,
 			 struct xcc_error *err)
@@ -514,9 +528,10 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 			/* 416: our .part is no prefix of what the server has
 			 * now; start over rather than give up. */
 			curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
-			if (code == 416 && ftruncate(t->fd, 0) == 0 &&
-			    EVP_DigestInit_ex(t->md, EVP_sha256(), NULL))
+			if (code == 416 && ftruncate(t->fd, 0) == 0) {
+				xcc_sha256_init(&t->hash);
 				verdict = ATTEMPT_RETRY;
+			}
 		}
 		curl_easy_cleanup(t->curl);
 		t->curl = NULL;
@@ -594,10 +609,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	} else {
 		/* Without a promised hash, the .part is named after the URL
 		 * so that it can still be resumed. */
-		if (fetch_sha256_buffer(url, strlen(url), actual)) {
-			xcc_fail(err, XCC_EFAIL, "OpenSSL has no SHA-256");
-			goto out;
-		}
+		fetch_sha256_buffer(url, strlen(url), actual);
 		part = xasprintf("%s/url-%s.part", cache, actual);
 	}
 	t.fd = open_part_locked(part, err);
@@ -613,22 +625,19 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		rc = 0;
 		goto out;
 	}
-	t.md = hash_new();
-	if (!t.md) {
-		xcc_fail(err, XCC_EFAIL, "OpenSSL has no SHA-256");
-		goto out;
-	}
+	xcc_sha256_init(&t.hash);
 	/* A .part left by an earlier run is resumed: its bytes go into the
 	 * hash first, unless it is already longer than the file can be. */
-	if (hash_fd(t.fd, t.md, &have)) {
+	if (hash_fd(t.fd, &t.hash, &have)) {
 		xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
 		goto out;
 	}
 	if (size >= 0 && have > (uint64_t)size) {
-		if (ftruncate(t.fd, 0) || !EVP_DigestInit_ex(t.md, EVP_sha256(), NULL)) {
+		if (ftruncate(t.fd, 0)) {
 			xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
 			goto out;
 		}
+		xcc_sha256_init(&t.hash);
 	}
 	resumed = have > 0;
 	for (;;) {
@@ -638,18 +647,17 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 			goto out;
 		}
 		have = t.offset + t.received;
-		if (finish_hash(t.md, actual)) {
-			xcc_fail(err, XCC_EFAIL, "%s: computing its sha256 failed", shown);
-			goto out;
-		}
+		xcc_sha256_hex(&t.hash, actual);
 		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
 			break;
 		/* A .part from an earlier run may hold bytes of another
 		 * version of the file: one fresh download before giving up. */
 		if (resumed) {
 			resumed = 0;
-			if (ftruncate(t.fd, 0) == 0 && EVP_DigestInit_ex(t.md, EVP_sha256(), NULL))
+			if (ftruncate(t.fd, 0) == 0) {
+				xcc_sha256_init(&t.hash);
 				continue;
+			}
 		}
 		unlink(part);
 		if (size >= 0 && have != (uint64_t)size)
@@ -675,7 +683,6 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 out:
 	if (t.fd >= 0)
 		close(t.fd);
-	EVP_MD_CTX_free(t.md);
 	free(cache);
 	free(shown);
 	free(part);

@@ -5,6 +5,8 @@
 
 #include "cmd.h"
 #include "fileio.h"
+#include "libinfo.h"
+#include "strvec.h"
 
 struct verb {
 	const char *name;
@@ -39,6 +41,37 @@ static const struct verb aliases[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* --version, and with --verbose (-v) the libraries inside and their
+ * versions: a static binary carries its TLS library for life. */
+static int print_version(int argc, char **argv)
+{
+	struct strvec libs = STRVEC_INIT, sources = STRVEC_INIT;
+	int verbose = 0;
+
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0)
+			verbose = 1;
+		else
+			return cmd_usage_error(NULL, "--version takes only --verbose, not '%s'", argv[i]);
+	}
+	printf("%s\n", PACKAGE_STRING);
+	if (!verbose)
+		return 0;
+	libinfo_versions(&libs);
+	libinfo_embedded_sources(&sources);
+	printf("libraries (as linked%s):\n", sources.n ? " into this static binary" : " at run time");
+	for (size_t i = 0; i < libs.n; i++)
+		printf("  %s\n", libs.v[i]);
+	if (sources.n) {
+		printf("built from Debian source packages:\n");
+		for (size_t i = 0; i < sources.n; i++)
+			printf("  %s\n", sources.v[i]);
+	}
+	strvec_free(&libs);
+	strvec_free(&sources);
+	return 0;
+}
+
 static void print_help(FILE *f)
 {
 	fputs("Usage: cuda-xcc [--sysroot DIR] [--cuda V] --target T [-arch LIST] [NVCC ARGS...]\n"
@@ -63,6 +96,8 @@ static void print_help(FILE *f)
 	      "  --target-fs DIR  link against the device's root filesystem; warn about glibc\n"
 	      "  --dry-run, -###  print the nvcc command, run nothing\n"
 	      "\n"
+	      "\n"
+	      "--version [--verbose] prints the version [and the libraries inside].\n"
 	      "Exit status: 0 success, 1 failure, 2 usage or validation error;\n"
 	      "in driver mode, nvcc's own status.\n"
 	      "Run 'cuda-xcc COMMAND --help' for a command's options.\n", f);
@@ -95,10 +130,8 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("%s\n", PACKAGE_STRING);
-		return 0;
-	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+		return print_version(argc, argv);
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc < 3) {
 			print_help(stdout);

@@ -650,8 +650,7 @@ char *plan_fingerprint(const struct plan *p, const char *extra)
 			     a->version ? a->version : "-");
 	}
 	text = strvec_join(&fields, "\n");
-	if (fetch_sha256_buffer(text, strlen(text), hex))
-		hex[0] = '\0';
+	fetch_sha256_buffer(text, strlen(text), hex);
 	free(text);
 	strvec_free(&fields);
 	return xstrdup(hex);

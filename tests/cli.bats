@@ -7,6 +7,20 @@ load lib/common
 	[[ "$output" =~ ^cuda-xcc\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
 }
 
+@test "cli: --version --verbose names each library with its version" {
+	run xcc --version --verbose
+	assert_status 0
+	[[ "${lines[0]}" =~ ^cuda-xcc\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	[[ "$output" =~ libcurl\ [0-9]+\.[0-9]+\.[0-9]+\ \(TLS:\ [A-Za-z]+/[0-9] ]]
+	[[ "$output" =~ libarchive\ [0-9]+\.[0-9]+\.[0-9]+ ]]
+	[[ "$output" =~ nettle\ [0-9]+\.[0-9]+ ]]
+	[[ "$output" =~ cJSON\ [0-9]+\.[0-9]+\.[0-9]+ ]]
+	[[ "$output" =~ libelf\ 0\.[0-9]+ ]]
+	run xcc --version --bogus
+	assert_status 2
+	assert_output_contains "--bogus"
+}
+
 @test "cli: --help lists the commands and the exit codes" {
 	run xcc --help
 	assert_status 0

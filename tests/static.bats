@@ -84,6 +84,18 @@ make_target_fs() {
 	assert_output_contains "Commands:"
 }
 
+@test "static: --version --verbose names the Debian sources it embeds" {
+	run in_root --version --verbose
+	assert_status 0
+	assert_output_contains "libraries (as linked into this static binary):"
+	[[ "$output" =~ libcurl\ [0-9.]+\ \(TLS:\ mbedTLS/[0-9] ]]
+	assert_output_contains "built from Debian source packages:"
+	local pkg
+	for pkg in musl mbedtls curl zlib xz-utils libzstd libarchive elfutils nettle cjson; do
+		[[ "$output" =~ $'\n'\ \ $pkg\ [0-9] ]] || { echo "no $pkg in: $output" >&2; return 1; }
+	done
+}
+
 @test "static: flags in an empty root agree with the host's run" {
 	run "$CUDA_XCC_STATIC" flags --target jetson --cuda 12.6 -arch sm_72,sm_87
 	assert_status 0
@@ -197,14 +209,14 @@ start_tls_server() {
 	TLS_PORT=$(cat "$portfile")
 }
 
-@test "static: HTTPS in an empty root trusts OpenSSL's default CA places only" {
+@test "static: HTTPS in an empty root trusts the system's CA places only" {
 	need openssl "makes the test certificate"
 	need python3 "serves the mirror over TLS"
 	need aarch64-linux-gnu-gcc "builds the mirror's ELF files"
 	local tls=$BATS_TEST_TMPDIR/tls url hash
 	mkdir -p "$tls"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:127.0.0.1 \
 		-keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
 	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BATS_TEST_TMPDIR/mirror" --cuda 12.6.3 >/dev/null
 	start_tls_server "$BATS_TEST_TMPDIR/mirror" "$tls"
@@ -225,6 +237,12 @@ start_tls_server() {
 	rm -r "$ROOT/etc"
 	cp "$tls/cert.pem" "$ROOT/tmp/ca.pem"
 	ROOT_ENV=(SSL_CERT_FILE=/tmp/ca.pem)
+	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
+	assert_status 0
+	# or the bundle where Debian keeps it
+	ROOT_ENV=()
+	mkdir -p "$ROOT/etc/ssl/certs"
+	cp "$tls/cert.pem" "$ROOT/etc/ssl/certs/ca-certificates.crt"
 	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
 	assert_status 0
 }

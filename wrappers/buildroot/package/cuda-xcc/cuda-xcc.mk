@@ -17,7 +17,7 @@ CUDA_XCC_REDISTRIBUTE = NO
 # host-xz and host-zstd: NVIDIA's archives are .tar.xz, Debian's .debs
 # data.tar.xz or .zst; cuda-xcc also links liblzma itself.
 HOST_CUDA_XCC_DEPENDENCIES = host-pkgconf host-elfutils host-libarchive \
-	host-cjson host-libcurl host-openssl host-xz host-zstd
+	host-cjson host-libcurl host-nettle host-xz host-zstd
 HOST_CUDA_XCC_CONF_OPTS = --disable-warnings-as-errors
 
 # Buildroot's host-libarchive is configured --without-lzma --without-zstd

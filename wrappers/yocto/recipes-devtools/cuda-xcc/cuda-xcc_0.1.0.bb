@@ -19,7 +19,7 @@ inherit ${@'' if d.getVar('CUDA_XCC_SRC_URI') else 'externalsrc'}
 EXTERNALSRC = "${@'' if d.getVar('CUDA_XCC_SRC_URI') else d.getVar('CUDA_XCC_SOURCE_TREE')}"
 EXTERNALSRC_BUILD = "${WORKDIR}/build"
 
-DEPENDS = "elfutils libarchive cjson curl openssl"
+DEPENDS = "elfutils libarchive cjson curl nettle"
 
 inherit autotools pkgconfig
 
