@@ -106,5 +106,18 @@ fi
 rm -f test-suite-patchelf-upstream.log
 bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
 	--log test-suite-patchelf-upstream.log || true
+
+# The whole suite once more, built with AddressSanitizer (leaks included) and UBSan, in a
+# build of its own: every report counts as a failure (sanitizer-findings.log). If this build
+# fails, its logs are missing and the summary counts that as a failure too.
+san=$top/build-san
+rm -f "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"
+mkdir -p "$san"
+(
+	cd "$san"
+	[ -f Makefile ] || ../configure --enable-sanitizers --enable-warnings-as-errors
+	make -j"$(nproc)"
+	make -j"$(nproc)" check-sanitizers
+) || true
 exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log \
-	test-suite-patchelf-upstream.log
+	test-suite-patchelf-upstream.log "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"

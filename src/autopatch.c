@@ -772,8 +772,10 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 	for (size_t i = 0; i < o->paths.n; i++) {
 		struct stat sb;
 
-		if (lstat(o->paths.v[i], &sb))
-			return xcc_fail(err, XCC_EUSAGE, "%s: %s", o->paths.v[i], strerror(errno));
+		if (lstat(o->paths.v[i], &sb)) {
+			xcc_fail(err, XCC_EUSAGE, "%s: %s", o->paths.v[i], strerror(errno));
+			goto out;
+		}
 		if (S_ISDIR(sb.st_mode)) {
 			char *d = real_dir(o->paths.v[i]);
 
@@ -789,12 +791,13 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 	for (size_t i = 0; i < o->libs.n; i++) {
 		struct stat sb;
 
-		if (stat(o->libs.v[i], &sb) || !S_ISDIR(sb.st_mode))
-			return xcc_fail(err, XCC_EUSAGE, "--libs %s: not a directory",
-					o->libs.v[i]);
+		if (stat(o->libs.v[i], &sb) || !S_ISDIR(sb.st_mode)) {
+			xcc_fail(err, XCC_EUSAGE, "--libs %s: not a directory", o->libs.v[i]);
+			goto out;
+		}
 	}
 	if (o->target_fs && request_rootfs(o->target_fs, err))
-		return -1;
+		goto out;
 	if (o->cross_prefix && toolchain_dirs(o->cross_prefix, &sysdirs, err))
 		goto out;
 	if (o->target_fs)

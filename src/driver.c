@@ -494,6 +494,9 @@ out:
 		sysroot_meta_free(&meta);
 	host_compiler_free(&hc);
 	strvec_free(&u.specs);
+	/* A failed plan owns nothing: the caller only reports the error. */
+	if (rc)
+		driver_plan_free(plan);
 	return rc;
 }
 

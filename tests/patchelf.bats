@@ -862,3 +862,33 @@ run_with_readonly_dir() {
 	xcc patchelf --set-rpath '/a/long/path/that/does/not/fit/in/the/table' --add-needed libm.so.6 "$f"
 	[ "$(sha256sum < "$f")" != "$sum" ]
 }
+
+# Issue 16 §7: cuda-xcc patchelf against Debian's patchelf, on the fixtures and
+# CUDA's own libraries, with random operation sequences from a fixed seed
+# (tests/lib/patchelf_diff.py says what is compared).
+@test "patchelf: random sequences give the same answers and nm -D as Debian's patchelf, and programs still run" {
+	need patchelf "the reference implementation (Debian's patchelf)"
+	need nm "binutils"
+	local fx=$BATS_FILE_TMPDIR/fx s files=() runs=() f
+	s=$(scratch)
+	for f in x86/prog x86/prog-rpath x86/lib/libgreet.so.1 x86/libfat.so a64/prog \
+		a64/lib/libgreet.so.1 libbe.so; do
+		if [ -f "$fx/$f" ]; then files+=("$fx/$f"); fi
+	done
+	for f in /usr/local/cuda/lib64/libcudart.so.[0-9]* /usr/local/cuda/lib64/libnvblas.so.[0-9]* \
+		/usr/local/cuda/lib64/libcufftw.so.[0-9]*; do
+		if [ -f "$f" ] && [ ! -L "$f" ]; then files+=("$f"); fi
+	done
+	[ "${#files[@]}" -gt 0 ] || skip "no fixture could be built here"
+	if [ -f "$fx/x86/prog" ]; then
+		runs+=(--run "$fx/x86/prog=env LD_LIBRARY_PATH=$fx/x86/lib {}")
+	fi
+	if [ -f "$fx/a64/prog" ] && command -v qemu-aarch64 >/dev/null; then
+		runs+=(--run "$fx/a64/prog=qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$fx/a64/lib {}")
+	fi
+	run python3 "$XCC_SRCDIR/tests/lib/patchelf_diff.py" --xcc "$CUDA_XCC" --work "$s" \
+		--seed 16 --rounds 27 "${runs[@]}" "${files[@]}"
+	echo "$output" | tail -n 1 | sed 's/^/# /' >&3
+	assert_status 0
+	assert_output_contains "27 sequences"
+}
