@@ -32,21 +32,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elfpatch_ops ops = ELFPATCH_OPS_INIT;
 	struct elfpatch_result res = { 0 };
 	struct xcc_error err = { 0 };
-	struct elf_info before, after;
+	struct elfinfo before, after;
 	unsigned variant = size ? data[size - 1] : 0;
 	char path[64];
 	int fd, rc;
 
 	/* Only what reads as ELF with a dynamic section is worth patching. */
-	if (elf_info_read_memory(data, size, &before, &err))
+	if (elfinfo_read_memory(data, size, &before, &err))
 		return 0;
 	if (!before.has_dynamic || before.is_debug) {
-		elf_info_free(&before);
+		elfinfo_free(&before);
 		return 0;
 	}
 	fd = fuzz_memfile(data, size, path);
 	if (fd < 0) {
-		elf_info_free(&before);
+		elfinfo_free(&before);
 		return 0;
 	}
 	ops.rpath_op = variant & 1 ? ELFPATCH_RPATH_SET : ELFPATCH_RPATH_ADD;
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rc = elfpatch_file(path, &ops, &res, &err);
 	if (rc == 0 && res.changed) {
-		if (elf_info_read(path, &after, &err) == 0) {
+		if (elfinfo_read(path, &after, &err) == 0) {
 			/* DT_RPATH or DT_RUNPATH: which one depends on what
 			 * the file had, as with patchelf. */
 			const char *rp = after.runpath ? after.runpath : after.rpath;
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ops.replace_needed.n)
 				check(strvec_contains(&after.needed, "libfuzz-replaced.so.2"),
 				      "the needed entry replaced");
-			elf_info_free(&after);
+			elfinfo_free(&after);
 		} else {
 			fprintf(stderr, "fuzz_elfpatch: patched, but no longer readable: %s\n",
 				err.msg);
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	elfpatch_result_free(&res);
 	elfpatch_ops_free(&ops);
-	elf_info_free(&before);
+	elfinfo_free(&before);
 	close(fd);
 	return 0;
 }

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct elf_version_needs needs;
+	struct glibc_version_needs needs;
 	struct strvec defs = STRVEC_INIT;
 	struct xcc_error err = { 0 };
 	size_t len = size < 64 ? 64 : size;
@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 	if (fd < 0)
 		return 0;
-	if (elf_version_needs_read(path, &needs, &err) == 0)
-		elf_version_needs_free(&needs);
-	if (elf_version_defs_read(path, &defs, &err) == 0) {
+	if (glibc_version_needs_read(path, &needs, &err) == 0)
+		glibc_version_needs_free(&needs);
+	if (glibc_version_defs_read(path, &defs, &err) == 0) {
 		/* Versions sort: compare each with its neighbour both ways. */
 		for (size_t i = 1; i < defs.n; i++) {
 			int ab = glibc_version_cmp(defs.v[i - 1], defs.v[i]);

@@ -13,6 +13,7 @@
 
 #include "fuzz_common.h"
 #include "strvec.h"
+#include "xalloc.h"
 #include "unpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct xcc_error err = { 0 };
 	unsigned n = 0;
-	struct unpack_opts o = { map_some, &n, NULL, NULL };
+	struct unpack_opts o = { .map = map_some, .map_arg = &n };
 	char path[64], *dest, *cmd;
 	int fd = fuzz_memfile(data, size, path);
 
