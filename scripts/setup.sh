@@ -70,35 +70,49 @@ if [ "$mode" = demo ]; then
 	exec bash "$top/scripts/demo.sh" "$top/build/src/cuda-xcc"
 fi
 
-# The static musl build (CPU) runs while the CUDA 11.8 packages download (network).
-# Its libraries are cached outside the checkout, so a rerun rebuilds only cuda-xcc.
-# XCC_STATIC_ALLOW_OLDER names source packages the static build may take older than
-# the versions installed here (build-static.sh --allow-older), when the mirror lacks
-# the newer source; `cuda-xcc --version --verbose` then says so.
+# CI's time goes to the three passes below; each phase says how long it took.
+phase_start=$SECONDS
+phase_done() {
+	echo "setup.sh: $1 took $((SECONDS - phase_start)) s"
+	phase_start=$SECONDS
+}
+
+# Two builds run in the background while the CUDA packages download and the normal pass
+# runs (neither keeps both cores busy all the time): the static musl build, whose
+# libraries are cached outside the checkout so that a rerun rebuilds only cuda-xcc, and
+# the sanitizer build. XCC_STATIC_ALLOW_OLDER names source packages the static build may
+# take older than the versions installed here (build-static.sh --allow-older), when the
+# mirror lacks the newer source; `cuda-xcc --version --verbose` then says so.
 static=/var/cache/cuda-xcc/static
-rm -f test-suite-static.log static-build.log
-bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)" \
-	${XCC_STATIC_ALLOW_OLDER:+--allow-older "$XCC_STATIC_ALLOW_OLDER"} >static-build.log 2>&1 &
+san=$top/build-san
+rm -f test-suite-static.log static-build.log "$san/test-suite-sanitizers.log" \
+	"$san/sanitizer-findings.log"
+(
+	SECONDS=0
+	nice bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)" \
+		${XCC_STATIC_ALLOW_OLDER:+--allow-older "$XCC_STATIC_ALLOW_OLDER"}
+	echo "setup.sh: the static build took $SECONDS s"
+) >static-build.log 2>&1 &
 static_pid=$!
+(
+	SECONDS=0
+	mkdir -p "$san" && cd "$san"
+	[ -f Makefile ] || ../configure --enable-sanitizers --enable-warnings-as-errors
+	nice make -j"$(nproc)"
+	echo "setup.sh: the sanitizer build took $SECONDS s"
+) >san-build.log 2>&1 &
+san_pid=$!
 
 bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
 bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACHE_TRIXIE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 12.4 packages; tests/e2e-cuda124.bats will skip" >&2
+phase_done "fetching the CUDA packages"
 
-# The whole suite runs against the normal binary; then, against the static one, every
-# test whose answer depends on the binary, and tests/static.bats (make check-static).
-# If the static build fails, test-suite-static.log is missing and the summary counts a
-# failure.
-static_ok=0
-if wait "$static_pid"; then
-	static_ok=1
-fi
-cat static-build.log
+# 1. The whole suite against the normal binary.
 make -j"$(nproc)" check || true
-if [ "$static_ok" = 1 ]; then
-	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" || true
-fi
+phase_done "the normal pass (make check)"
+
 # patchelf's own test suite (from Debian's source package, cached outside the checkout)
 # against cuda-xcc-patchelf: every test upstream patchelf passes here must pass. Its
 # summary is counted in the closing line; if the script cannot run, the log is missing
@@ -106,18 +120,30 @@ fi
 rm -f test-suite-patchelf-upstream.log
 bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
 	--log test-suite-patchelf-upstream.log || true
+phase_done "patchelf's upstream suite"
 
-# The whole suite once more, built with AddressSanitizer (leaks included) and UBSan, in a
-# build of its own: every report counts as a failure (sanitizer-findings.log). If this build
-# fails, its logs are missing and the summary counts that as a failure too.
-san=$top/build-san
-rm -f "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"
-mkdir -p "$san"
-(
-	cd "$san"
-	[ -f Makefile ] || ../configure --enable-sanitizers --enable-warnings-as-errors
-	make -j"$(nproc)"
-	make -j"$(nproc)" check-sanitizers
-) || true
+# 2. Against the static binary, every test whose answer depends on the binary, and
+# tests/static.bats (make check-static). If the static build fails,
+# test-suite-static.log is missing and the summary counts a failure.
+if wait "$static_pid"; then
+	cat static-build.log
+	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" || true
+else
+	cat static-build.log
+fi
+phase_done "the static pass (make check-static)"
+
+# 3. Built with AddressSanitizer (leaks included) and UBSan: the unit tests, the fuzz
+# targets' seeds and the bats files of the parsers, the patcher and the command line
+# (make check-sanitizers-ci; see Makefile.am). Every report counts as a failure
+# (sanitizer-findings.log). If this build fails, its logs are missing and the summary
+# counts that as a failure too.
+if wait "$san_pid"; then
+	tail -n 1 san-build.log
+	(cd "$san" && make -j"$(nproc)" check-sanitizers-ci) || true
+else
+	cat san-build.log
+fi
+phase_done "the sanitizer pass (make check-sanitizers)"
 exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log \
 	test-suite-patchelf-upstream.log "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"
