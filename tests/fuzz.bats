@@ -153,13 +153,13 @@ build_library() {
 		fi
 		seeds_for "$name" "$corpus"
 		# Every seed once, as it is: the corpus replay the sanitizer pass counts.
-		if ! "$FB/$name" -runs=0 -timeout=60 -rss_limit_mb=4096 "$corpus" >"$FB/$name.replay.log" 2>&1; then
+		if ! ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1" "$FB/$name" -runs=0 -timeout=60 -rss_limit_mb=4096 "$corpus" >"$FB/$name.replay.log" 2>&1; then
 			echo "# $name fails on its seeds:" >&3
 			tail -n 40 "$FB/$name.replay.log" | sed 's/^/# /' >&3
 			failed=1
 			continue
 		fi
-		if ! "$FB/$name" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=1048576 \
+		if ! ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1" "$FB/$name" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=1048576 \
 			-artifact_prefix="$FB/$name-" -print_final_stats=1 "$corpus" >"$FB/$name.log" 2>&1; then
 			echo "# $name failed; the end of its log:" >&3
 			tail -n 40 "$FB/$name.log" | sed 's/^/# /' >&3
