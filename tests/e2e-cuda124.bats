@@ -133,7 +133,7 @@ sass_of() {
 	# libpthread/libdl it names; the symbol versions the ELF files ask for are what counts.
 	have=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
 	for f in "$S"/bin/* "$S"/nvvm/bin/*; do
-		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		if [ ! -f "$f" ] || [ -L "$f" ]; then continue; fi
 		head -c 4 "$f" | grep -q ELF || continue
 		need=$(readelf -V --wide "$f" | grep -o 'Name: GLIBC_[0-9.]*' | sed 's/Name: GLIBC_//' |
 			sort -u -V | tail -n1)

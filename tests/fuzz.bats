@@ -86,8 +86,9 @@ lib_sources() {
 
 need_fuzzer() {
 	need clang "libFuzzer targets are built with clang"
-	[ -n "${XCC_BUILDDIR:-}" ] && [ -f "$XCC_BUILDDIR/config.h" ] ||
+	if [ -z "${XCC_BUILDDIR:-}" ] || [ ! -f "$XCC_BUILDDIR/config.h" ]; then
 		skip "XCC_BUILDDIR with a configured build is needed (run through make check)"
+	fi
 	echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)n & 0; }' \
 		>"$FB/probe.c"
 	clang -fsanitize=fuzzer,address -o "$FB/probe" "$FB/probe.c" 2>/dev/null ||

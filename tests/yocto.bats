@@ -15,7 +15,7 @@ setup_file() {
 	poky=$(ls -d "$(thirdparty)"/poky-scarthgap-*/poky 2>/dev/null | head -n1)
 	meta_oe=$(ls -d "$(thirdparty)"/meta-openembedded-scarthgap-*/meta-openembedded/meta-oe 2>/dev/null | head -n1)
 	export YOCTO_POKY=$poky
-	[ -n "$poky" ] && [ -n "$meta_oe" ] || return 0
+	if [ -z "$poky" ] || [ -z "$meta_oe" ]; then return 0; fi
 	# Parsing all of oe-core takes minutes: keep the build directory, and
 	# with it bitbake's parse cache, between runs.
 	top=${XCC_YOCTO_BUILD:-/var/cache/cuda-xcc/yocto-build-test}
