@@ -204,6 +204,16 @@ static int open_dir_beneath(int destfd, const char *canon)
  * Extraction
  */
 
+/* What an archive's mode becomes in the tree: a sysroot's headers and
+ * libraries are trusted by every later build, so no one but their owner
+ * (whoever runs cuda-xcc; an archive's owner is never kept) may change
+ * them. Group and other write go; read and execute bits stay as packed,
+ * as a tool's execute bit matters. */
+static mode_t tree_perm(mode_t archive_perm)
+{
+	return archive_perm & 0777 & ~(mode_t)(S_IWGRP | S_IWOTH);
+}
+
 struct dir_mode {
 	char *canon;
 	mode_t mode;
@@ -460,7 +470,7 @@ static int make_dir(struct unpacker *u, struct archive_entry *e, const char *map
 	/* The owner keeps full access so that the rest of the archive, and
 	 * later a cleanup, can write and delete inside it. */
 	u->dirs[u->ndirs].canon = xstrdup(canon);
-	u->dirs[u->ndirs].mode = (perm & 0777) | 0700;
+	u->dirs[u->ndirs].mode = tree_perm(perm) | 0700;
 	u->dirs[u->ndirs].mtime.tv_sec = archive_entry_mtime(e);
 	u->dirs[u->ndirs].mtime.tv_nsec =
 		archive_entry_mtime_is_set(e) ? archive_entry_mtime_nsec(e) : UTIME_OMIT;
@@ -610,7 +620,7 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 			return xcc_fail(err, XCC_EFAIL,
 					"%s: member %s refused: a file with the set%s bit",
 					u->archive, member, perm & S_ISUID ? "uid" : "gid");
-		return write_file(u, a, e, mapped, member, perm & 0777, err);
+		return write_file(u, a, e, mapped, member, tree_perm(perm), err);
 	case AE_IFDIR:
 		/* setgid on a directory only picks the group of new files;
 		 * dropped, not refused, as archives made in shared group

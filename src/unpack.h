@@ -36,7 +36,9 @@ struct unpack_opts {
  * the zip) into dest_dir, which must exist. Refused, with nothing written
  * outside dest_dir: absolute paths, "..", symlinks pointing or leading
  * outside dest_dir, hardlinks to outside, device nodes, FIFOs, setuid and
- * setgid bits. The first refusal fails the whole extraction.
+ * setgid bits. The first refusal fails the whole extraction. What is
+ * extracted belongs to the user running this, never to the archive's owner,
+ * and loses the group and other write bits (execute bits stay).
  */
 int unpack_archive(const char *archive, const char *dest_dir, const struct unpack_opts *o,
 		   struct unpack_stats *stats, struct xcc_error *err);

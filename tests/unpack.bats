@@ -384,3 +384,102 @@ hostile_tar() { # OUT CASE
 		diff -r "$S/src" "$S/d$round"
 	done
 }
+
+# Modes and owners as extracted: one line per entry, "MODE UID:GID PATH".
+modes_of() {
+	(cd "$1" && find . -mindepth 1 -printf '%m %U:%G %p\n' | sort -k3)
+}
+
+# A tree packed with world-writable members owned by someone else; the
+# python3 tarfile sets modes and owners exactly as given.
+loose_tar() { # OUT
+	python3 - "$1" <<-'EOF'
+	import io, sys, tarfile
+	def member(t, name, kind=tarfile.REGTYPE, mode=0o644, data=b""):
+	    ti = tarfile.TarInfo(name)
+	    ti.type, ti.mode, ti.uid, ti.gid, ti.uname, ti.gname = kind, mode, 4242, 4343, "someone", "others"
+	    ti.size = len(data) if kind == tarfile.REGTYPE else 0
+	    t.addfile(ti, io.BytesIO(data) if data else None)
+	with tarfile.open(sys.argv[1], "w:xz") as t:
+	    member(t, "top", tarfile.DIRTYPE, 0o777)
+	    member(t, "top/open", tarfile.DIRTYPE, 0o1777)
+	    member(t, "top/open/ww.h", mode=0o666, data=b"int x;\n")
+	    member(t, "top/tool", mode=0o777, data=b"#!/bin/sh\n")
+	    member(t, "top/gw.so", mode=0o775, data=b"so")
+	    member(t, "top/private", mode=0o600, data=b"p")
+	    member(t, "top/ro", mode=0o444, data=b"r")
+	EOF
+}
+
+# What loose_tar's members must become, owned by whoever extracted them.
+loose_expected() { # PREFIX
+	local me p=$1
+	me="$(id -u):$(id -g)"
+	printf '%s\n' "755 $me ./$p" "755 $me ./$p/gw.so" "755 $me ./$p/open" \
+		"644 $me ./$p/open/ww.h" "600 $me ./$p/private" "444 $me ./$p/ro" \
+		"755 $me ./$p/tool"
+}
+
+@test "permissions: a tar's world- and group-writable members lose those bits, keep x, and no owner is kept" {
+	need python3 "building archives with chosen modes and owners"
+	loose_tar "$S/loose.tar.xz"
+	mkdir "$S/d"
+	run xcc debug unpack "$S/loose.tar.xz" "$S/d"
+	assert_status 0
+	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
+	[ -z "$(find "$S/d" -perm /022)" ]
+}
+
+@test "permissions: a .deb's world-writable members lose the write bits, keep x, and no owner is kept" {
+	need python3 "building archives with chosen modes and owners"
+	need ar "assembling a .deb"
+	mkdir "$S/deb" "$S/d"
+	printf '2.0\n' >"$S/deb/debian-binary"
+	printf 'Package: p\nVersion: 1\nArchitecture: amd64\n' >"$S/deb/control"
+	tar -C "$S/deb" -cJf "$S/deb/control.tar.xz" ./control
+	loose_tar "$S/deb/data.tar.xz"
+	(cd "$S/deb" && ar rc "$S/p.deb" debian-binary control.tar.xz data.tar.xz)
+	run xcc debug unpack "$S/p.deb" "$S/d"
+	assert_status 0
+	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
+	# dpkg-deb's own packing of a 0777 tree, owned by another user
+	need dpkg-deb "building .deb packages"
+	mkdir -p "$S/pkg/DEBIAN" "$S/pkg/usr/bin" "$S/d2"
+	printf 'Package: q\nVersion: 1\nArchitecture: amd64\nMaintainer: T <t@example.org>\nDescription: d\n x\n' >"$S/pkg/DEBIAN/control"
+	printf '#!/bin/sh\n' >"$S/pkg/usr/bin/tool"
+	chmod 0777 "$S/pkg/usr" "$S/pkg/usr/bin" "$S/pkg/usr/bin/tool"
+	if [ "$(id -u)" = 0 ]; then chown -R 4242:4343 "$S/pkg/usr"; fi
+	dpkg-deb -Zxz --build "$S/pkg" "$S/q.deb" >/dev/null
+	run xcc debug unpack "$S/q.deb" "$S/d2"
+	assert_status 0
+	[ "$(stat -c '%a %u' "$S/d2/usr/bin/tool")" = "755 $(id -u)" ]
+	[ "$(stat -c '%a %u' "$S/d2/usr/bin")" = "755 $(id -u)" ]
+	[ -z "$(find "$S/d2" -perm /022)" ]
+}
+
+@test "permissions: a wheel's world-writable members lose the write bits, keep x, and no owner is kept" {
+	need python3 "building wheels with chosen modes and owners"
+	python3 - "$S/loose.whl" <<-'EOF'
+	import struct, sys, zipfile
+	# Info-ZIP's "ux" extra field: a Unix owner 4242:4343.
+	owner = struct.pack("<HHBBIBI", 0x7875, 11, 1, 4, 4242, 4, 4343)
+	def add(z, name, mode, data=b""):
+	    info = zipfile.ZipInfo(name)
+	    info.external_attr = mode << 16
+	    info.create_system = 3
+	    info.extra = owner
+	    z.writestr(info, data)
+	with zipfile.ZipFile(sys.argv[1], "w") as z:
+	    add(z, "top/", 0o40777)
+	    add(z, "top/open/", 0o41777)
+	    add(z, "top/open/ww.h", 0o100666, b"int x;\n")
+	    add(z, "top/tool", 0o100777, b"#!/bin/sh\n")
+	    add(z, "top/gw.so", 0o100775, b"so")
+	    add(z, "top/private", 0o100600, b"p")
+	    add(z, "top/ro", 0o100444, b"r")
+	EOF
+	mkdir "$S/d"
+	run xcc debug unpack "$S/loose.whl" "$S/d"
+	assert_status 0
+	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
+}
