@@ -47,16 +47,39 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	const char *p = data;
+	size_t left = len;
+	int failed = fd < 0, saved;
 
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || fsync(fd)) {
-		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	/* A short write is no error yet: the next write says why (a full
+	 * disk), where errno after the short one is whatever came before. */
+	while (!failed && left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			failed = 1;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (!failed && fsync(fd))
+		failed = 1;
+	saved = errno;
+	if (fd >= 0 && close(fd) && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (failed) {
+		xcc_fail(err, XCC_EFAIL, "cannot write %s: %s", tmp, strerror(saved));
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
-	close(fd);
 	if (rename(tmp, path)) {
 		xcc_fail(err, XCC_EFAIL, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		unlink(tmp);
