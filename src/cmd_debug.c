@@ -16,8 +16,9 @@
 #include "xalloc.h"
 
 static const char debug_usage[] =
-	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--progress] SRC [SHA256|-] [SIZE|-]\n"
-	"       cuda-xcc debug text [--retries N] SRC\n"
+	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--stall-timeout S] [--progress]\n"
+	"                            SRC [SHA256|-] [SIZE|-]\n"
+	"       cuda-xcc debug text [--retries N] [--stall-timeout S] SRC\n"
 	"       cuda-xcc debug sha256 FILE\n"
 	"       cuda-xcc debug identify ARCHIVE\n"
 	"       cuda-xcc debug unpack [--strip N] [--skip MEMBER]... [--progress] ARCHIVE DIR\n"
@@ -50,6 +51,7 @@ static int debug_fetch(int argc, char **argv, int text)
 		{ "cache", required_argument, NULL, 'c' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "progress", no_argument, NULL, 'p' },
+		{ "stall-timeout", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fetch_opts o = { .retries = 3 };
@@ -71,6 +73,12 @@ static int debug_fetch(int argc, char **argv, int text)
 			o.retries = n ? (int)n : -1;
 			break;
 		case 'p': o.progress = print_fetch_progress; break;
+		case 's':
+			if (parse_count(optarg, &n) || n < 1 || n > 3600)
+				return cmd_usage_error("debug", "bad --stall-timeout '%s' (1 to 3600 "
+						       "seconds)", optarg);
+			o.stall_s = (int)n;
+			break;
 		default: return XCC_EUSAGE;
 		}
 	}

@@ -12,6 +12,8 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@
 #define HASH_BLOCK (256 * 1024)
 #define MAX_TEXT (64u << 20)
 #define DEFAULT_RETRIES 3
+#define DEFAULT_STALL_S 60L
 
 /* ---------------------------------------------------------------------------
  * Small helpers
@@ -186,6 +189,22 @@ static int check_sha_arg(const char *sha, char out[65], struct xcc_error *err)
 				"'%s' is not a sha256 (64 hexadecimal digits expected)", sha);
 	out[64] = '\0';
 	return 0;
+}
+
+/* Add to the end of an error already recorded. */
+static void append_note(struct xcc_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void append_note(struct xcc_error *err, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	if (!err)
+		return;
+	n = strlen(err->msg);
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof err->msg - n, fmt, ap);
+	va_end(ap);
 }
 
 static int fsync_dir(const char *dir)
@@ -383,6 +402,11 @@ static void set_ca_places(CURL *c)
 		}
 }
 
+static long stall_seconds(const struct fetch_opts *o)
+{
+	return o && o->stall_s > 0 ? (long)o->stall_s : DEFAULT_STALL_S;
+}
+
 static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 {
 	CURL *c;
@@ -406,9 +430,10 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-	/* A stalled connection is a failed attempt, not a hang. */
+	/* A stalled connection (no byte for stall_s, headers included) is a
+	 * failed attempt, retried and resumed, not a hang. */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall_seconds(t->o));
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
@@ -447,6 +472,12 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 			 "%s: %s; the server's certificate could not be verified against the "
 			 "trusted CA certificates (SSL_CERT_FILE or SSL_CERT_DIR name others "
 			 "than the system's)", url, *errbuf ? errbuf : curl_easy_strerror(rc));
+	else if (rc == CURLE_OPERATION_TIMEDOUT && t->started)
+		xcc_fail(err, XCC_EFAIL, "%s: the server stopped sending (nothing for %ld s)", url,
+			 stall_seconds(t->o));
+	else if (rc == CURLE_OPERATION_TIMEDOUT)
+		xcc_fail(err, XCC_EFAIL, "%s: the server did not answer (%s)", url,
+			 *errbuf ? errbuf : curl_easy_strerror(rc));
 	else
 		xcc_fail(err, XCC_EFAIL, "%s: %s", url, *errbuf ? errbuf : curl_easy_strerror(rc));
 	switch (rc) {
@@ -642,7 +673,15 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	resumed = have > 0;
 	for (;;) {
 		if (download_part(&t, url, shown, err)) {
-			if (t.bad_size >= 0)
+			struct stat st;
+			off_t kept = t.bad_size < 0 && fstat(t.fd, &st) == 0 ? st.st_size : 0;
+
+			/* An empty .part would only wait for ever; we hold its
+			 * lock, and a waiter sees the inode go. */
+			if (kept > 0)
+				append_note(err, "; the %jd bytes received stay in %s, and the "
+					    "next run resumes from them", (intmax_t)kept, part);
+			else
 				unlink(part);
 			goto out;
 		}

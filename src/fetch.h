@@ -15,6 +15,9 @@ struct fetch_opts {
 	const char *cache_dir; /* NULL: fetch_default_cache_dir() */
 	int retries;           /* extra attempts after a failed transfer: 0 means the
 	                        * default (3), negative none */
+	int stall_s;           /* an attempt that receives nothing for this many
+	                        * seconds has failed (and is retried): 0 means the
+	                        * default (60) */
 	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
 	void *progress_arg;
 };

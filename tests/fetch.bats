@@ -247,3 +247,82 @@ cache_is_empty() {
 	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
 	[ "$(ls -A "$S/cache")" = "$SHA" ]
 }
+
+# The t= of each request the server logged, one per line.
+request_times() {
+	sed -n 's/^GET .* t=\([0-9.]*\)$/\1/p' "$HTTPD_LOG"
+}
+
+@test "a server that stops sending halfway: the attempt gives up after --stall-timeout and the retry resumes" {
+	start_httpd stall-once "$S/www"
+	fetch --stall-timeout 1 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 2 ]
+	grep -q "range=bytes=150000-" "$HTTPD_LOG"
+	[ ! -e "$S/cache/$SHA.part" ]
+}
+
+@test "a server that always stalls: bounded retries, a clear error, and the bytes kept for the next run" {
+	start_httpd stall-always "$S/www"
+	fetch --retries 2 --stall-timeout 1 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "download failed after 3 attempts"
+	assert_output_contains "the server stopped sending (nothing for 1 s)"
+	# each attempt resumed where the one before stalled: half, then half the rest
+	grep -q "range=bytes=150000-" "$HTTPD_LOG"
+	grep -q "range=bytes=225000-" "$HTTPD_LOG"
+	assert_output_contains "the 262500 bytes received stay in $S/cache/$SHA.part"
+	[ "$(httpd_requests)" = 3 ]
+	[ ! -e "$S/cache/$SHA" ]
+	[ "$(stat -c %s "$S/cache/$SHA.part")" = 262500 ]
+	# the next run, against a server that works, asks only for the rest
+	stop_httpd
+	start_httpd normal "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	[ "$(httpd_requests)" = 1 ]
+	grep -q "range=bytes=262500-" "$HTTPD_LOG"
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ ! -e "$S/cache/$SHA.part" ]
+}
+
+@test "a server that never answers: bounded retries, the reason, and no empty .part left" {
+	start_httpd silent "$S/www"
+	fetch --retries 1 --stall-timeout 1 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "download failed after 2 attempts"
+	assert_output_contains "the server did not answer"
+	[ "$(httpd_requests)" = 2 ]
+	cache_is_empty
+}
+
+@test "a connection reset halfway is resumed; always reset, the retries run out with the reason" {
+	start_httpd reset-once "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 2 ]
+	# resumed from what had arrived (the reset may drop some of it)
+	grep -Eq "range=bytes=[1-9][0-9]*- " "$HTTPD_LOG"
+	[ ! -e "$S/cache/$SHA.part" ]
+	stop_httpd
+	rm -f "$S/cache/$SHA"
+	start_httpd reset-always "$S/www"
+	fetch --retries 2 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "download failed after 3 attempts"
+	assert_output_contains "reset by peer"
+	[ "$(httpd_requests)" = 3 ]
+	[ ! -e "$S/cache/$SHA" ]
+}
+
+@test "retries back off: each pause at least twice the one before (0.25 s, 0.5 s, 1 s)" {
+	start_httpd drop-always "$S/www"
+	fetch --retries 3 "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	[ "$(httpd_requests)" = 4 ]
+	# lower bounds only: a loaded machine makes pauses longer, never shorter
+	request_times | awk 'NR > 1 { gap[NR - 1] = $1 - prev } { prev = $1 }
+		END { exit !(gap[1] >= 0.25 && gap[2] >= 0.5 && gap[3] >= 1.0) }'
+}

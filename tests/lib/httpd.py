@@ -3,7 +3,8 @@
 
 Serves the files under --root, and a directory as an HTML list of its
 entries (a mirror's index, as NVIDIA's server gives). Picks a free port and prints it on stdout,
-logs one line per request on stderr ("GET /path range=bytes=N-"), and
+logs one line per request on stderr ("GET /path range=bytes=N- t=SECONDS", the
+time from a monotonic clock, to see the pauses between retries), and
 exits by itself after --timeout seconds, so that a failed test never leaves
 it running for long.
 
@@ -19,6 +20,16 @@ Modes:
   503-once      the first request for each path gets 503, later ones normal
   redirect      /r/PATH answers 302 to /PATH, the rest is normal
   slow          the body goes out in small pieces with pauses in between
+  stall-once    the first response for each path stops sending halfway and keeps
+                the connection open (a stalled server); later ones are normal
+  stall-always  every response stalls halfway through what it owes
+  silent        every request is read and never answered, not even a header
+  reset-once    the first response for each path is cut halfway by a TCP reset
+                (RST, not a clean close); later ones are normal
+  reset-always  every response is cut halfway by a reset
+
+--stall-seconds N is how long a stalled or silent response holds the
+connection before it closes it (default 30).
 
 --only SUFFIX applies the mode to the paths that end with SUFFIX; the others
 are served as in normal mode (e.g. a mirror whose manifest is fine and whose
@@ -29,12 +40,15 @@ import argparse
 import http.server
 import os
 import re
+import socket
+import struct
 import sys
 import threading
 import time
 
 MODES = ("normal", "norange", "drop-once", "drop-once-norange", "drop-always", "wrong", "404",
-         "503-once", "redirect", "slow")
+         "503-once", "redirect", "slow", "stall-once", "stall-always", "silent", "reset-once",
+         "reset-always")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -46,10 +60,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         srv = self.server
         rng = self.headers.get("Range")
-        print(f"GET {self.path} range={rng or '-'}", file=sys.stderr, flush=True)
+        print(f"GET {self.path} range={rng or '-'} t={time.monotonic():.3f}", file=sys.stderr,
+              flush=True)
         path = self.path.split("?", 1)[0]
         mode = srv.mode if path.endswith(srv.only) else "normal"
 
+        if mode == "silent":
+            time.sleep(srv.stall_seconds)
+            return
         if mode == "404":
             return self.send_error(404, "Not Found")
         if mode == "503-once" and path not in srv.seen:
@@ -95,9 +113,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         if mode == "wrong":
             body = bytes((b + 1) & 0xFF for b in body)
-        drop = mode == "drop-always" or (
-            mode in ("drop-once", "drop-once-norange") and path not in srv.seen)
+        first = path not in srv.seen
+        drop = mode == "drop-always" or (mode in ("drop-once", "drop-once-norange") and first)
+        stall = mode == "stall-always" or (mode == "stall-once" and first)
+        reset = mode == "reset-always" or (mode == "reset-once" and first)
         srv.seen.add(path)
+        if stall:
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            time.sleep(srv.stall_seconds)
+            return
+        if reset:
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            # A reset throws away what the client has not read yet: give
+            # it time to take the first half, so that there is something
+            # to resume from.
+            time.sleep(0.5)
+            # SO_LINGER with a zero timeout: close() sends RST, not FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
         if drop:
             self.wfile.write(body[:len(body) // 2])
             self.wfile.flush()
@@ -119,6 +157,8 @@ def main():
     ap.add_argument("--mode", choices=MODES, default="normal")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--only", default="")
+    ap.add_argument("--stall-seconds", type=float, default=30,
+                    help="how long the stall modes and silent keep a connection open")
     args = ap.parse_args()
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -126,6 +166,7 @@ def main():
     srv.root = os.path.realpath(args.root)
     srv.mode = args.mode
     srv.only = args.only
+    srv.stall_seconds = args.stall_seconds
     srv.seen = set()
     print(srv.server_address[1], flush=True)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
