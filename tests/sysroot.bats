@@ -3,6 +3,7 @@
 # test time (tests/fixtures/make-redist.sh: real ELF files, real sha256).
 load lib/common
 load lib/httpd
+load lib/sysroot
 
 setup_file() {
 	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
@@ -27,25 +28,6 @@ mk126() {
 	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" \
 		--progress never "$@"
 }
-
-# Every entry of a tree with its type, mode, size, link target and content hash.
-tree_sig() {
-	(cd "$1" && find . -printf '%y %m %s %l %p\n' | sort &&
-		find . -type f -exec sha256sum {} + | sort -k2)
-}
-
-# Failed with an error of its own (1 or 2), not killed or crashed.
-assert_failed() {
-	if [ "$status" -ne 1 ] && [ "$status" -ne 2 ]; then
-		echo "expected exit status 1 or 2, got $status; output:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-	case "$output" in *cuda-xcc:*) ;; *) echo "no error message: $output" >&2; return 1 ;; esac
-}
-
-# No temporary or old trees of $D are left next to it.
-no_leftovers() { [ -z "$(ls -d "$D".tmp-* "$D".old-* 2>/dev/null)" ]; }
 
 machine_of() { readelf -h "$1" | sed -n 's/^ *Machine: *//p'; }
 

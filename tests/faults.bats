@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# Faults a create must survive, made for real: a full disk (a tmpfs mounted
+# small, under the destination and under the download cache), two creates
+# into one destination, kill -9 whenever it lands, and downloads cut by a
+# reset. Each time: a message that says what happened, the old sysroot as
+# it was (or none), nothing left over, and a rerun that gives the same tree.
+# (Named kill points and hanging-up servers: sysroot.bats; stalled and reset
+# downloads with their retries: fetch.bats.)
+load lib/common
+load lib/httpd
+load lib/sysroot
+
+setup_file() {
+	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
+	export FX=$BATS_FILE_TMPDIR/fx
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$FX/m126" --cuda 12.6.3 >/dev/null
+}
+
+setup() {
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache XDG_DATA_HOME=$BATS_TEST_TMPDIR/data
+	M126=$FX/m126/redistrib_12.6.3.json
+	D=$BATS_TEST_TMPDIR/sr
+	MOUNTS=
+	BG_PID=
+}
+
+teardown() {
+	local m
+	stop_httpd
+	if [ -n "$BG_PID" ]; then
+		kill -9 "$BG_PID" 2>/dev/null || true
+		wait "$BG_PID" 2>/dev/null || true
+	fi
+	for m in $MOUNTS; do umount "$m" || true; done
+}
+
+mk() { # SM [ARGS...]: create $D from the 12.6.3 manifest for that GPU
+	local sm=$1
+	shift
+	xcc sysroot create --target jetson -arch "$sm" --cuda 12.6 --from "$M126" --dest "$D" \
+		--progress never "$@"
+}
+
+# The reference tree of the sm_87 sysroot, with its own path taken out.
+ref_sig() {
+	local ref=$BATS_TEST_TMPDIR/ref
+	[ -d "$ref" ] || xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" \
+		--dest "$ref" --progress never >/dev/null
+	tree_sig "$ref" | sed "s|$ref||g"
+}
+
+sig_of_d() { tree_sig "$D" | sed "s|$D||g"; }
+
+# A tmpfs of SIZE KiB on DIR, unmounted by teardown; skipped where this
+# user may not mount (CI runs as root).
+small_tmpfs() { # DIR SIZE_KIB
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2k,mode=0755" tmpfs "$1" 2>/dev/null ||
+		skip "cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)"
+	MOUNTS="$1 $MOUNTS"
+}
+
+resize_tmpfs() { mount -o "remount,size=$2k" "$1"; }
+
+used_kib() { df -k --output=used "$1" | tail -n1 | tr -d ' '; }
+
+@test "faults: disk full in the destination: the error says so, the old sysroot stays, nothing is left over" {
+	local mnt=$BATS_TEST_TMPDIR/small sig used
+	small_tmpfs "$mnt" 16384
+	D=$mnt/sr
+	# no sysroot yet: none afterwards
+	resize_tmpfs "$mnt" 64
+	run mk sm_87
+	assert_failed
+	assert_output_contains "No space left on device"
+	[ ! -e "$D" ]
+	no_leftovers
+	# an old one: room for about half of another
+	resize_tmpfs "$mnt" 16384
+	mk sm_72
+	sig=$(tree_sig "$D")
+	used=$(used_kib "$mnt")
+	resize_tmpfs "$mnt" $((used + used / 2))
+	run mk sm_87
+	assert_failed
+	assert_output_contains "No space left on device"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
+	# room again: the same tree as anywhere else
+	resize_tmpfs "$mnt" 16384
+	mk sm_87
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+}
+
+@test "faults: disk full while writing sysroot.files says No space left on device, not a stale errno" {
+	local mnt=$BATS_TEST_TMPDIR/small pay=$BATS_TEST_TMPDIR/pay bulk=$BATS_TEST_TMPDIR/bulk
+	local lo=4 hi=32768 mid listing_kib i
+	# 300 files with long names: a sysroot.files of about 19 pages, so that
+	# a full disk cuts its write short (as on a real disk) instead of
+	# refusing its first byte
+	mkdir -p "$pay"
+	for i in $(seq 300); do echo "int v$i;" >"$pay/$(printf 'h%03d_%0200d' "$i" 0).h"; done
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$bulk" --cuda 12.6.3 --tags linux-x86_64 \
+		--payload "bulk=$pay" >/dev/null
+	small_tmpfs "$mnt" "$hi"
+	D=$mnt/sr
+	fits_in() { # SIZE_KIB: create on a tmpfs of that size; its output in $out
+		rm -rf "${mnt:?}"/*
+		resize_tmpfs "$mnt" "$1"
+		out=$(xcc sysroot create --target x86_64 --cuda 12.6 --from "$bulk/redistrib_12.6.3.json" \
+			--components bulk --dest "$D" --progress never --allow-unserved 2>&1)
+	}
+	fits_in "$hi"
+	listing_kib=$(($(stat -c %s "$D/sysroot.files") / 1024))
+	[ "$listing_kib" -gt 40 ]
+	hi=$(($(used_kib "$mnt") + 64))
+	# the least size it fits in, to a page
+	while [ $((hi - lo)) -gt 4 ]; do
+		mid=$(((lo + hi) / 8 * 4))
+		if fits_in "$mid"; then hi=$mid; else lo=$mid; fi
+	done
+	# half a listing less: the tree is written, the listing is not
+	fits_in $((hi - listing_kib / 8 * 4)) && false
+	case "$out" in *sysroot.files*"No space left on device"*) ;; *) echo "$out" >&2; false ;; esac
+	[ ! -e "$D" ]
+	no_leftovers
+}
+
+@test "faults: disk full in the download cache: the error says so, the destination is untouched" {
+	local cache=$BATS_TEST_TMPDIR/cachefs
+	small_tmpfs "$cache" 256
+	export XDG_CACHE_HOME=$cache
+	mkdir -p "$cache/cuda-xcc"
+	dd if=/dev/zero of="$cache/fill" bs=4k 2>/dev/null || true
+	[ "$(df -k --output=avail "$cache" | tail -n1 | tr -d ' ')" = 0 ]
+	start_httpd normal "$FX/m126"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" \
+		--dest "$D" --progress never
+	assert_failed
+	assert_output_contains "No space left on device"
+	[ ! -e "$D" ]
+	no_leftovers
+	# nothing half-written stays in the cache under a final name
+	[ -z "$(find "$cache/cuda-xcc" -type f ! -name '*.part')" ]
+	rm "$cache/fill"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" \
+		--dest "$D" --progress never
+	assert_status 0
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+	[ -z "$(find "$cache/cuda-xcc" -name '*.part')" ]
+}
+
+@test "faults: two creates into one destination: the second is refused while the first runs, then the tree is whole" {
+	local a
+	a=$(cd "$FX/m126" && ls cuda_cudart/linux-aarch64/*.tar.xz)
+	# the first create's download of one archive stalls for 4 s: it
+	# holds the lock meanwhile, for certain
+	HTTPD_STALL_S=4 start_httpd stall-once "$FX/m126" "$(basename "$a")"
+	"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" \
+		--dest "$D" --progress never >"$BATS_TEST_TMPDIR/first.out" 2>&1 &
+	BG_PID=$!
+	for _ in $(seq 200); do grep -q "$(basename "$a")" "$HTTPD_LOG" && break; sleep 0.02; done
+	grep -q "$(basename "$a")" "$HTTPD_LOG"
+	ls -d "$D".tmp-*
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" \
+		--dest "$D" --progress never
+	assert_status 1
+	assert_output_contains "another cuda-xcc is creating $D"
+	wait "$BG_PID"
+	BG_PID=
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+	no_leftovers
+}
+
+@test "faults: two creates into one destination started together: the lock serialises them, the tree is whole" {
+	local s1=0 s2=0
+	mk sm_72
+	"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" \
+		--progress never >"$BATS_TEST_TMPDIR/1.out" 2>&1 &
+	BG_PID=$!
+	"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" \
+		--progress never >"$BATS_TEST_TMPDIR/2.out" 2>&1 || s2=$?
+	wait "$BG_PID" || s1=$?
+	BG_PID=
+	# each one made the sysroot, found it made, or was refused by the lock
+	for s in "$s1:1" "$s2:2"; do
+		[ "${s%:*}" = 0 ] || grep -q "another cuda-xcc is creating $D" "$BATS_TEST_TMPDIR/${s#*:}.out"
+	done
+	[ "$s1" = 0 ] || [ "$s2" = 0 ]
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+	no_leftovers
+}
+
+@test "faults: kill -9 at any moment of a create leaves the old sysroot or the new one, and a rerun gives the same tree" {
+	local t0 t1 ms i sig_old sig_now ref
+	# how long a create takes here, to spread the kills over it
+	t0=$(date +%s%N)
+	ref=$(ref_sig)
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	mk sm_72
+	sig_old=$(sig_of_d)
+	for i in 1 2 3 4 5 6 7 8 9; do
+		rm -rf "$D"
+		if [ $((i % 2)) = 0 ]; then mk sm_72; fi
+		"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" \
+			--progress never >/dev/null 2>&1 &
+		BG_PID=$!
+		sleep "$(awk -v ms="$ms" -v i="$i" 'BEGIN { printf "%.3f", ms * i / 10000 }')"
+		kill -9 "$BG_PID" 2>/dev/null || true
+		wait "$BG_PID" 2>/dev/null || true
+		BG_PID=
+		# none, the old one whole, or the new one whole
+		if [ -e "$D" ]; then
+			sig_now=$(sig_of_d)
+			[ "$sig_now" = "$sig_old" ] || [ "$sig_now" = "$ref" ] || { echo "kill $i: a broken tree" >&2; false; }
+		fi
+		mk sm_87
+		[ "$(sig_of_d)" = "$ref" ]
+		no_leftovers
+	done
+}
+
+@test "faults: a download reset halfway during create is resumed; reset every time, the old sysroot stays" {
+	local sig
+	start_httpd reset-once "$FX/m126" .tar.xz
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "$HTTPD_URL/" --dest "$D" --progress never
+	assert_status 0
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+	stop_httpd
+	sig=$(tree_sig "$D")
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache2
+	start_httpd reset-always "$FX/m126" .tar.xz
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --mirror "$HTTPD_URL/" --dest "$D" --progress never
+	assert_failed
+	assert_output_contains "download failed after 4 attempts"
+	assert_output_contains "reset by peer"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
+}

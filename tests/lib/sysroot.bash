@@ -1,0 +1,22 @@
+# Shared by the bats files that create sysroots (sysroot.bats, faults.bats).
+
+# Every entry of a tree with its type, mode, size, link target and content
+# hash. A directory's size is the file system's business (4096 on ext4,
+# the entries' count on tmpfs): left out.
+tree_sig() {
+	(cd "$1" && find . \( -type d -printf '%y %m - %p\n' \) -o -printf '%y %m %s %l %p\n' | sort &&
+		find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+# Failed with an error of its own (1 or 2), not killed or crashed.
+assert_failed() {
+	if [ "$status" -ne 1 ] && [ "$status" -ne 2 ]; then
+		echo "expected exit status 1 or 2, got $status; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+	case "$output" in *cuda-xcc:*) ;; *) echo "no error message: $output" >&2; return 1 ;; esac
+}
+
+# No temporary or old trees of $D are left next to it.
+no_leftovers() { [ -z "$(ls -d "$D".tmp-* "$D".old-* 2>/dev/null)" ]; }
