@@ -21,7 +21,8 @@ static const char debug_usage[] =
 	"       cuda-xcc debug text [--retries N] [--stall-timeout S] SRC\n"
 	"       cuda-xcc debug sha256 FILE\n"
 	"       cuda-xcc debug identify ARCHIVE\n"
-	"       cuda-xcc debug unpack [--strip N] [--skip MEMBER]... [--progress] ARCHIVE DIR\n"
+	"       cuda-xcc debug unpack [--strip N] [--skip MEMBER]... [--max-bytes N] [--progress]\n"
+	"                             ARCHIVE DIR\n"
 	"\n"
 	"Internal commands for tests and troubleshooting; their interface may change.\n";
 
@@ -141,9 +142,11 @@ static int debug_unpack(int argc, char **argv)
 		{ "strip", required_argument, NULL, 's' },
 		{ "skip", required_argument, NULL, 'k' },
 		{ "progress", no_argument, NULL, 'p' },
+		{ "max-bytes", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int i, rc, c;
+	long n;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "", opts, "debug")) != -1) {
@@ -156,6 +159,14 @@ static int debug_unpack(int argc, char **argv)
 			break;
 		case 'k': strvec_push(&map.skip, optarg); break;
 		case 'p': o.progress = print_unpack_progress; break;
+		case 'm':
+			if (parse_count(optarg, &n)) {
+				strvec_free(&map.skip);
+				return cmd_usage_error("debug", "bad --max-bytes '%s'", optarg);
+			}
+			o.max_bytes = (uint64_t)n;
+			o.max_bytes_note = "(debug unpack --max-bytes)";
+			break;
 		default: strvec_free(&map.skip); return XCC_EUSAGE;
 		}
 	}
@@ -185,6 +196,8 @@ static int debug_identify(int argc, char **argv)
 		return cmd_report(&err);
 	printf("kind %s\nname %s\nversion %s\nmachine %s\n", kinds[info.kind], info.name,
 	       info.version, info.machine);
+	if (info.installed_bytes)
+		printf("installed_bytes %" PRIu64 "\n", info.installed_bytes);
 	package_info_free(&info);
 	return 0;
 }

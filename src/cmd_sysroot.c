@@ -1,5 +1,7 @@
 #include <config.h>
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@ static const char sysroot_usage[] =
 	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
-	"                               [--dry-run]\n"
+	"                               [--max-expand SIZE] [--no-sync] [--dry-run]\n"
 	"       cuda-xcc sysroot info DIR [--json]\n"
 	"       cuda-xcc sysroot list\n"
 	"       cuda-xcc sysroot verify DIR\n"
@@ -40,7 +42,37 @@ static const char sysroot_usage[] =
 	"  --jobs N           archives extracted at once (default: the number of CPUs)\n"
 	"  --progress P       auto (a bar on a terminal), always or never\n"
 	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
+	"  --max-expand SIZE  what each archive may unpack to, e.g. 40G (default: a .deb's\n"
+	"                     Installed-Size, else 100 times its size, 64M to 16G)\n"
+	"  --no-sync          do not sync the tree to disk before putting it in place\n"
+	"                     (faster; a power cut may then leave empty files)\n"
 	"  --dry-run          print the plan, change nothing\n";
+
+/* 1000, 900K, 900M, 40G, 1T: powers of 1024, as du and df speak. */
+static int parse_byte_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	unsigned long long n;
+	const char *u;
+	unsigned shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || n == 0)
+		return -1;
+	if (*end) {
+		if (end[1] || !(u = strchr(units, *end)))
+			return -1;
+		shift = 10u * (unsigned)(u - units + 1);
+	}
+	if (n > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
 
 static int create(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -58,6 +90,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "progress", required_argument, NULL, 'p' },
 		{ "allow-unserved", no_argument, NULL, 'U' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "max-expand", required_argument, NULL, 'X' },
+		{ "no-sync", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -100,6 +134,14 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case 'U': o.allow_unserved = 1; break;
 		case 'n': o.dry_run = 1; break;
+		case 'S': o.no_sync = 1; break;
+		case 'X':
+			if (parse_byte_size(optarg, &o.max_expand)) {
+				sysroot_create_opts_free(&o);
+				return cmd_usage_error("sysroot create", "--max-expand takes a size "
+						       "such as 900M or 40G, not '%s'", optarg);
+			}
+			break;
 		case 'h':
 			fputs(sysroot_usage, stdout);
 			sysroot_create_opts_free(&o);

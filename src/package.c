@@ -6,8 +6,10 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +332,7 @@ static int identify_deb(struct archive *outer, const char *path, struct package_
 	const char *name;
 	struct archive *inner;
 	struct archive_entry *e;
-	char *control = NULL, *arch;
+	char *control = NULL, *arch, *installed;
 	char norm[PATH_MAX];
 	int r;
 
@@ -359,7 +361,21 @@ static int identify_deb(struct archive *outer, const char *path, struct package_
 	info->name = header_field(control, "Package");
 	info->version = header_field(control, "Version");
 	arch = header_field(control, "Architecture");
+	installed = header_field(control, "Installed-Size");
 	free(control);
+	/* Only a bound on what extraction may write: a value that is no
+	 * number of KiB is as good as none. */
+	if (installed) {
+		char *end;
+		unsigned long long kib;
+
+		errno = 0;
+		kib = strtoull(installed, &end, 10);
+		if (installed[0] >= '0' && installed[0] <= '9' && !*end && !errno &&
+		    kib <= UINT64_MAX / 1024)
+			info->installed_bytes = (uint64_t)kib * 1024;
+		free(installed);
+	}
 	if (!info->name || !info->version || !arch) {
 		free(arch);
 		return xcc_fail(err, XCC_EFAIL, "%s: the control file has no %s field", path,

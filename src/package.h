@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "error.h"
 
 enum package_kind {
@@ -22,6 +24,7 @@ struct package_info {
 	char *name;    /* cuda_cudart, nvidia-cuda-dev, nvidia_cuda_runtime_cu12 */
 	char *version;
 	char *machine; /* "x86_64", "aarch64", or "all" for arch-independent */
+	uint64_t installed_bytes; /* a .deb's Installed-Size in bytes; 0: none given */
 };
 
 int package_identify(const char *path, struct package_info *info, struct xcc_error *err);

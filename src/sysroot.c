@@ -143,7 +143,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	int rc;
 
 	progress_init(&pr, o->progress, o->log, p->n_archives);
-	rc = sysroot_extract(p, root, fo, o->jobs, &pr, err);
+	rc = sysroot_extract(p, root, fo, o->jobs, o->max_expand, &pr, err);
 	progress_free(&pr);
 	if (rc)
 		return -1;
@@ -161,7 +161,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	struct fetch_opts fo = { .cache_dir = o->cache_dir, .retries = 3 };
 	struct sysroot_request rq;
 	struct plan plan;
-	struct sysroot_commit commit = { .lock_fd = -1 };
+	struct sysroot_commit commit = { .lock_fd = -1, .tmp_fd = -1 };
 	char *fingerprint = NULL;
 	int rc = -1;
 
@@ -184,7 +184,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		goto out;
 	if (!res->up_to_date &&
 	    (build_tree(db, o, &plan, &rq, &fo, commit.tmp, fingerprint, res, err) ||
-	     sysroot_commit_finish(&commit, err)))
+	     sysroot_commit_finish(&commit, o->no_sync, err)))
 		goto out;
 	rc = 0;
 out:

@@ -4,6 +4,7 @@
 #ifndef XCC_SYSROOT_H
 #define XCC_SYSROOT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -20,6 +21,8 @@ struct sysroot_create_opts {
 	struct strvec components; /* --components */
 	const char *dest;         /* NULL: the store */
 	int jobs;                 /* 0: the number of CPUs */
+	uint64_t max_expand;      /* --max-expand: bytes each archive may unpack to; 0: its own bound */
+	int no_sync;              /* --no-sync: the tree is not synced to disk before the swap */
 	enum progress_mode progress;
 	int allow_unserved;
 	int dry_run;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,31 +52,103 @@ static int take_lock(const char *dest, int *fd_out, struct xcc_error *err)
 	return 0;
 }
 
-/* Leftovers of interrupted creates of dest: only ever seen under the lock,
- * so nobody is still writing them. */
+/* What a create makes next to dest: the tree being built, and (where the
+ * file system has no exchange) the old sysroot moved aside. No user names
+ * a backup like that, so DEST.old-2024 or DEST.tmp-mine is never taken for
+ * a leftover. */
+#define TMP_INFIX ".tmp-cuda-xcc-"
+#define OLD_INFIX ".old-cuda-xcc-"
+
+static int has_infix(const char *name, const char *base, const char *infix)
+{
+	size_t n = strlen(base);
+
+	return strncmp(name, base, n) == 0 && strncmp(name + n, infix, strlen(infix)) == 0;
+}
+
+/* Leftovers of interrupted creates of dest: our names, directories (never
+ * a link), and not locked by a live create (each holds a lock on its
+ * temporary tree for as long as it runs; the lock dies with it). */
 static void remove_stale(const char *dest)
 {
-	char *parent = file_dir_name(dest), *tmp_prefix, *old_prefix;
+	char *parent = file_dir_name(dest);
 	const char *base = file_base_name(dest);
 	DIR *d = opendir(parent);
 	struct dirent *e;
 
-	tmp_prefix = xasprintf("%s.tmp-", base);
-	old_prefix = xasprintf("%s.old-", base);
 	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, tmp_prefix, strlen(tmp_prefix)) == 0 ||
-		    strncmp(e->d_name, old_prefix, strlen(old_prefix)) == 0) {
-			char *p = xasprintf("%s/%s", parent, e->d_name);
+		char *p;
+		int fd;
 
+		if (!has_infix(e->d_name, base, TMP_INFIX) && !has_infix(e->d_name, base, OLD_INFIX))
+			continue;
+		p = xasprintf("%s/%s", parent, e->d_name);
+		fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
 			file_remove_tree(p);
-			free(p);
-		}
+		if (fd >= 0)
+			close(fd);
+		free(p);
 	}
 	if (d)
 		closedir(d);
-	free(tmp_prefix);
-	free(old_prefix);
 	free(parent);
+}
+
+/* Every file of the tree on disk before it is put in place: syncfs (one
+ * call for the tree's file system) where the kernel has it, else each
+ * file and directory by itself. */
+static int sync_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	int fd;
+
+	(void)ftw;
+	if (flag != FTW_F && flag != FTW_D && flag != FTW_DP)
+		return 0;
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fsync(fd)) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int sync_tree(const char *root, int rootfd, struct xcc_error *err)
+{
+#ifdef HAVE_SYNCFS
+	if (syncfs(rootfd) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return xcc_fail(err, XCC_EFAIL, "cannot sync %s to disk: %s", root,
+				strerror(errno));
+#else
+	(void)rootfd;
+#endif
+	if (nftw(root, sync_file, 32, FTW_PHYS | FTW_MOUNT))
+		return xcc_fail(err, XCC_EFAIL, "cannot sync %s to disk: %s", root,
+				strerror(errno));
+	return 0;
+}
+
+static int sync_dir_of(const char *path)
+{
+	char *parent = file_dir_name(path);
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+
+	free(parent);
+	if (fd >= 0) {
+		rc = fsync(fd);
+		close(fd);
+	}
+	return rc;
 }
 
 #ifndef RENAME_EXCHANGE
@@ -104,7 +177,7 @@ static int swap_into_place(const char *tmp, const char *dest, struct xcc_error *
 #endif
 	/* No exchange on this file system: two renames; an interruption
 	 * between them leaves dest.old-* for the next create to clean. */
-	old = xasprintf("%s.old-%ld", dest, (long)getpid());
+	old = xasprintf("%s" OLD_INFIX "%ld", dest, (long)getpid());
 	if (rename(dest, old)) {
 		xcc_fail(err, XCC_EFAIL, "cannot move the old %s aside: %s", dest, strerror(errno));
 		free(old);
@@ -177,6 +250,7 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 	memset(c, 0, sizeof *c);
 	c->dest = dest;
 	c->lock_fd = -1;
+	c->tmp_fd = -1;
 	*up_to_date = 0;
 	rc = file_mkdir_p(parent, err) || take_lock(dest, &c->lock_fd, err) ? -1 : 0;
 	free(parent);
@@ -190,7 +264,7 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 		return 0;
 	if (check_replaceable(dest, err))
 		return -1;
-	c->tmp = xasprintf("%s.tmp-XXXXXX", dest);
+	c->tmp = xasprintf("%s" TMP_INFIX "XXXXXX", dest);
 	if (!mkdtemp(c->tmp)) {
 		xcc_fail(err, XCC_EFAIL, "cannot create a temporary directory next to %s: %s", dest,
 			 strerror(errno));
@@ -198,14 +272,24 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 		c->tmp = NULL;
 		return -1;
 	}
+	c->tmp_fd = open(c->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->tmp_fd < 0 || flock(c->tmp_fd, LOCK_EX))
+		return xcc_fail(err, XCC_EFAIL, "cannot lock %s: %s", c->tmp, strerror(errno));
 	chmod(c->tmp, 0755);
 	return 0;
 }
 
-int sysroot_commit_finish(struct sysroot_commit *c, struct xcc_error *err)
+int sysroot_commit_finish(struct sysroot_commit *c, int no_sync, struct xcc_error *err)
 {
+	if (!no_sync && sync_tree(c->tmp, c->tmp_fd, err))
+		return -1;
+	sysroot_crash_point("synced");
 	if (swap_into_place(c->tmp, c->dest, err))
 		return -1;
+	/* The rename itself, on disk too. */
+	if (!no_sync && sync_dir_of(c->dest))
+		return xcc_fail(err, XCC_EFAIL, "cannot sync the directory of %s: %s", c->dest,
+				strerror(errno));
 	free(c->tmp);
 	c->tmp = NULL;
 	return 0;
@@ -218,6 +302,9 @@ void sysroot_commit_end(struct sysroot_commit *c)
 		free(c->tmp);
 		c->tmp = NULL;
 	}
+	if (c->tmp_fd >= 0)
+		close(c->tmp_fd);
+	c->tmp_fd = -1;
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	c->lock_fd = -1;

@@ -1,12 +1,15 @@
 #include <config.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "package.h"
 #include "strvec.h"
 #include "sysroot_commit.h"
 #include "sysroot_extract.h"
@@ -59,6 +62,7 @@ struct run {
 	struct xcc_error err; /* the first failure */
 	struct fetch_opts fo;
 	struct progress *pr;
+	uint64_t max_expand; /* --max-expand: every archive's bound; 0: each its own */
 };
 
 static void on_download(void *arg, uint64_t done, uint64_t total)
@@ -114,16 +118,66 @@ static int fetch_archive(struct job *j, char **local, struct xcc_error *err)
 	return 0;
 }
 
+/* How far one archive may expand. NVIDIA's manifests give no unpacked
+ * sizes; a .deb's Installed-Size does (in KiB, counted as unpack counts);
+ * for the rest, a ratio to the archive's own size, never less than a floor
+ * (small archives of headers compress well) and never more than a cap.
+ * Real CUDA archives expand 2 to 20 times; a bomb, thousands of times. */
+#define EXPAND_RATIO 100u
+#define EXPAND_FLOOR (64ull << 20)
+#define EXPAND_CAP (16ull << 30)
+#define RAISE_HINT "--max-expand SIZE raises the bound for an archive you trust"
+
+static uint64_t expansion_bound(const struct plan_archive *a, const char *local,
+				uint64_t max_expand, char **note)
+{
+	struct package_info info = { 0 };
+	struct xcc_error ignored = { 0 };
+	struct stat st;
+	uint64_t size = a->size > 0 ? (uint64_t)a->size :
+			stat(local, &st) == 0 ? (uint64_t)st.st_size : 0, bound;
+
+	if (max_expand) {
+		*note = xstrdup("the bound --max-expand set");
+		return max_expand;
+	}
+	if (a->format == PLAN_FMT_DEB && package_identify(local, &info, &ignored) == 0 &&
+	    info.installed_bytes) {
+		/* dpkg's own count, with room for its rounding */
+		bound = info.installed_bytes + info.installed_bytes / 8 + (1u << 20);
+		bound = bound < EXPAND_CAP ? bound : EXPAND_CAP;
+		*note = xasprintf("the package declares Installed-Size: %llu KiB; " RAISE_HINT,
+				  (unsigned long long)(info.installed_bytes / 1024));
+		package_info_free(&info);
+		return bound;
+	}
+	package_info_free(&info);
+	bound = size > EXPAND_CAP / EXPAND_RATIO ? EXPAND_CAP : size * EXPAND_RATIO;
+	bound = bound < EXPAND_FLOOR ? EXPAND_FLOOR : bound;
+	*note = xasprintf("the bound is %u times the archive's %.1f MB, at least %llu MiB and at "
+			  "most %llu GiB; " RAISE_HINT, EXPAND_RATIO, (double)size / 1e6,
+			  EXPAND_FLOOR >> 20, EXPAND_CAP >> 30);
+	return bound;
+}
+
 /* The extract stage of one archive: every member to where the plan's
  * layout puts it (unpack.c refuses what would leave the tree). */
 static int extract_archive(struct job *j, const char *local, struct xcc_error *err)
 {
 	const struct plan_archive *a = j->a;
 	struct progress *pr = j->run->pr;
-	struct unpack_opts uo = { map_member, &j->map, on_extract, j };
+	struct unpack_opts uo = {
+		.map = map_member, .map_arg = &j->map, .progress = on_extract, .progress_arg = j,
+	};
 	uint64_t size = a->size > 0 ? (uint64_t)a->size : 0;
+	char *note = NULL;
+	int rc;
 
-	if (unpack_archive(local, j->map.root, &uo, &j->stats, err))
+	uo.max_bytes = expansion_bound(a, local, j->run->max_expand, &note);
+	uo.max_bytes_note = note;
+	rc = unpack_archive(local, j->map.root, &uo, &j->stats, err);
+	free(note);
+	if (rc)
 		return -1;
 	sysroot_crash_point("extract");
 	pthread_mutex_lock(&pr->mu);
@@ -212,16 +266,46 @@ static int default_jobs(void)
 	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
 }
 
+/* Before anything is written: the archives (those taken whole) unpack to
+ * at least their own size, so a file system with less free is refused
+ * now, with the numbers, rather than filled. More than that cannot be
+ * known before extracting; a full disk later fails cleanly. */
+static int check_free_space(const struct plan *p, const char *root, struct xcc_error *err)
+{
+	struct statvfs vfs;
+	uint64_t need = 0, avail;
+
+	for (size_t i = 0; i < p->n_archives; i++) {
+		const struct plan_archive *a = &p->archives[i];
+
+		/* of a .deb holding many libraries only some may be taken */
+		if (a->size > 0 && !(a->format != PLAN_FMT_REDIST && p->filter_libs))
+			need += (uint64_t)a->size;
+	}
+	if (statvfs(root, &vfs))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", root, strerror(errno));
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail < need)
+		return xcc_fail(err, XCC_EFAIL, "not enough free space next to the destination: "
+				"%.1f MB free, and the archives alone are %.1f MB (they unpack to "
+				"more); free some space or choose another --dest",
+				(double)avail / 1e6, (double)need / 1e6);
+	return 0;
+}
+
 int sysroot_extract(const struct plan *p, const char *root, const struct fetch_opts *fo,
-		    int jobs, struct progress *pr, struct xcc_error *err)
+		    int jobs, uint64_t max_expand, struct progress *pr, struct xcc_error *err)
 {
 	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	int max_phase = 0, rc = 0;
 
+	if (check_free_space(p, root, err))
+		return -1;
 	if (jobs <= 0)
 		jobs = default_jobs();
 	run.pr = pr;
 	run.fo = *fo;
+	run.max_expand = max_expand;
 	run.n_jobs = p->n_archives;
 	run.jobs = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *run.jobs);
 	for (size_t i = 0; i < p->n_archives; i++) {

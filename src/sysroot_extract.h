@@ -7,14 +7,20 @@
 #ifndef XCC_SYSROOT_EXTRACT_H
 #define XCC_SYSROOT_EXTRACT_H
 
+#include <stdint.h>
+
 #include "error.h"
 #include "fetch.h"
 #include "plan.h"
 #include "progress.h"
 
 /* Fetch and extract every archive of p into root on up to jobs threads
- * (0: one per CPU). The first failure stops the rest and is returned. */
+ * (0: one per CPU). The first failure stops the rest and is returned.
+ * Refused before anything is written: a file system with less free space
+ * than the archives' own size. Each archive may expand only so far (a
+ * .deb's Installed-Size, else 100 times its size, at least 64 MiB, at most
+ * 16 GiB), or to max_expand bytes when that is not 0. */
 int sysroot_extract(const struct plan *p, const char *root, const struct fetch_opts *fo,
-		    int jobs, struct progress *pr, struct xcc_error *err);
+		    int jobs, uint64_t max_expand, struct progress *pr, struct xcc_error *err);
 
 #endif

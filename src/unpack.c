@@ -260,6 +260,40 @@ static void report_progress(struct unpacker *u, int done_all)
 	}
 }
 
+/* ---------------------------------------------------------------------------
+ * The expansion bound: an archive of a few KB can hold gigabytes of zeros
+ * or millions of empty files.
+ */
+
+/* dpkg's unit for Installed-Size: what a .deb declares compares as is. */
+#define CHARGE_BLOCK 1024u
+
+static uint64_t in_blocks(uint64_t bytes)
+{
+	uint64_t n = bytes / CHARGE_BLOCK + (bytes % CHARGE_BLOCK != 0);
+
+	return (n ? n : 1) * CHARGE_BLOCK;
+}
+
+/* Count an entry that now takes `bytes` (it took *charged so far) against
+ * the bound. */
+static int charge(struct unpacker *u, uint64_t bytes, uint64_t *charged, const char *member,
+		  struct xcc_error *err)
+{
+	uint64_t want = in_blocks(bytes), max = u->o ? u->o->max_bytes : 0;
+
+	if (want <= *charged)
+		return 0;
+	if (max && u->stats->charged + (want - *charged) > max)
+		return xcc_fail(err, XCC_EFAIL, "%s: refused: it expands to more than %.1f MB "
+				"(at member %s)%s%s", u->archive, (double)max / 1e6, member,
+				u->o->max_bytes_note ? "; " : "",
+				u->o->max_bytes_note ? u->o->max_bytes_note : "");
+	u->stats->charged += want - *charged;
+	*charged = want;
+	return 0;
+}
+
 static void forget_parent(struct unpacker *u)
 {
 	if (u->parentfd >= 0)
@@ -384,8 +418,14 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 	la_int64_t offset;
 	int r;
 	struct timespec times[2];
+	uint64_t charged = 0;
 
 	if (dirfd < 0)
+		return -1;
+	/* What the member says it holds is refused before a byte is written;
+	 * a member that holds more than it says is caught as it grows. */
+	if (charge(u, archive_entry_size_is_set(e) && archive_entry_size(e) > 0 ?
+			      (uint64_t)archive_entry_size(e) : 0, &charged, member, err))
 		return -1;
 	/* EEXIST again: another archive unpacked into the same tree at the
 	 * same time made the same path; the last one wins, as in one archive. */
@@ -402,6 +442,9 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 				u->archive, member, u->dest_dir, mapped, strerror(errno));
 	while ((r = archive_read_data_block(a, &buf, &size, &offset)) == ARCHIVE_OK) {
 		const char *p = buf;
+
+		if (offset >= 0 && charge(u, (uint64_t)offset + size, &charged, member, err))
+			goto fail;
 
 		while (size) {
 			ssize_t w = pwrite(fd, p, size, offset);
@@ -612,6 +655,12 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 	}
 	free(m);
 
+	if (hardlink || type != AE_IFREG) {
+		uint64_t charged = 0;
+
+		if (charge(u, 0, &charged, member, err))
+			return -1;
+	}
 	if (hardlink)
 		return make_hardlink(u, mapped, member, hardlink, err);
 	switch (type) {

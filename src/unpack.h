@@ -20,6 +20,7 @@ typedef char *unpack_map_fn(void *arg, const char *member);
 struct unpack_stats {
 	uint64_t files, bytes; /* regular files written and their bytes */
 	uint64_t skipped;      /* members the map skipped */
+	uint64_t charged;      /* what counted against max_bytes */
 };
 
 typedef void unpack_progress_fn(void *arg, uint64_t archive_bytes_read);
@@ -29,6 +30,15 @@ struct unpack_opts {
 	void *map_arg;
 	unpack_progress_fn *progress;
 	void *progress_arg;
+	/* The most the tree may grow by, counted as dpkg counts a .deb's
+	 * Installed-Size: every file its size rounded up to 1 KiB, every
+	 * entry at least 1 KiB (so that a bomb of empty files counts too);
+	 * 0: no bound. Going past it fails the extraction before the member
+	 * that would is written (or, for one that holds more than it says,
+	 * as it grows); max_bytes_note (may be NULL) ends that message:
+	 * where the bound comes from and how to raise it. */
+	uint64_t max_bytes;
+	const char *max_bytes_note;
 };
 
 /*

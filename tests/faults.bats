@@ -238,3 +238,69 @@ used_kib() { df -k --output=used "$1" | tail -n1 | tr -d ' '; }
 	[ "$(tree_sig "$D")" = "$sig" ]
 	no_leftovers
 }
+
+@test "faults: too little free space is refused before extracting, with the numbers" {
+	local mnt=$BATS_TEST_TMPDIR/small
+	small_tmpfs "$mnt" 4
+	D=$mnt/sr
+	run mk sm_87
+	assert_status 1
+	assert_output_contains "not enough free space next to the destination"
+	assert_output_contains "free some space or choose another --dest"
+	[ ! -e "$D" ]
+	no_leftovers
+}
+
+@test "faults: create removes only what interrupted creates left, never a user's DIR.old-2024, a link, or a live create's tree" {
+	local holder=$BATS_TEST_TMPDIR/holder
+	mkdir -p "$D.old-2024" "$D.tmp-mine" "$BATS_TEST_TMPDIR/precious"
+	echo keep >"$D.old-2024/keep"
+	echo keep >"$D.tmp-mine/keep"
+	echo keep >"$BATS_TEST_TMPDIR/precious/keep"
+	ln -s "$BATS_TEST_TMPDIR/precious" "$D.old-cuda-xcc-link"
+	# what a kill leaves, and the old tree of a create without exchange
+	CUDA_XCC_TEST_CRASH_AT=tree mk sm_87 && false
+	ls -d "$D".tmp-cuda-xcc-*
+	mkdir -p "$D.old-cuda-xcc-4242/bin"
+	# a tree a live create holds
+	mkdir "$D.tmp-cuda-xcc-live"
+	python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], "w").close()
+time.sleep(60)' "$D.tmp-cuda-xcc-live" "$holder" 3>&- &
+	BG_PID=$!
+	for _ in $(seq 100); do [ -e "$holder" ] && break; sleep 0.1; done
+	[ -e "$holder" ]
+	mk sm_87
+	[ "$(cat "$D.old-2024/keep")" = keep ]
+	[ "$(cat "$D.tmp-mine/keep")" = keep ]
+	[ -L "$D.old-cuda-xcc-link" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/precious/keep")" = keep ]
+	[ -d "$D.tmp-cuda-xcc-live" ]
+	[ ! -e "$D.old-cuda-xcc-4242" ]
+	[ "$(ls -d "$D".tmp-cuda-xcc-*)" = "$D.tmp-cuda-xcc-live" ]
+	# once its create is gone, the next run cleans it
+	kill "$BG_PID"
+	wait "$BG_PID" 2>/dev/null || true
+	BG_PID=
+	mk sm_87
+	[ ! -e "$D.tmp-cuda-xcc-live" ]
+	[ -d "$D.old-2024" ]
+}
+
+@test "faults: the tree is synced to disk before it is put in place, and the rename after; --no-sync skips both" {
+	need strace "to watch the system calls"
+	strace -f -qq -e trace=syncfs,fsync,renameat2,rename -o "$BATS_TEST_TMPDIR/trace" \
+		"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" \
+		--dest "$D" --progress never
+	# syncfs of the tree comes before the rename that puts it in place
+	awk '/syncfs\(/ && !s { s = NR } /rename(at2)?\(.*tmp-cuda-xcc-[A-Za-z0-9]+", / && !r { r = NR }
+		END { exit !(s && r && s < r) }' "$BATS_TEST_TMPDIR/trace"
+	# and an fsync after it (the directory)
+	awk '/rename(at2)?\(.*tmp-cuda-xcc-[A-Za-z0-9]+", / { r = NR } /fsync\(/ && r { f = NR } END { exit !(f > r) }' "$BATS_TEST_TMPDIR/trace"
+	rm -rf "$D"
+	strace -f -qq -e trace=syncfs -o "$BATS_TEST_TMPDIR/trace2" \
+		"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" \
+		--dest "$D" --progress never --no-sync
+	! grep -q 'syncfs(' "$BATS_TEST_TMPDIR/trace2"
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+}

@@ -659,7 +659,7 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	local ref=$BATS_TEST_TMPDIR/ref sig_ref sig_old point
 	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$ref" --progress never
 	sig_ref=$(tree_sig "$ref" | sed "s|$ref||g")
-	for point in fetch extract tree meta; do
+	for point in fetch extract tree meta synced; do
 		# no old sysroot: nothing that looks like one may remain
 		rm -rf "$D"
 		CUDA_XCC_TEST_CRASH_AT=$point mk126 && false
@@ -983,4 +983,33 @@ check_pair() {
 	run xcc sysroot verify "$D"
 	assert_status 1
 	assert_output_contains "symlink targets/aarch64-linux/up -> /etc goes through a symlink to an absolute path"
+}
+
+@test "sysroot: an archive that expands past its bound is refused before it fills the disk; --max-expand raises the bound" {
+	local s=$BATS_TEST_TMPDIR/single f top
+	mkdir -p "$s/src"
+	for f in cuda_nvcc/linux-x86_64 cuda_cudart/linux-aarch64; do
+		cp "$FX/m126/$f"/*.tar.xz "$s/"
+	done
+	# the fixture's cccl, with 80 MB of zeros in a header: a few KB of xz
+	f=$(ls "$FX"/m126/cuda_cccl/linux-aarch64/*.tar.xz)
+	tar -C "$s/src" -xJf "$f"
+	top=$(ls "$s/src")
+	head -c 80000000 /dev/zero >"$s/src/$top/include/zeros.h"
+	tar -C "$s/src" -cJf "$s/$(basename "$f")" "$top"
+	[ "$(stat -c %s "$s/$(basename "$f")")" -lt 100000 ]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		$(for f in "$s"/*.tar.xz; do printf -- '--from %s ' "$f"; done)
+	assert_status 1
+	assert_output_contains "refused: it expands to more than 67.1 MB (at member $top/include/zeros.h)"
+	assert_output_contains "--max-expand SIZE raises the bound"
+	[ ! -e "$D" ]
+	no_leftovers
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --progress never \
+		--max-expand 200M $(for f in "$s"/*.tar.xz; do printf -- '--from %s ' "$f"; done)
+	assert_status 0
+	[ "$(stat -c %s "$D/targets/aarch64-linux/include/zeros.h")" = 80000000 ]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --dest "$D" --max-expand 12Q
+	assert_status 2
+	assert_output_contains "--max-expand takes a size such as 900M or 40G, not '12Q'"
 }

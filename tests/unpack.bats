@@ -483,3 +483,49 @@ loose_expected() { # PREFIX
 	assert_status 0
 	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
 }
+
+@test "expansion bound: a member past --max-bytes is refused before it is written; many empty files count too" {
+	need python3 "building archives"
+	python3 - "$S" <<-'EOF'
+	import io, sys, tarfile, zipfile
+	d = sys.argv[1]
+	# 20 MB of zeros in a few KB of xz
+	with tarfile.open(d + "/zeros.tar.xz", "w:xz") as t:
+	    ti = tarfile.TarInfo("top/small.h"); ti.size = 100
+	    t.addfile(ti, io.BytesIO(b"x" * 100))
+	    ti = tarfile.TarInfo("top/zeros.bin"); ti.size = 20 << 20
+	    t.addfile(ti, io.BytesIO(bytes(20 << 20)))
+	# the same zeros in a zip written as a stream: no size before the data
+	class Stream(io.RawIOBase):
+	    def __init__(self, f): self.f = f
+	    def writable(self): return True
+	    def write(self, b): return self.f.write(b)
+	with open(d + "/zeros.whl", "wb") as f, zipfile.ZipFile(Stream(f), "w", zipfile.ZIP_DEFLATED) as z:
+	    with z.open("top/zeros.bin", "w") as m:
+	        for _ in range(20):
+	            m.write(bytes(1 << 20))
+	# 5000 empty files
+	with tarfile.open(d + "/empty.tar.xz", "w:xz") as t:
+	    for i in range(5000):
+	        t.addfile(tarfile.TarInfo(f"top/e{i}"), io.BytesIO(b""))
+	EOF
+	mkdir "$S/a" "$S/b" "$S/c" "$S/d"
+	run xcc debug unpack --max-bytes 10000000 "$S/zeros.tar.xz" "$S/a"
+	assert_status 1
+	assert_output_contains "$S/zeros.tar.xz: refused: it expands to more than 10.0 MB (at member top/zeros.bin); (debug unpack --max-bytes)"
+	[ ! -e "$S/a/top/zeros.bin" ]
+	mkdir "$S/w"
+	run xcc debug unpack --max-bytes 10000000 "$S/zeros.whl" "$S/w"
+	assert_status 1
+	assert_output_contains "refused: it expands to more than 10.0 MB (at member top/zeros.bin)"
+	[ ! -e "$S/w/top/zeros.bin" ]
+	run xcc debug unpack --max-bytes 30000000 "$S/zeros.tar.xz" "$S/b"
+	assert_status 0
+	[ "$(stat -c %s "$S/b/top/zeros.bin")" = $((20 << 20)) ]
+	# each empty file is 1 KiB, as dpkg counts Installed-Size
+	run xcc debug unpack --max-bytes 4000000 "$S/empty.tar.xz" "$S/c"
+	assert_status 1
+	assert_output_contains "refused: it expands to more than 4.0 MB"
+	run xcc debug unpack --max-bytes 6000000 "$S/empty.tar.xz" "$S/d"
+	assert_status 0
+}

@@ -444,7 +444,8 @@ static void test_good(void)
 	char *dest = fresh_dest();
 	struct unpack_stats st;
 	uint64_t last = 0;
-	struct unpack_opts o = { rename_lib64, "pkg-archive", progress_count, &last };
+	struct unpack_opts o = { .map = rename_lib64, .map_arg = "pkg-archive",
+				 .progress = progress_count, .progress_arg = &last };
 	struct xcc_error err;
 	struct stat sa, sb;
 	char *s, *pa, *pb;
