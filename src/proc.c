@@ -32,10 +32,8 @@ static int wait_exit_status(pid_t pid, struct xcc_error *err)
 int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 {
 	posix_spawn_file_actions_t fa;
-	int pipefd[2], status, rc;
+	int pipefd[2], rc;
 	pid_t pid;
-	size_t len = 0, cap = 4096;
-	char *buf;
 
 	*out = NULL;
 	if (pipe(pipefd))
@@ -51,7 +49,16 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 		close(pipefd[0]);
 		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));
 	}
-	buf = xmalloc(cap);
+	return proc_collect(pid, pipefd[0], out, err);
+}
+
+int proc_collect(pid_t pid, int fd, char **out, struct xcc_error *err)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = xmalloc(cap);
+	int status;
+
+	*out = NULL;
 	for (;;) {
 		ssize_t n;
 
@@ -61,7 +68,7 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		n = read(pipefd[0], buf + len, cap - len - 1);
+		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -69,7 +76,7 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	close(pipefd[0]);
+	close(fd);
 	status = wait_exit_status(pid, err);
 	if (status < 0)
 		free(buf);

@@ -12,6 +12,10 @@
  * err set when it could not be started. */
 int proc_capture(char *const argv[], char **out, struct xcc_error *err);
 
+/* Read a child's output from fd (its end of a pipe) until end of file, at
+ * most 16 MiB kept, close fd and wait for the child: its exit status with
+ * the output in *out (caller frees), or -1 with err set and *out NULL. */
+int proc_collect(pid_t pid, int fd, char **out, struct xcc_error *err);
 /* Run argv (looked up on PATH) with this process's stdio and wait: its exit
  * status (128 + N after signal N), or -1 with err set when it could not be
  * started. */

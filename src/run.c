@@ -490,8 +490,6 @@ static int ssh_command(const struct run_opts *o, const struct ssh_target *t, con
 	if (out) {
 		int pipefd[2];
 		pid_t pid;
-		size_t len = 0, cap = 4096;
-		char *buf;
 
 		if (pipe(pipefd)) {
 			strvec_free(&argv);
@@ -504,27 +502,7 @@ static int ssh_command(const struct run_opts *o, const struct ssh_target *t, con
 			close(pipefd[0]);
 			return -1;
 		}
-		buf = xmalloc(cap);
-		for (;;) {
-			ssize_t n;
-
-			if (len + 1 >= cap)
-				buf = xrealloc(buf, cap *= 2);
-			n = read(pipefd[0], buf + len, cap - len - 1);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-		}
-		buf[len] = '\0';
-		close(pipefd[0]);
-		status = proc_wait(pid, err);
-		if (status < 0)
-			free(buf);
-		else
-			*out = buf;
-		return status;
+		return proc_collect(pid, pipefd[0], out, err);
 	}
 	status = proc_run(argv.v, err);
 	strvec_free(&argv);

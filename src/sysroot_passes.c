@@ -52,13 +52,30 @@ static void note_missing(struct strvec *notes, const char *half, const char *roo
 	strvec_free(&list);
 }
 
+/* Patch one half; libraries found nowhere are a note (the device may
+ * provide them), any other failure an error. */
+static int autopatch_half(const struct autopatch_opts *o, const char *half, const char *root,
+			  struct strvec *notes, struct xcc_error *err)
+{
+	struct autopatch_report r = { 0 };
+	struct xcc_error e2 = { 0 };
+	int rc = 0;
+
+	if (autopatch_run(o, &r, &e2)) {
+		if (r.n_missing_unignored == 0)
+			rc = xcc_fail(err, e2.status, "autopatch of the %s: %s", half, e2.msg);
+		else
+			note_missing(notes, half, root, &r);
+	}
+	autopatch_report_free(&r);
+	return rc;
+}
+
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
 		      const char *target_fs, int dry_run, struct strvec *notes,
 		      struct xcc_error *err)
 {
 	struct autopatch_opts host = AUTOPATCH_OPTS_INIT, target = AUTOPATCH_OPTS_INIT;
-	struct autopatch_report r = { 0 };
-	struct xcc_error e2 = { 0 };
 	char *prefix = xasprintf("%s-", triple);
 	int rc = -1;
 
@@ -74,15 +91,8 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 	}
 	host.target_fs = "/";
 	host.dry_run = dry_run;
-	if (autopatch_run(&host, &r, &e2)) {
-		if (r.n_missing_unignored == 0) {
-			xcc_fail(err, e2.status, "autopatch of the host half: %s", e2.msg);
-			goto out;
-		}
-		note_missing(notes, "host half", root, &r);
-	}
-	autopatch_report_free(&r);
-	memset(&r, 0, sizeof r);
+	if (autopatch_half(&host, "host half", root, notes, err))
+		goto out;
 	/* Target half: the target's own libraries, then the device's root
 	 * filesystem when there is one (its libstdc++ and libgcc_s are the
 	 * ones the programs will meet), else the cross toolchain's. */
@@ -92,16 +102,10 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 	else
 		target.cross_prefix = prefix;
 	target.dry_run = dry_run;
-	if (autopatch_run(&target, &r, &e2)) {
-		if (r.n_missing_unignored == 0) {
-			xcc_fail(err, e2.status, "autopatch of the target half: %s", e2.msg);
-			goto out;
-		}
-		note_missing(notes, "target half", root, &r);
-	}
+	if (autopatch_half(&target, "target half", root, notes, err))
+		goto out;
 	rc = 0;
 out:
-	autopatch_report_free(&r);
 	autopatch_opts_free(&host);
 	autopatch_opts_free(&target);
 	free(prefix);

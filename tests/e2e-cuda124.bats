@@ -10,6 +10,7 @@
 # the cache is $XCC_DEB_CACHE_TRIXIE, default /var/cache/cuda-xcc/debs-trixie. Without them
 # these tests are skipped. XCC_E2E_SYSROOT_124=DIR reuses a sysroot made from them.
 load lib/common
+load lib/e2e
 
 deb_cache() { echo "${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}"; }
 
@@ -26,39 +27,14 @@ debs() {
 }
 
 setup_file() {
-	local s=$BATS_FILE_TMPDIR/S debs_found
-	export E2E_STATE=$BATS_FILE_TMPDIR/state
-	if [ -n "${XCC_E2E_SYSROOT_124:-}" ]; then
-		echo "ok $XCC_E2E_SYSROOT_124" > "$E2E_STATE"
-		return 0
-	fi
-	debs_found=$(debs | wc -l)
-	if [ "$debs_found" -lt 9 ]; then
-		echo "skip the CUDA 12.4 .debs are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh --release trixie)" > "$E2E_STATE"
-		return 0
-	fi
 	# One sysroot for the whole file: making it means decompressing 1.4 GB of xz.
-	local from=() d
-	while read -r d; do from+=(--from "$d"); done < <(debs)
-	if "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$s" --progress never \
-		--components libcublas,libcufft "${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
-		echo "ok $s" > "$E2E_STATE"
-	else
-		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
-	fi
+	e2e_make_sysroot "CUDA 12.4" "${XCC_E2E_SYSROOT_124:-}" 9 "scripts/fetch-debian-cuda.sh --release trixie" \
+		--target sbsa --cuda 12.4 --components libcublas,libcufft
 }
 
 # The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
 need_sysroot() {
-	local state word rest
-	state=$(cat "$E2E_STATE")
-	word=${state%% *}
-	rest=${state#* }
-	case "$word" in
-	ok) S=$rest ;;
-	skip) skip "$rest" ;;
-	*) echo "$rest" >&2; return 1 ;;
-	esac
+	e2e_sysroot
 	need aarch64-linux-gnu-g++-12 "CUDA 12.4's host compiler (g++-aarch64-linux-gnu)"
 	need qemu-aarch64 "runs the aarch64 programs"
 	need readelf "inspects the programs"

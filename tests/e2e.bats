@@ -8,6 +8,7 @@
 # $XCC_DEB_CACHE, default /var/cache/cuda-xcc/debs. Without them these tests are skipped.
 # XCC_E2E_SYSROOT=DIR reuses an existing sysroot instead of creating one.
 load lib/common
+load lib/e2e
 
 deb_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
 
@@ -20,39 +21,13 @@ debs() {
 }
 
 setup_file() {
-	local s=$BATS_FILE_TMPDIR/S debs_found
-	export E2E_STATE=$BATS_FILE_TMPDIR/state
-	if [ -n "${XCC_E2E_SYSROOT:-}" ]; then
-		echo "ok $XCC_E2E_SYSROOT" > "$E2E_STATE"
-		return 0
-	fi
-	debs_found=$(debs | wc -l)
-	if [ "$debs_found" -lt 3 ]; then
-		echo "skip the CUDA 11.8 .debs are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh)" > "$E2E_STATE"
-		return 0
-	fi
 	# One sysroot for the whole file: making it means decompressing 667 MB of xz.
-	local from=() d
-	while read -r d; do from+=(--from "$d"); done < <(debs)
-	if "$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$s" --progress never \
-		"${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1; then
-		echo "ok $s" > "$E2E_STATE"
-	else
-		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
-	fi
+	e2e_make_sysroot "CUDA 11.8" "${XCC_E2E_SYSROOT:-}" 3 "scripts/fetch-debian-cuda.sh" --target sbsa --cuda 11.8
 }
 
 # The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
 need_sysroot() {
-	local state word rest
-	state=$(cat "$E2E_STATE")
-	word=${state%% *}
-	rest=${state#* }
-	case "$word" in
-	ok) S=$rest ;;
-	skip) skip "$rest" ;;
-	*) echo "$rest" >&2; return 1 ;;
-	esac
+	e2e_sysroot
 	need aarch64-linux-gnu-g++-11 "CUDA 11.8's host compiler (g++-11-aarch64-linux-gnu)"
 	need qemu-aarch64 "runs the aarch64 programs"
 	need readelf "inspects the programs"

@@ -1,0 +1,41 @@
+# One real sysroot per end-to-end file, made once in setup_file from the Debian
+# packages the file's own debs function lists; the tests read what became of it
+# from $E2E_STATE: "ok DIR", "skip WHY" (no packages) or "fail WHY" (create failed).
+
+# e2e_make_sysroot LABEL REUSE MIN_DEBS FETCH_COMMAND [create options...]
+# REUSE, when not empty, is an existing sysroot to take instead.
+e2e_make_sysroot() {
+	local label=$1 reuse=$2 min=$3 fetch=$4 s=$BATS_FILE_TMPDIR/S from=() d found
+	shift 4
+	export E2E_STATE=$BATS_FILE_TMPDIR/state
+	if [ -n "$reuse" ]; then
+		echo "ok $reuse" > "$E2E_STATE"
+		return 0
+	fi
+	found=$(debs | wc -l)
+	if [ "$found" -lt "$min" ]; then
+		echo "skip the $label .debs are not in $(deb_cache) (run $fetch)" > "$E2E_STATE"
+		return 0
+	fi
+	while read -r d; do from+=(--from "$d"); done < <(debs)
+	if "$CUDA_XCC" sysroot create --dest "$s" --progress never "$@" "${from[@]}" \
+		> "$BATS_FILE_TMPDIR/create.log" 2>&1; then
+		echo "ok $s" > "$E2E_STATE"
+	else
+		echo "fail sysroot create failed: $(tail -5 "$BATS_FILE_TMPDIR/create.log")" > "$E2E_STATE"
+	fi
+}
+
+# Set S to the file's sysroot, or skip the test (no packages), or fail it.
+e2e_sysroot() {
+	local state word rest
+	state=$(cat "$E2E_STATE")
+	word=${state%% *}
+	rest=${state#* }
+	case "$word" in
+	ok) S=$rest ;;
+	skip) skip "$rest" ;;
+	*) echo "$rest" >&2; return 1 ;;
+	esac
+	export S
+}
