@@ -715,17 +715,18 @@ static int resolve_jetpack(struct doctor_ctx *c, struct xcc_error *err)
 {
 	const char *recorded = c->have_meta ? c->meta.jetpack : NULL;
 	const char *v = c->o->jetpack ? c->o->jetpack : recorded;
-	char *known;
 
 	if (!v)
 		return 0;
 	if (!c->o->jetpacks)
 		return xcc_fail(err, XCC_EFAIL, "no JetPack data loaded");
-	if (!(c->jp = jetpack_find(c->o->jetpacks, v))) {
-		known = jetpack_versions(c->o->jetpacks);
-		xcc_fail(err, XCC_EUSAGE, "unknown JetPack release '%s'; known: %s", v, known);
-		free(known);
-		return -1;
+	if (c->o->jetpack) {
+		if (request_jetpack(c->o->jetpacks, v, &c->jp, err))
+			return -1;
+	} else if (!(c->jp = jetpack_find(c->o->jetpacks, v))) {
+		return xcc_fail(err, XCC_EFAIL, "%s records JetPack %s, which this cuda-xcc does "
+				"not know: update cuda-xcc or name a release with --jetpack",
+				c->sysroot, v);
 	}
 	if (recorded && c->o->jetpack && jetpack_find(c->o->jetpacks, recorded) != c->jp)
 		return xcc_fail(err, XCC_EUSAGE, "%s was made for JetPack %s, not %s", c->sysroot,

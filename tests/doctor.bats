@@ -236,7 +236,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	assert_status 2
 	run "$CUDA_XCC" doctor --jetpack 9.9
 	assert_status 2
-	assert_output_contains "unknown JetPack release '9.9'; known: 4.6, 5.1"
+	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.1"
 	run "$CUDA_XCC" doctor --jetpack 6.1 --target x86_64
 	assert_status 2
 	assert_output_contains "JetPack runs only on Jetson boards"
