@@ -1013,3 +1013,25 @@ check_pair() {
 	assert_status 2
 	assert_output_contains "--max-expand takes a size such as 900M or 40G, not '12Q'"
 }
+
+@test "sysroot: a .deb whose Installed-Size understates its contents is refused at that bound; --max-expand raises it" {
+	local p=$BATS_TEST_TMPDIR/pkg
+	make_debian_debs "$p"
+	# dev.deb again, declaring 10 KiB while it holds 5 MB of zeros in a header
+	head -c 5000000 /dev/zero > "$p/dev/usr/include/zeros.h"
+	printf 'Installed-Size: 10\n' >> "$p/dev/DEBIAN/control"
+	dpkg-deb -Zxz --build "$p/dev" "$p/dev.deb" >/dev/null
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 1
+	assert_output_contains "dev.deb"
+	assert_output_contains "refused: it expands to more than 1.1 MB (at member usr/include/zeros.h)"
+	assert_output_contains "the package declares Installed-Size: 10 KiB; --max-expand SIZE raises the bound"
+	[ ! -e "$D" ]
+	no_leftovers
+	# the same package, trusted
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never --max-expand 64M \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 0
+	[ "$(stat -c %s "$D/targets/sbsa-linux/include/zeros.h")" = 5000000 ]
+}
