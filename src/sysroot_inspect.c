@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "plan.h"
 #include "sysroot.h"
 #include "sysroot_meta.h"
 #include "sysroot_passes.h"
@@ -110,6 +111,27 @@ int sysroot_list(char **out, struct xcc_error *err)
 	return 0;
 }
 
+/* The libraries still being the build the sysroot is for (libraries of the
+ * other build copied in later would not run on its device): create's own
+ * check, on the tree as it is now. The packages are gone, so only what the
+ * libraries carry can tell. */
+static void verify_flavour(const struct gpudb *db, const char *dir, struct sysroot_meta *m,
+			   struct strvec *problems)
+{
+	struct plan p = { .target = m->target, .cuda = m->cuda, .tag = m->tag,
+			  .target_dir = m->target_dir };
+	struct sysroot_flavour f;
+	struct strvec notes = STRVEC_INIT;
+	struct xcc_error e2 = { 0 };
+
+	if (sysroot_check_flavour(db, dir, &p, &f, &notes, &e2))
+		strvec_pushf(problems, "the target libraries are not the build this sysroot is "
+			     "for (%s): %s", m->tag, e2.msg);
+	else
+		sysroot_flavour_free(&f);
+	strvec_free(&notes);
+}
+
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
 		   struct xcc_error *err)
 {
@@ -160,6 +182,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		strvec_pushf(problems, "unknown target '%s' in %s", m.target, SYSROOT_META_FILE);
 	else if (sysroot_autopatch(dir, m.target_dir, t->triple, m.target_fs, 1, &notes, &e2))
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
+	verify_flavour(db, dir, &m, problems);
 done:
 	strvec_free(&notes);
 	sysroot_meta_free(&m);

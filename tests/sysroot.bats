@@ -233,6 +233,22 @@ json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[s
 	[ ! -e "$D" ]
 }
 
+@test "sysroot: verify finds server libraries copied into a Jetson sysroot" {
+	flavour_libs
+	local a o=$BATS_TEST_TMPDIR/a lib=$D/targets/aarch64-linux/lib
+	a=$(cudart_as "$o" linux-aarch64 "$FX/fb/l4t.a")
+	run create_from_cudart jetson sm_87 "$a"
+	assert_status 0
+	run xcc sysroot verify "$D"
+	assert_status 0
+	# an SBSA build's libcudadevrt.a copied over the L4T one
+	cp "$FX/fb/sbsa.a" "$lib/libcudadevrt.a"
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "the target libraries are not the build this sysroot is for (linux-aarch64)"
+	assert_output_contains "libcudadevrt.a (sm_80 sm_90)"
+}
+
 @test "sysroot: without device code the packages' names tell the build; .debs, which do not say, leave it unknown and say so" {
 	local p=$BATS_TEST_TMPDIR/pkg
 	# the fixture archives carry no device code: a linux-sbsa one is no Jetson library
