@@ -43,7 +43,7 @@ const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *versi
 	return r;
 }
 
-void cmd_ctx_release(struct cmd_ctx *ctx)
+void cmd_ctx_free(struct cmd_ctx *ctx)
 {
 	if (ctx->db_loaded)
 		gpudb_free(&ctx->db);

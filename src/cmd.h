@@ -21,7 +21,7 @@ struct cmd_ctx {
 /* The capability database, loaded on first use (patchelf never needs it). */
 const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err);
 /* Release what the verbs loaded into ctx; ctx can be used again. */
-void cmd_ctx_release(struct cmd_ctx *ctx);
+void cmd_ctx_free(struct cmd_ctx *ctx);
 
 /* The JetPack releases, loaded on first use. */
 const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err);

@@ -147,6 +147,6 @@ int main(int argc, char **argv)
 	if (!(v = find_verb(verbs, argv[1])) && !(v = find_verb(test_verbs, argv[1])))
 		v = &driver;
 	rc = v->fn(argc - 1, argv + 1, &ctx);
-	cmd_ctx_release(&ctx);
+	cmd_ctx_free(&ctx);
 	return rc;
 }

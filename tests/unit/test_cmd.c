@@ -113,6 +113,6 @@ int main(void)
 	test_gpus_lists_orin();
 	test_sysroot_without_action_is_usage();
 	test_fatbin_help();
-	cmd_ctx_release(&ctx);
+	cmd_ctx_free(&ctx);
 	return done_testing();
 }
