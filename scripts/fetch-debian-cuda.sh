@@ -11,8 +11,8 @@
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
-# DIR/apt (its own sources.list and lists directory): /etc/apt is only read, to learn which
-# Debian mirror this machine uses, and nothing is installed.
+# DIR/apt (its own sources.list and lists directory; scripts/debian-fetch.bash): /etc/apt is
+# only read, to learn which Debian mirror this machine uses, and nothing is installed.
 set -euo pipefail
 
 usage="usage: $0 [--release bookworm|trixie] [--cache DIR]"
@@ -68,118 +68,12 @@ trixie)
 	;;
 *) echo "$0: unknown release '$release': bookworm (CUDA 11.8) or trixie (CUDA 12.4)" >&2; exit 2 ;;
 esac
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-
-for tool in apt-get dpkg-deb; do
-	command -v "$tool" >/dev/null || { echo "$0: $tool not found: this script needs a Debian-like system with apt" >&2; exit 1; }
-done
-
-# apt-get download names a file pkg_version_arch.deb (an epoch's ':' would be %3a; none here).
-deb_name() {
-	local pkg=${1%%:*} rest=${1#*:}
-	printf '%s_%s_%s.deb\n' "$pkg" "${rest#*=}" "${rest%%=*}"
-}
-
-# The first URI that serves suite in the machine's apt sources: one-line .list entries
-# ("deb [options] URI suite components") and deb822 .sources paragraphs (URIs:, Suites:).
-# Suite '*': the first URI of the Debian archive itself (.../debian), whatever its suites.
-# Where they are comes from apt's own configuration (which honours APT_CONFIG).
-sources_uri() {
-	local suite=$1 f list=/etc/apt/sources.list parts=/etc/apt/sources.list.d/
-	eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d 2>/dev/null)"
-	for f in "$list" "${parts%/}"/*.list; do
-		[ -r "$f" ] || continue
-		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" |
-			awk -v s="$suite" '$1 == "deb" && ($3 == s || (s == "*" && $2 ~ /\/debian\/?$/)) {
-				print $2; exit
-			}'
-	done
-	for f in "${parts%/}"/*.sources; do
-		[ -r "$f" ] || continue
-		awk -v s="$suite" '
-			function flush() {
-				split(uris, u, " ")
-				if (uris != "" && enabled && (index(" " suites " ", " " s " ") ||
-				    (s == "*" && u[1] ~ /\/debian\/?$/))) {
-					print u[1]; found = 1; exit
-				}
-				uris = ""; suites = ""; enabled = 1
-			}
-			BEGIN { enabled = 1 }
-			/^[ \t]*#/ { next }
-			/^[ \t]*$/ { flush(); next }
-			tolower($1) == "uris:" { $1 = ""; uris = $0 }
-			tolower($1) == "suites:" { $1 = ""; suites = $0 }
-			tolower($1) == "enabled:" { enabled = (tolower($2) != "no") }
-			END { if (!found) flush() }' "$f"
-	done | head -1
-}
-
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-
-missing=()
-for p in "${packages[@]}"; do
-	f=$cache/$(deb_name "$p")
-	# A cached copy counts only when dpkg can read it: an interrupted download is retried.
-	if [ -s "$f" ] && dpkg-deb --info "$f" >/dev/null 2>&1; then
-		continue
-	fi
-	missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-	# The machine's own Debian mirror, whatever the sources format (one-line or deb822).
-	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
-		awk -v s="$suite" '$2 == s { print $1; exit }')
-	if [ -z "$uri" ]; then
-		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
-			awk '$1 ~ /debian\/?$/ { print $1; exit }')
-	fi
-	# indextargets knows only what 'apt-get update' fetched: read the sources themselves.
-	[ -n "$uri" ] || uri=$(sources_uri "$suite")
-	# A Debian mirror serves every release: a bookworm machine's mirror has trixie too.
-	[ -n "$uri" ] || uri=$(sources_uri '*')
-	if [ -z "$uri" ]; then
-		echo "$0: no Debian $suite mirror in this machine's apt sources;" \
-			"add one, e.g. http://deb.debian.org/debian, to /etc/apt/sources.list.d" >&2
-		exit 1
-	fi
-	[ -r "$keyring" ] || { echo "$0: $keyring missing: install debian-archive-keyring" >&2; exit 1; }
-
-	aptdir=$cache/apt
-	mkdir -p "$aptdir/lists/partial"
-	printf 'deb [arch=amd64,arm64 signed-by=%s] %s %s main contrib non-free\n' \
-		"$keyring" "${uri%/}" "$suite" > "$aptdir/sources.list"
-	apt_opts=(
-		-o "Dir::Etc::SourceList=$aptdir/sources.list"
-		-o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$aptdir/lists"
-		-o "Dir::Cache=$aptdir/cache"
-		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
-		-o Debug::NoLocking=1
-	)
-	# apt drops to _apt to download; root-owned caches would then be unwritable for it.
-	[ "$(id -u)" = 0 ] && apt_opts+=(-o APT::Sandbox::User=root)
-
-	echo "fetch-debian-cuda: updating a private package index from $uri ($suite non-free)" >&2
-	apt-get -q "${apt_opts[@]}" update >&2
-
-	tmp=$(mktemp -d "$cache/.download.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	echo "fetch-debian-cuda: downloading ${missing[*]}" >&2
-	(cd "$tmp" && apt-get -q "${apt_opts[@]}" download "${missing[@]}" >&2)
-	for p in "${missing[@]}"; do
-		f=$(deb_name "$p")
-		if [ ! -s "$tmp/$f" ] || ! dpkg-deb --info "$tmp/$f" >/dev/null 2>&1; then
-			echo "$0: apt-get download did not produce a readable $f" >&2
-			exit 1
-		fi
-		# Same file system: the rename is atomic, so a reader never sees half a package.
-		mv -f "$tmp/$f" "$cache/$f"
-	done
-fi
+# shellcheck source=debian-fetch.bash
+. "$(dirname "$0")/debian-fetch.bash"
+debian_fetch fetch-debian-cuda "$suite" "$cache" "${packages[@]}"
 
 for p in "${packages[@]}"; do
-	echo "$cache/$(deb_name "$p")"
+	echo "$cache/$(debian_deb_name "$p")"
 done

@@ -107,6 +107,10 @@ bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
 bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACHE_TRIXIE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 12.4 packages; tests/e2e-cuda124.bats will skip" >&2
+# Debian 11's arm64 C runtime (7 MB): tests/target-root.bats makes a JetPack-5-like root of it.
+export XCC_DEB_CACHE_BULLSEYE=${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}
+bash "$top/scripts/fetch-target-root.sh" --fetch-only --cache "$XCC_DEB_CACHE_BULLSEYE" >/dev/null ||
+	echo "setup.sh: could not fetch the bullseye packages; tests/target-root.bats will skip" >&2
 phase_done "fetching the CUDA packages"
 
 # 1. The whole suite against the normal binary.

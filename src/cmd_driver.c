@@ -199,6 +199,8 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 	floor = jetpack_floor_for(jdb, jp, &plan.arch);
 	for (size_t i = 0; i < plan.arch.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
+	for (size_t i = 0; i < plan.warnings.n; i++)
+		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.warnings.v[i]);
 	for (size_t i = 0; i < plan.arch.extra_components.n; i++)
 		fprintf(stderr, "cuda-xcc: note: these GPUs need the %s component in the sysroot\n",
 			plan.arch.extra_components.v[i]);

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "devroot.h"
 #include "doctor.h"
 #include "fileio.h"
 #include "glibc.h"
@@ -504,6 +505,57 @@ out:
 	free(tc_glibcxx);
 }
 
+/* A root taken as it is (Debian 11, Ubuntu 20.04, L4T) links its
+ * development files absolutely (libpthread.so -> /lib/.../libpthread.so.0).
+ * The driver and the toolchain files read those inside the root (an
+ * overlay, devroot.h); a link that names no file there too is skipped by
+ * ld, which may then take the static library of the same name. */
+static void check_target_fs_links(struct doctor_ctx *c, struct doctor_report *r)
+{
+	const char *rootfs = c->o->target_fs;
+	struct devroot_links links;
+	struct xcc_error err = { 0 };
+	struct strvec ok = STRVEC_INIT, broken = STRVEC_INIT;
+
+	if (!rootfs && c->have_meta)
+		rootfs = c->meta.target_fs;
+	if (!rootfs || !c->target) {
+		add(r, "target-fs-links", DOCTOR_SKIP,
+		    xstrdup(rootfs ? "no target given: the root's library directories are unknown"
+				   : "no device root filesystem: give --target-fs ROOTFS"), NULL);
+		return;
+	}
+	if (!file_is_dir(rootfs) || devroot_absolute_links(rootfs, c->target->triple, &links, &err)) {
+		add(r, "target-fs-links", DOCTOR_SKIP,
+		    xasprintf("%s is not a directory", rootfs), NULL);
+		return;
+	}
+	for (size_t i = 0; i < links.n; i++)
+		strvec_pushf(links.v[i].resolved ? &ok : &broken, "%s -> %s", links.v[i].path,
+			     links.v[i].target);
+	if (broken.n) {
+		char *b = strvec_join(&broken, ", ");
+
+		add(r, "target-fs-links", DOCTOR_FAIL,
+		    xasprintf("%zu absolute link%s in %s name%s no file in that root: %s", broken.n,
+			      broken.n == 1 ? "" : "s", rootfs, broken.n == 1 ? "s" : "", b),
+		    xstrdup("copy the files they name from the device into the root (the linker "
+			    "skips such a link and may take a static library instead)"));
+		free(b);
+	} else if (ok.n) {
+		add(r, "target-fs-links", DOCTOR_OK,
+		    xasprintf("%zu absolute link%s among the linker's files (first: %s): read "
+			      "inside the root through an overlay, the root stays as it is", ok.n,
+			      ok.n == 1 ? "" : "s", ok.v[0]), NULL);
+	} else {
+		add(r, "target-fs-links", DOCTOR_OK,
+		    xstrdup("no absolute links among the linker's files"), NULL);
+	}
+	strvec_free(&ok);
+	strvec_free(&broken);
+	devroot_links_free(&links);
+}
+
 /* Board x CUDA x JetPack: the JetPack release must support every Jetson GPU
  * the sysroot was made for and run its CUDA release. Said for --target
  * jetson, and for sbsa when a JetPack is named (JetPack 7 boards use SBSA
@@ -763,6 +815,7 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_nvcc_path(&c, r);
 	check_jetpack(&c, r);
 	check_floor(&c, r);
+	check_target_fs_links(&c, r);
 	check_binfmt(&c, r);
 	check_ccache(&c, r);
 	rc = 0;

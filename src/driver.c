@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devroot.h"
 #include "driver.h"
+#include "fetch.h"
 #include "fileio.h"
 #include "glibc.h"
 #include "hostcc.h"
@@ -267,19 +269,20 @@ static void scan_link(const struct strvec *args, struct link_info *li)
  * --sysroot alone would still link the cross toolchain's (newer) glibc:
  * -B puts the rootfs's multiarch dirs first for start files and libraries,
  * and -rpath-link lets ld follow the NEEDED chains of the device's libraries.
+ * The root's absolute symlinks are read through an overlay (devroot.h).
  */
 static int target_fs_args(const char *rootfs, const struct target_profile *t,
 			  struct driver_plan *plan, struct xcc_error *err)
 {
 	struct strvec *argv = &plan->argv;
-	char **libc = &plan->target_libc;
-	const char *const libdirs[] = { "lib/%s", "usr/lib/%s", "lib", "usr/lib", NULL };
-	char *abs;
+	struct devroot_args dr;
+	char *abs, *cache;
+	int rc;
 
 	if (request_rootfs_for_nvcc(rootfs, &abs, err))
 		return -1;
-	*libc = glibc_find_libc(abs, t->triple);
-	if (!*libc) {
+	plan->target_libc = glibc_find_libc(abs, t->triple);
+	if (!plan->target_libc) {
 		xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, usr/lib/%s, "
 			 "lib or usr/lib: is it the device's root filesystem?", rootfs, t->triple,
 			 t->triple);
@@ -288,20 +291,34 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 	}
 	plan->target_libstdcxx = glibc_find_in_rootfs(abs, t->triple, "libstdc++.so.6");
 	plan->target_libgcc_s = glibc_find_in_rootfs(abs, t->triple, "libgcc_s.so.1");
-	strvec_pushf(argv, "-Xcompiler=--sysroot=%s", abs);
-	for (size_t i = 0; libdirs[i]; i++) {
-		char *rel = xasprintf(libdirs[i], t->triple);
-		char *dir = xasprintf("%s/%s", abs, rel);
-
-		if (file_is_dir(dir)) {
-			if (strchr(libdirs[i], '%'))
-				strvec_pushf(argv, "-Xcompiler=-B%s/", dir);
-			strvec_pushf(argv, "-Xlinker=-rpath-link=%s", dir);
-		}
-		free(dir);
-		free(rel);
-	}
+	cache = fetch_default_cache_dir();
+	rc = devroot_args_make(abs, t->triple, cache, &dr, err);
+	free(cache);
 	free(abs);
+	if (rc)
+		return -1;
+	/* nvcc would split an overlay path with a comma into two options. */
+	if (dr.overlay && strchr(dr.overlay, ',')) {
+		xcc_fail(err, XCC_EUSAGE, "the overlay %s for --target-fs %s has a comma in its "
+			 "path, which nvcc splits: set XDG_CACHE_HOME to a directory without one",
+			 dr.overlay, rootfs);
+		devroot_args_free(&dr);
+		return -1;
+	}
+	/* ld skips such a link silently and may take the static library of
+	 * the same name instead: say which file the root lacks. */
+	for (size_t i = 0; i < dr.links.n; i++)
+		if (!dr.links.v[i].resolved)
+			strvec_pushf(&plan->warnings, "--target-fs %s: %s -> %s names no file in that "
+				     "root, so the linker skips it (and may take a static library "
+				     "instead): copy the device's %s into the root", rootfs,
+				     dr.links.v[i].path, dr.links.v[i].target, dr.links.v[i].target);
+	strvec_pushf(argv, "-Xcompiler=--sysroot=%s", dr.sysroot);
+	for (size_t i = 0; i < dr.prefixes.n; i++)
+		strvec_pushf(argv, "-Xcompiler=-B%s/", dr.prefixes.v[i]);
+	for (size_t i = 0; i < dr.rpath_link.n; i++)
+		strvec_pushf(argv, "-Xlinker=-rpath-link=%s", dr.rpath_link.v[i]);
+	devroot_args_free(&dr);
 	return 0;
 }
 
@@ -510,6 +527,7 @@ void driver_plan_free(struct driver_plan *plan)
 	free(plan->target_libgcc_s);
 	free(plan->create_command);
 	free(plan->jetpack);
+	strvec_free(&plan->warnings);
 	arch_choice_free(&plan->arch);
 	memset(plan, 0, sizeof *plan);
 }

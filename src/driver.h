@@ -41,6 +41,9 @@ struct driver_plan {
 	char *target_libgcc_s;
 	/* The JetPack from --jetpack or the sysroot's sysroot.json, or NULL. */
 	char *jetpack;
+	/* What the user should know about the --target-fs (links that name no
+	 * file in it), one message each. */
+	struct strvec warnings;
 };
 
 /* Locate the sysroot, validate everything, choose the host compiler and

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elfinfo.h"
+#include "devroot.h"
 #include "glibc.h"
 #include "xalloc.h"
 
@@ -179,45 +180,6 @@ static int is_glibc_version(const char *s)
 	return strncmp(s, GLIBC_PREFIX, strlen(GLIBC_PREFIX)) == 0 && version_numbers(s, n) > 0;
 }
 
-/* Follow rel (relative to rootfs) through symlinks the way the device would
- * see them. Returns a host path to an existing regular file, or NULL. */
-static char *rootfs_resolve(const char *rootfs, const char *rel)
-{
-	int rootlen = (int)strlen(rootfs);
-	char *cur;
-
-	while (rootlen > 0 && rootfs[rootlen - 1] == '/')
-		rootlen--;
-	cur = xasprintf("%.*s/%s", rootlen, rootfs, rel);
-
-	for (int hops = 0; hops < 16; hops++) {
-		struct stat st;
-		char target[PATH_MAX], *slash, *next;
-		ssize_t len;
-
-		if (lstat(cur, &st) != 0)
-			break;
-		if (S_ISREG(st.st_mode))
-			return cur;
-		if (!S_ISLNK(st.st_mode))
-			break;
-		len = readlink(cur, target, sizeof target - 1);
-		if (len < 0)
-			break;
-		target[len] = '\0';
-		if (target[0] == '/') {
-			next = xasprintf("%.*s%s", rootlen, rootfs, target);
-		} else {
-			slash = strrchr(cur, '/');
-			next = xasprintf("%.*s/%s", (int)(slash - cur), cur, target);
-		}
-		free(cur);
-		cur = next;
-	}
-	free(cur);
-	return NULL;
-}
-
 char *glibc_find_libc(const char *rootfs, const char *triple)
 {
 	return glibc_find_in_rootfs(rootfs, triple, "libc.so.6");
@@ -240,7 +202,7 @@ char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *n
 		char *rel = xasprintf("%s/%s", dirs[i], name);
 
 		if (!found)
-			found = rootfs_resolve(rootfs, rel);
+			found = devroot_resolve(rootfs, rel);
 		free(rel);
 		free(dirs[i]);
 	}

@@ -52,7 +52,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu
 	assert_status 0
 	assert_output_contains "target jetson, CUDA 12.6.3, sysroot $SR"
-	for check in cross-g++ qemu sysroot nvcc-path glibc-floor binfmt ccache; do
+	for check in cross-g++ qemu sysroot nvcc-path glibc-floor target-fs-links binfmt ccache; do
 		l=$(line_of "$check")
 		[[ "$l" == "ok "* ]] || { echo "$check: $l" >&2; false; }
 	done
@@ -63,7 +63,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	[[ "$output" != *FAIL* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu --json
 	assert_status 0
-	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 9; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
+	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 10; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
 }
 
 @test "doctor: cross-g++ missing, or only one that CUDA refuses" {

@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# Device roots taken as they are: a minimal JetPack-5-like root from Debian 11's arm64
+# packages (scripts/fetch-target-root.sh), the example built against it with --target-fs,
+# and the absolute symlinks such roots hold (libpthread.so -> /lib/.../libpthread.so.0),
+# which cuda-xcc reads inside the root through an overlay.
+#
+# The bullseye packages come from scripts/fetch-target-root.sh (scripts/setup.sh runs it
+# first; cached in $XCC_DEB_CACHE_BULLSEYE, default /var/cache/cuda-xcc/debs-bullseye), the
+# CUDA 11.8 packages from scripts/fetch-debian-cuda.sh. Without them those tests skip.
+load lib/common
+
+bullseye_cache() { echo "${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}"; }
+cuda_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
+cuda_debs() {
+	local c
+	c=$(cuda_cache)
+	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
+		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
+}
+
+setup_file() {
+	local n
+	export TR_STATE=$BATS_FILE_TMPDIR/state
+	# The overlays go to the test's own cache, not the user's.
+	export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
+	n=$(ls "$(bullseye_cache)"/*_arm64.deb 2>/dev/null | wc -l)
+	if [ "$n" -lt 7 ]; then
+		echo "skip the bullseye arm64 .debs are not in $(bullseye_cache) (run scripts/fetch-target-root.sh)" > "$TR_STATE"
+		return 0
+	fi
+	# Unpacking only: the packages are cached, so nothing is downloaded.
+	if ! bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --cache "$(bullseye_cache)" \
+		--dest "$BATS_FILE_TMPDIR/bullseye" > "$BATS_FILE_TMPDIR/root.log" 2>&1; then
+		echo "fail fetch-target-root.sh failed: $(tail -5 "$BATS_FILE_TMPDIR/root.log")" > "$TR_STATE"
+		return 0
+	fi
+	echo "ok $BATS_FILE_TMPDIR/bullseye" > "$TR_STATE"
+	if [ "$(cuda_debs | wc -l)" -ge 3 ]; then
+		local from=() d
+		while read -r d; do from+=(--from "$d"); done < <(cuda_debs)
+		"$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$BATS_FILE_TMPDIR/S" \
+			--progress never "${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1 || true
+	fi
+}
+
+# The bullseye root in $R, or skip (no packages) or fail (they are there but it failed).
+need_root() {
+	local state word rest
+	state=$(cat "$TR_STATE")
+	word=${state%% *}
+	rest=${state#* }
+	case "$word" in
+	ok) R=$rest ;;
+	skip) skip "$rest" ;;
+	*) echo "$rest" >&2; return 1 ;;
+	esac
+}
+
+# The CUDA 11.8 sysroot in $S, or skip.
+need_sysroot() {
+	S=$BATS_FILE_TMPDIR/S
+	if [ "$(cuda_debs | wc -l)" -lt 3 ]; then
+		skip "the CUDA 11.8 .debs are not in $(cuda_cache) (run scripts/fetch-debian-cuda.sh)"
+	fi
+	if [ ! -f "$S/sysroot.json" ]; then
+		cat "$BATS_FILE_TMPDIR/create.log" >&2
+		return 1
+	fi
+	need aarch64-linux-gnu-g++-11 "CUDA 11.8's host compiler (g++-11-aarch64-linux-gnu)"
+	need qemu-aarch64 "runs the aarch64 programs"
+	need readelf "reads the programs' version needs"
+}
+
+# The highest GLIBC_ version a file needs, e.g. GLIBC_2.17.
+glibc_max() {
+	readelf -V "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -1
+}
+
+# Into root $1: libfoo.so as a link to $2, a shared libfoo.so.1 whose foo() returns 42
+# and a static libfoo.a whose foo() returns 1.
+add_libfoo() {
+	local r=$1 link_target=$2 src=$BATS_TEST_TMPDIR/foo
+	mkdir -p "$r/lib/aarch64-linux-gnu" "$r/usr/lib/aarch64-linux-gnu" "$src"
+	echo 'int foo(void) { return 42; }' > "$src/shared.c"
+	echo 'int foo(void) { return 1; }' > "$src/static.c"
+	aarch64-linux-gnu-gcc -shared -fPIC -Wl,-soname,libfoo.so.1 -o "$r/lib/aarch64-linux-gnu/libfoo.so.1" "$src/shared.c"
+	aarch64-linux-gnu-gcc -c -o "$src/static.o" "$src/static.c"
+	aarch64-linux-gnu-ar rc "$r/usr/lib/aarch64-linux-gnu/libfoo.a" "$src/static.o"
+	ln -s "$link_target" "$r/usr/lib/aarch64-linux-gnu/libfoo.so"
+}
+
+# A root of the test's making from the cross toolchain's C library, with add_libfoo's files.
+make_synthetic_root() {
+	mkdir -p "$1/lib/aarch64-linux-gnu"
+	cp -P /usr/aarch64-linux-gnu/lib/libc.so.6 /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 \
+		"$1/lib/aarch64-linux-gnu/"
+	add_libfoo "$1" "$2"
+}
+
+@test "target-root: fetch-target-root.sh unpacks bullseye's arm64 C runtime as Debian ships it" {
+	need_root
+	[ -f "$R/lib/aarch64-linux-gnu/libc-2.31.so" ]
+	[ -f "$R/usr/lib/aarch64-linux-gnu/libc.so" ]
+	[ -f "$R/usr/include/stdio.h" ]
+	[ -f "$R/usr/include/linux/version.h" ]
+	[ -f "$R/usr/lib/aarch64-linux-gnu/libstdc++.so.6.0.28" ]
+	[ -f "$R/lib/aarch64-linux-gnu/libgcc_s.so.1" ]
+	# Debian's absolute development links are kept as they are.
+	run readlink "$R/usr/lib/aarch64-linux-gnu/libpthread.so"
+	assert_output_equals "/lib/aarch64-linux-gnu/libpthread.so.0"
+	run readlink "$R/usr/lib/aarch64-linux-gnu/libm.so"
+	assert_output_equals "/lib/aarch64-linux-gnu/libm.so.6"
+	# Its C and C++ runtimes are older than the cross toolchain's, as on JetPack 5.
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$R"
+	assert_output_contains "the device's glibc is GLIBC_2.30, the cross toolchain's GLIBC_2.36; the device's libstdc++ defines up to GLIBCXX_3.4.28"
+}
+
+@test "target-root: fetch-target-root.sh refuses an existing root and unknown releases" {
+	need_root
+	run bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --cache "$(bullseye_cache)" --dest "$R"
+	assert_status 2
+	assert_output_contains "$R exists and is not empty"
+	[ -f "$R/lib/aarch64-linux-gnu/libc-2.31.so" ]
+	run bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --release buster --dest "$BATS_TEST_TMPDIR/x"
+	assert_status 2
+	assert_output_contains "unknown release 'buster'"
+	run bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --cache "$(bullseye_cache)"
+	assert_status 2
+	assert_output_contains "--dest DIR is required"
+	[ ! -e "$BATS_TEST_TMPDIR/x" ]
+}
+
+@test "target-root: the example built against bullseye needs at most GLIBC_2.31 and runs under qemu" {
+	need_root
+	need_sysroot
+	d=$(scratch)
+	cp "$XCC_SRCDIR/examples/vector_add.cu" "$d/"
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$R" vector_add.cu -o va
+	assert_status 0
+	[[ "$output" != *warning* ]]
+	max=$(glibc_max va)
+	[ -n "$max" ]
+	[ "$(printf '%s\n' "$max" GLIBC_2.31 | sort -V | tail -1)" = GLIBC_2.31 ]
+	# ld took the shared C library from the root, not libpthread.a/libdl.a.
+	readelf -d va | grep -q 'NEEDED.*\[libc.so.6\]'
+	run qemu-aarch64 -L "$R" ./va
+	assert_status 2
+	assert_output_contains "cudaErrorInsufficientDriver"
+	# Without the root, Debian 12's cross glibc makes the same program need GLIBC_2.34.
+	run xcc --sysroot "$S" -arch sm_90 vector_add.cu -o va12
+	assert_status 0
+	readelf -V va12 | grep -q 'GLIBC_2.34'
+	[ "$(printf '%s\n' "$(glibc_max va12)" GLIBC_2.31 | sort -V | tail -1)" != GLIBC_2.31 ]
+}
+
+@test "target-root: bullseye's absolute links are read inside the root through an overlay" {
+	need_root
+	need aarch64-linux-gnu-g++-11 "the host compiler the plan names"
+	before=$(cd "$R" && find . -printf '%p %l %s %T@\n' | sort | sha256sum)
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$R" -### x.cu -o x
+	assert_status 0
+	overlay=$(printf '%s\n' "$output" | grep -o -- "-Xcompiler=-B$XDG_CACHE_HOME/cuda-xcc/target-fs/[0-9a-f]*/" | head -1)
+	overlay=${overlay#-Xcompiler=-B}
+	[ -n "$overlay" ]
+	# First among the search paths, before the root's own multiarch dirs...
+	[[ "$output" == *"-Xcompiler=-B$overlay -Xcompiler=-B$R/lib/aarch64-linux-gnu/"* ]]
+	[[ "$output" == *"-Xlinker=-rpath-link=${overlay%/} "* ]]
+	# ...with the links of the root, pointing at the files the device would load.
+	run readlink "$overlay/libpthread.so"
+	assert_output_equals "$R/lib/aarch64-linux-gnu/libpthread-2.31.so"
+	run readlink "$overlay/libm.so"
+	assert_output_equals "$R/lib/aarch64-linux-gnu/libm-2.31.so"
+	# libc.so is a linker script (a plain file), not a link: not in the overlay.
+	[ ! -e "$overlay/libc.so" ]
+	# The root is untouched.
+	after=$(cd "$R" && find . -printf '%p %l %s %T@\n' | sort | sha256sum)
+	[ "$before" = "$after" ]
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$R"
+	assert_output_contains "ok    target-fs-links  14 absolute links among the linker's files"
+}
+
+@test "target-root: a root's absolute link gives the shared library, not the static one beside it" {
+	need_root
+	need_sysroot
+	d=$(scratch)
+	# The bullseye root and a library of the test's own, linked absolutely.
+	cp -a "$R" "$d/root"
+	add_libfoo "$d/root" /lib/aarch64-linux-gnu/libfoo.so.1
+	cat > "$d/usefoo.cu" <<'X'
+#include <cstdio>
+extern "C" int foo(void);
+int main() { std::printf("foo=%d\n", foo()); return 0; }
+X
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/root" usefoo.cu -o usefoo -lfoo
+	assert_status 0
+	readelf -d usefoo | grep -q 'NEEDED.*\[libfoo.so.1\]'
+	run qemu-aarch64 -L "$d/root" ./usefoo
+	assert_status 0
+	assert_output_equals "foo=42"
+}
+
+@test "target-root: a link that names no file inside the root either is said, by the driver and doctor" {
+	need aarch64-linux-gnu-gcc "builds the synthetic root's libraries"
+	need aarch64-linux-gnu-g++-11 "the host compiler the plan names"
+	d=$(scratch)
+	make_synthetic_root "$d/ok" /lib/aarch64-linux-gnu/libfoo.so.1
+	make_synthetic_root "$d/bad" /lib/aarch64-linux-gnu/libfoo.so.7
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/ok" -### x.cu -o x
+	assert_status 0
+	[[ "$output" != *"names no file"* ]]
+	overlay=$(printf '%s\n' "$output" | grep -o -- "-B$XDG_CACHE_HOME/cuda-xcc/target-fs/[0-9a-f]*/" | head -1)
+	run readlink "${overlay#-B}libfoo.so"
+	assert_output_equals "$d/ok/lib/aarch64-linux-gnu/libfoo.so.1"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/bad" -### x.cu -o x
+	assert_status 0
+	assert_output_contains "warning: --target-fs $d/bad: usr/lib/aarch64-linux-gnu/libfoo.so -> /lib/aarch64-linux-gnu/libfoo.so.7 names no file in that root"
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/bad"
+	assert_output_contains "FAIL  target-fs-links  1 absolute link in $d/bad names no file in that root: usr/lib/aarch64-linux-gnu/libfoo.so -> /lib/aarch64-linux-gnu/libfoo.so.7"
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/ok"
+	assert_output_contains "ok    target-fs-links  1 absolute link among the linker's files (first: usr/lib/aarch64-linux-gnu/libfoo.so -> /lib/aarch64-linux-gnu/libfoo.so.1)"
+	# A root with relative links only needs no overlay.
+	rm "$d/ok/usr/lib/aarch64-linux-gnu/libfoo.so"
+	ln -s ../../../lib/aarch64-linux-gnu/libfoo.so.1 "$d/ok/usr/lib/aarch64-linux-gnu/libfoo.so"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/ok" -### x.cu -o x
+	assert_status 0
+	[[ "$output" != *"/cuda-xcc/target-fs/"* ]]
+}
