@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "autopatch.h"
+#include "devroot.h"
 #include "elfinfo.h"
 #include "elfpatch.h"
 #include "proc.h"
@@ -41,6 +42,10 @@ struct lib_entry {
 	const char *name;
 	char *dir;    /* real path */
 	char *path;
+	/* The file to read when path is a link of a device root: resolved
+	 * inside that root (its absolute links name the build machine's
+	 * files); NULL reads path. */
+	char *in_root;
 	int machine, elfclass, osabi;
 	enum origin origin;
 	ssize_t file; /* index into files for FROM_TREE entries, else -1 */
@@ -174,6 +179,7 @@ static void add_lib(struct state *st, const char *name, const char *dir, const c
 	e = &st->libs[st->nlibs++];
 	e->dir = xstrdup(dir);
 	e->path = xstrdup(path);
+	e->in_root = NULL;
 	e->name = base_of(e->path);
 	(void)name;
 	if (info) {
@@ -336,7 +342,9 @@ static void index_links(struct state *st, const struct strvec *links)
 
 /* Every ELF shared object directly in dir (not recursive: a CUDA lib dir's
  * stubs/ must not satisfy anything). */
-static void index_dir(struct state *st, const char *dir, enum origin origin)
+/* root: the device root filesystem dir is in (--target-fs), whose links
+ * are followed inside it, as the device's loader would; else NULL. */
+static void index_dir(struct state *st, const char *dir, enum origin origin, const char *root)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -357,9 +365,19 @@ static void index_dir(struct state *st, const char *dir, enum origin origin)
 	/* A system lib dir holds hundreds of libraries: only the names a file
 	 * asks for are ever read. */
 	for (size_t i = 0; i < names.n; i++) {
-		char *path = xasprintf("%s/%s", rdir, names.v[i]);
+		char *path = xasprintf("%s/%s", rdir, names.v[i]), *in_root = NULL;
 
-		add_lib(st, names.v[i], rdir, path, NULL, origin, -1);
+		if (root) {
+			char *rel = xasprintf("%s/%s", dir + strlen(root), names.v[i]);
+
+			in_root = devroot_resolve(root, rel);
+			free(rel);
+		}
+		/* A link that names nothing inside the root is nothing on the device. */
+		if (!root || in_root) {
+			add_lib(st, names.v[i], rdir, path, NULL, origin, -1);
+			st->libs[st->nlibs - 1].in_root = in_root;
+		}
 		free(path);
 	}
 	free(rdir);
@@ -434,9 +452,10 @@ static void load_entry(struct lib_entry *e)
 	struct elfinfo info;
 	struct xcc_error err = { 0 };
 	struct stat sb;
+	const char *file = e->in_root ? e->in_root : e->path;
 
 	e->loaded = 1;
-	if (stat(e->path, &sb) || !S_ISREG(sb.st_mode) || elfinfo_read(e->path, &info, &err))
+	if (stat(file, &sb) || !S_ISREG(sb.st_mode) || elfinfo_read(file, &info, &err))
 		return;
 	e->usable = info.type == ET_DYN && !info.is_debug;
 	e->machine = info.machine;
@@ -753,6 +772,7 @@ static void state_free(struct state *st)
 	for (size_t i = 0; i < st->nlibs; i++) {
 		free(st->libs[i].dir);
 		free(st->libs[i].path);
+		free(st->libs[i].in_root);
 	}
 	free(st->libs);
 	strvec_free(&st->roots);
@@ -763,7 +783,7 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 		  struct xcc_error *err)
 {
 	struct state st = { .o = o, .r = r };
-	struct strvec links = STRVEC_INIT, sysdirs = STRVEC_INIT;
+	struct strvec links = STRVEC_INIT, sysdirs = STRVEC_INIT, fsdirs = STRVEC_INIT;
 	int rc = -1;
 
 	r->dry_run = o->dry_run;
@@ -801,7 +821,7 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 	if (o->cross_prefix && toolchain_dirs(o->cross_prefix, &sysdirs, err))
 		goto out;
 	if (o->target_fs)
-		target_fs_dirs(o->target_fs, &sysdirs);
+		target_fs_dirs(o->target_fs, &fsdirs);
 
 	for (size_t i = 0; i < st.roots.n; i++)
 		if (!strvec_contains(&st.searched, st.roots.v[i]))
@@ -812,11 +832,13 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 	for (size_t i = 0; i < o->libs.n; i++) {
 		char *d = real_dir(o->libs.v[i]);
 
-		index_dir(&st, o->libs.v[i], in_tree(&st, d) ? FROM_TREE : FROM_LIBS);
+		index_dir(&st, o->libs.v[i], in_tree(&st, d) ? FROM_TREE : FROM_LIBS, NULL);
 		free(d);
 	}
 	for (size_t i = 0; i < sysdirs.n; i++)
-		index_dir(&st, sysdirs.v[i], FROM_SYSTEM);
+		index_dir(&st, sysdirs.v[i], FROM_SYSTEM, NULL);
+	for (size_t i = 0; i < fsdirs.n; i++)
+		index_dir(&st, fsdirs.v[i], FROM_SYSTEM, o->target_fs);
 
 	resolve_all(&st);
 	if (patch_all(&st, err))
@@ -842,6 +864,7 @@ int autopatch_run(const struct autopatch_opts *o, struct autopatch_report *r,
 out:
 	strvec_free(&links);
 	strvec_free(&sysdirs);
+	strvec_free(&fsdirs);
 	state_free(&st);
 	return rc;
 }

@@ -167,6 +167,27 @@ runpath_of() { xcc patchelf --print-rpath "$1"; }
 	assert_output_equals ""
 }
 
+@test "autopatch: --target-fs's absolute links are followed inside that root" {
+	local s
+	s=$(scratch)
+	a64_tree "$s/t"
+	mkdir -p "$s/rootfs/usr/lib/aarch64-linux-gnu/real" "$s/rootfs/lib"
+	[ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || skip "no aarch64 libstdc++ to build a rootfs from"
+	cp -L /usr/aarch64-linux-gnu/lib/libstdc++.so.6 /usr/aarch64-linux-gnu/lib/libgcc_s.so.1 \
+		"$s/rootfs/usr/lib/aarch64-linux-gnu/real/"
+	# As a board's root has them: on this machine they name nothing (or the wrong file).
+	ln -s /usr/lib/aarch64-linux-gnu/real/libstdc++.so.6 "$s/rootfs/usr/lib/aarch64-linux-gnu/libstdc++.so.6"
+	ln -s /usr/lib/aarch64-linux-gnu/real/libgcc_s.so.1 "$s/rootfs/usr/lib/aarch64-linux-gnu/libgcc_s.so.1"
+	run xcc autopatch "$s/t" --target-fs "$s/rootfs" --verbose
+	assert_status 0
+	assert_output_contains "needs libstdc++.so.6: $s/rootfs/usr/lib/aarch64-linux-gnu/libstdc++.so.6"
+	# A link that names nothing inside the root either provides nothing.
+	rm "$s/rootfs/usr/lib/aarch64-linux-gnu/real/libstdc++.so.6"
+	run xcc autopatch "$s/t" --target-fs "$s/rootfs" --verbose
+	assert_status 1
+	assert_output_contains "libstdc++.so.6"
+}
+
 @test "autopatch: static, non-ELF, symlinks, debug files and libnvvm are left alone" {
 	local s
 	s=$(scratch)
