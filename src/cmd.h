@@ -53,6 +53,24 @@ void cmd_getopt_begin(void);
 int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	       const char *verb);
 
+/* A file just linked for the target, and where its runtime floor comes
+ * from. */
+struct linked_program {
+	const char *file;
+	/* The libraries it takes from the sysroot go to the device with it:
+	 * their needs count too. NULL without a sysroot. */
+	const char *sysroot, *target_dir;
+	/* The --target-fs root's libc.so.6, libstdc++.so.6 and libgcc_s.so.1;
+	 * NULL without a root (or without that library in it). */
+	const char *target_libc, *target_libstdcxx, *target_libgcc_s;
+};
+
+/* After a link: warn (or with strict fail) when the file needs versions
+ * the root's runtime or the JetPack floor (NULL: none) lacks. Returns 0, or
+ * XCC_EFAIL with strict when a C++ runtime or JetPack need is above. */
+int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
+		     int strict);
+
 typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 
 cmd_fn cmd_gpus;
@@ -66,5 +84,6 @@ cmd_fn cmd_sysroot;
 cmd_fn cmd_toolchain;
 cmd_fn cmd_run;
 cmd_fn cmd_doctor;
+cmd_fn cmd_check_link;
 
 #endif

@@ -14,6 +14,7 @@
 static const char toolchain_usage[] =
 	"Usage: cuda-xcc toolchain cmake|meson [--sysroot DIR] [-arch LIST]...\n"
 	"                          [--target-fs ROOTFS] [--output FILE]\n"
+	"       cuda-xcc toolchain flags [--sysroot DIR] [--target-fs ROOTFS] [--nvcc]\n"
 	"       cuda-xcc toolchain --data-dir\n"
 	"\n"
 	"Print a build system's file bound to a sysroot:\n"
@@ -21,11 +22,16 @@ static const char toolchain_usage[] =
 	"          cuda-xcc-toolchain.cmake shipped with cuda-xcc\n"
 	"  meson   a Meson cross file: C and C++ through the cross g++, CUDA through\n"
 	"          the cuda-xcc driver, test programs through 'cuda-xcc run'\n"
+	"  flags   the cross g++'s options that compile and link against the device's\n"
+	"          root filesystem as the driver does (--sysroot, -B, -rpath-link, the\n"
+	"          overlay of its absolute links), one per line; --nvcc: as nvcc's\n"
+	"          -Xcompiler/-Xlinker options\n"
 	"\n"
 	"  --sysroot DIR     the sysroot (default: $CUDA_XCC_SYSROOT)\n"
 	"  -arch LIST        GPU capabilities (default: the sysroot's)\n"
 	"  --target-fs DIR   the device's root filesystem (default: the sysroot's)\n"
 	"  --output FILE     write FILE (atomically) instead of standard output\n"
+	"  --nvcc            (flags) nvcc's spelling of the options\n"
 	"  --data-dir        print where the shipped wrappers (cmake/, yocto/,\n"
 	"                    buildroot/) are and exit\n";
 
@@ -57,6 +63,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "target-fs", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "data-dir", no_argument, NULL, 'D' },
+		{ "nvcc", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,7 +72,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	struct sysroot_meta meta = { 0 };
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *output = NULL, *kind;
 	char *text = NULL, *sysroot_abs = NULL, *fs_abs = NULL, *self = NULL, *generic = NULL;
-	int c, rc = 0;
+	int c, rc = 0, nvcc_form = 0;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "", opts, "toolchain")) != -1) {
@@ -74,6 +81,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'a': strvec_split(&req.arch, optarg); break;
 		case 'f': req.target_fs = optarg; break;
 		case 'o': output = optarg; break;
+		case 'n': nvcc_form = 1; break;
 		case 'D': {
 			const char *dir = toolchain_data_dir();
 
@@ -91,11 +99,11 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 	}
 	if (optind != argc - 1)
-		return cmd_usage_error("toolchain", "name one build system: cmake or meson");
+		return cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
 	kind = argv[optind];
-	if (strcmp(kind, "cmake") && strcmp(kind, "meson"))
-		return cmd_usage_error("toolchain", "unknown build system '%s': use cmake or meson",
-				       kind);
+	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags"))
+		return cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson "
+				       "or flags", kind);
 	if (!sysroot || !*sysroot)
 		return cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made "
 				       "by 'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
@@ -112,7 +120,26 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		req.target_fs = fs_abs = absolute(req.target_fs);
 	req.cuda_xcc = self = self_path();
 
-	if (strcmp(kind, "meson") == 0) {
+	if (strcmp(kind, "flags") == 0) {
+		const struct gpudb *db = cmd_gpudb(ctx, &err);
+		const struct target_profile *t = db ? gpudb_target(db, meta.target) : NULL;
+		const char *fs = req.target_fs ? req.target_fs : meta.target_fs;
+		struct strvec flags = STRVEC_INIT;
+
+		if (db && !t) {
+			xcc_fail(&err, XCC_EUSAGE, "%s/sysroot.json names an unknown target '%s'",
+				 meta.dir, meta.target);
+		} else if (db && !fs) {
+			xcc_fail(&err, XCC_EUSAGE, "no device root filesystem: give --target-fs ROOTFS "
+				 "(the sysroot %s records none)", meta.dir);
+		} else if (db && !toolchain_target_fs_flags(fs, t->triple,
+							   nvcc_form ? FLAGS_NVCC : FLAGS_GCC, &flags,
+							   &err)) {
+			strvec_push(&flags, "");
+			text = strvec_join(&flags, "\n");
+		}
+		strvec_free(&flags);
+	} else if (strcmp(kind, "meson") == 0) {
 		const struct gpudb *db = cmd_gpudb(ctx, &err);
 
 		text = db ? toolchain_meson(db, &meta, &req, &err) : NULL;

@@ -293,3 +293,20 @@ void devroot_args_free(struct devroot_args *args)
 	devroot_links_free(&args->links);
 	memset(args, 0, sizeof *args);
 }
+
+void devroot_args_format(const struct devroot_args *args, int for_nvcc, struct strvec *out)
+{
+	strvec_pushf(out, for_nvcc ? "-Xcompiler=--sysroot=%s" : "--sysroot=%s", args->sysroot);
+	for (size_t i = 0; i < args->prefixes.n; i++)
+		strvec_pushf(out, for_nvcc ? "-Xcompiler=-B%s/" : "-B%s/", args->prefixes.v[i]);
+	for (size_t i = 0; i < args->rpath_link.n; i++)
+		strvec_pushf(out, for_nvcc ? "-Xlinker=-rpath-link=%s" : "-Wl,-rpath-link,%s",
+			     args->rpath_link.v[i]);
+	/* A root without libstdc++'s development link (a board's, bullseye's
+	 * libstdc++6) leaves ld the cross g++'s own libstdc++.so, built against
+	 * the cross toolchain's newer glibc: ld would refuse its GLIBC_2.34
+	 * needs although the device never loads that file. The device loads its
+	 * own libstdc++.so.6, and the program's GLIBCXX_ needs are checked
+	 * against that one after the link (cuda-xcc's floor check). */
+	strvec_push(out, for_nvcc ? "-Xlinker=--allow-shlib-undefined" : "-Wl,--allow-shlib-undefined");
+}

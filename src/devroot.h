@@ -49,4 +49,9 @@ int devroot_args_make(const char *rootfs, const char *triple, const char *cache_
 		      struct devroot_args *args, struct xcc_error *err);
 void devroot_args_free(struct devroot_args *args);
 
+/* args as options of the cross compiler's driver (gcc, g++), or with
+ * for_nvcc as nvcc passes them on (-Xcompiler=, -Xlinker=), appended to out:
+ * one order, one spelling for the cuda-xcc driver and the toolchain files. */
+void devroot_args_format(const struct devroot_args *args, int for_nvcc, struct strvec *out);
+
 #endif

@@ -313,11 +313,7 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 				     "root, so the linker skips it (and may take a static library "
 				     "instead): copy the device's %s into the root", rootfs,
 				     dr.links.v[i].path, dr.links.v[i].target, dr.links.v[i].target);
-	strvec_pushf(argv, "-Xcompiler=--sysroot=%s", dr.sysroot);
-	for (size_t i = 0; i < dr.prefixes.n; i++)
-		strvec_pushf(argv, "-Xcompiler=-B%s/", dr.prefixes.v[i]);
-	for (size_t i = 0; i < dr.rpath_link.n; i++)
-		strvec_pushf(argv, "-Xlinker=-rpath-link=%s", dr.rpath_link.v[i]);
+	devroot_args_format(&dr, 1, argv);
 	devroot_args_free(&dr);
 	return 0;
 }

@@ -25,6 +25,7 @@ static const struct verb verbs[] = {
 	{ "toolchain", cmd_toolchain, "a CMake toolchain or Meson cross file bound to a sysroot" },
 	{ "run", cmd_run, "run a cross-built program under qemu or on a device over ssh" },
 	{ "doctor", cmd_doctor, "check the cross toolchain, qemu, sysroot and device floor" },
+	{ "check-link", cmd_check_link, "check linked files against the device's runtime floor" },
 	{ NULL, NULL, NULL },
 };
 

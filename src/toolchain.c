@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devroot.h"
+#include "fetch.h"
 #include "fileio.h"
+#include "glibc.h"
 #include "toolchain.h"
 #include "xalloc.h"
 
@@ -24,6 +27,32 @@ const char *toolchain_data_dir(void)
 			return candidates[i];
 	}
 	return NULL;
+}
+
+int toolchain_target_fs_flags(const char *rootfs, const char *triple, enum toolchain_flags_form form,
+			      struct strvec *out, struct xcc_error *err)
+{
+	struct devroot_args dr;
+	char *cache, *libc;
+	int rc;
+
+	if (!file_is_dir(rootfs))
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
+				"device's root filesystem (a copy or a mount of it)", rootfs);
+	libc = glibc_find_libc(rootfs, triple);
+	if (!libc)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
+				"usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
+				rootfs, triple, triple);
+	free(libc);
+	cache = fetch_default_cache_dir();
+	rc = devroot_args_make(rootfs, triple, cache, &dr, err);
+	free(cache);
+	if (rc)
+		return -1;
+	devroot_args_format(&dr, form == FLAGS_NVCC, out);
+	devroot_args_free(&dr);
+	return 0;
 }
 
 /* s as a Meson string literal: single quotes, with \ and ' escaped. */
@@ -119,9 +148,24 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 	strvec_pushf(&inc, "-I%s/targets/%s/include", m->dir, m->target_dir);
 	strvec_pushf(&link, "-L%s/targets/%s/lib", m->dir, m->target_dir);
 	strvec_pushf(&link, "-Wl,-rpath-link,%s/targets/%s/lib", m->dir, m->target_dir);
+	/* C and C++ build against the device's root as the driver's CUDA
+	 * does: --sysroot alone would link the cross toolchain's own libc
+	 * beside the root's libpthread (__libc_pthread_init@GLIBC_PRIVATE). */
 	if (target_fs) {
-		strvec_pushf(&inc, "--sysroot=%s", target_fs);
-		strvec_pushf(&link, "--sysroot=%s", target_fs);
+		struct strvec fs = STRVEC_INIT;
+
+		if (toolchain_target_fs_flags(target_fs, t->triple, FLAGS_GCC, &fs, err)) {
+			strvec_free(&fs);
+			free(cc);
+			strvec_free(&cuda);
+			strvec_free(&wrapper);
+			strvec_free(&inc);
+			strvec_free(&link);
+			return NULL;
+		}
+		strvec_extend(&inc, &fs);
+		strvec_extend(&link, &fs);
+		strvec_free(&fs);
 	}
 
 	s_cc = meson_str(cc);

@@ -26,6 +26,19 @@ const char *toolchain_data_dir(void);
 char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 		      const struct toolchain_request *r, struct xcc_error *err);
 
+/* How the cross toolchain's compiler driver builds against a device root
+ * filesystem, as the cuda-xcc driver does: */
+enum toolchain_flags_form {
+	FLAGS_GCC,  /* gcc/g++ options: --sysroot=, -B, -Wl,-rpath-link, */
+	FLAGS_NVCC, /* the same through nvcc: -Xcompiler=..., -Xlinker=... */
+};
+
+/* Append to out the options that compile and link against rootfs (absolute)
+ * for triple: --sysroot, -B with the overlay of its absolute links (devroot.h)
+ * and its multiarch lib dirs first, -rpath-link for all its lib dirs. */
+int toolchain_target_fs_flags(const char *rootfs, const char *triple, enum toolchain_flags_form form,
+			      struct strvec *out, struct xcc_error *err);
+
 /* The text of a CMake toolchain file that binds the shipped generic one
  * (generic_file) to this sysroot; caller frees. */
 char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_request *r,

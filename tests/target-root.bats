@@ -227,3 +227,147 @@ X
 	assert_status 0
 	[[ "$output" != *"/cuda-xcc/target-fs/"* ]]
 }
+
+# A CMake project with C, C++ and CUDA: a C library on a second thread (libpthread, libm), a
+# CUDA static library, a C++ program and a C program linking both, and a C++ program whose
+# g++ 11 std::allocator needs GLIBCXX_3.4.29, which bullseye's libstdc++ lacks.
+write_mixed_project() {
+	mkdir -p "$1"
+	cat > "$1/CMakeLists.txt" <<'X'
+cmake_minimum_required(VERSION 3.21)
+project(mixed LANGUAGES C CXX CUDA)
+find_package(Threads REQUIRED)
+add_library(counter STATIC counter.c)
+target_link_libraries(counter PUBLIC Threads::Threads m)
+add_library(kernels STATIC kernels.cu)
+add_executable(app main.cpp)
+target_link_libraries(app PRIVATE counter kernels)
+add_executable(ctool ctool.c)
+target_link_libraries(ctool PRIVATE counter)
+add_executable(newcxx newcxx.cpp)
+X
+	cat > "$1/counter.c" <<'X'
+#include <math.h>
+#include <pthread.h>
+static void *work(void *arg) { *(double *)arg = sqrt(*(double *)arg); return 0; }
+double threaded_sqrt(double x)
+{
+	pthread_t t;
+	if (pthread_create(&t, 0, work, &x))
+		return -1;
+	pthread_join(t, 0);
+	return x;
+}
+X
+	cat > "$1/kernels.cu" <<'X'
+#include <cuda_runtime.h>
+__global__ void twice(int *v) { v[threadIdx.x] *= 2; }
+extern "C" int device_count(void)
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	return e == cudaSuccess ? n : -(int)e;
+}
+X
+	cat > "$1/main.cpp" <<'X'
+#include <cstdio>
+#include <string>
+extern "C" double threaded_sqrt(double);
+extern "C" int device_count(void);
+int main()
+{
+	std::string s = "sqrt=" + std::to_string((int)threaded_sqrt(49.0));
+	std::printf("%s devices=%d\n", s.c_str(), device_count());
+	return 0;
+}
+X
+	cat > "$1/ctool.c" <<'X'
+#include <stdio.h>
+double threaded_sqrt(double);
+int main(void) { printf("c sqrt=%d\n", (int)threaded_sqrt(81.0)); return 0; }
+X
+	cat > "$1/newcxx.cpp" <<'X'
+#include <vector>
+int main(int argc, char **)
+{
+	std::vector<int> v(argc * 1000);
+	return v[0];
+}
+X
+}
+
+@test "target-root: CMake builds C, C++ and CUDA against the bullseye root; every link is checked" {
+	need_root
+	need_sysroot
+	need cmake "builds the project"
+	d=$(scratch)
+	write_mixed_project "$d/src"
+	run cmake -S "$d/src" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_ARCH=sm_90 -DCUDA_XCC_TARGET_FS="$R" \
+		-DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+	assert_status 0
+	# Before, the C and C++ links took the cross toolchain's libc beside the root's
+	# libpthread and failed (__libc_pthread_init@GLIBC_PRIVATE).
+	run cmake --build "$d/b" --verbose
+	assert_status 0
+	[[ "$output" != *"GLIBC_PRIVATE"* ]]
+	# The floor check runs after the C, C++ (and CUDA) links: the launcher is on their lines.
+	grep -q -- "check-link --sysroot $S --target-fs $R -- /usr/bin/aarch64-linux-gnu-gcc-11 .* -o ctool" <<<"$output"
+	grep -q -- "check-link --sysroot $S --target-fs $R -- /usr/bin/aarch64-linux-gnu-g++-11 .* -o app" <<<"$output"
+	assert_output_contains "newcxx needs GLIBCXX_3.4.29 (libstdc++.so.6), newer than the --target-fs $R/usr/lib/aarch64-linux-gnu/libstdc++.so.6.0.28 defines (up to GLIBCXX_3.4.28)"
+	[[ "$output" != *"app needs"* ]]
+	[[ "$output" != *"ctool needs"* ]]
+	for p in app ctool; do
+		max=$(glibc_max "$d/b/$p")
+		[ -n "$max" ]
+		[ "$(printf '%s\n' "$max" GLIBC_2.31 | sort -V | tail -1)" = GLIBC_2.31 ]
+	done
+	run qemu-aarch64 -L "$R" "$d/b/app"
+	assert_status 0
+	assert_output_equals "sqrt=7 devices=-35"
+	run qemu-aarch64 -L "$R" "$d/b/ctool"
+	assert_status 0
+	assert_output_equals "c sqrt=9"
+	# CUDA_XCC_STRICT makes a need above the floor fail the link, and no program is left.
+	run cmake -S "$d/src" -B "$d/strict" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_ARCH=sm_90 -DCUDA_XCC_TARGET_FS="$R" \
+		-DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_STRICT=ON
+	assert_status 0
+	run cmake --build "$d/strict" --target newcxx
+	[ "$status" -ne 0 ]
+	assert_output_contains "error: newcxx needs GLIBCXX_3.4.29"
+	[ ! -e "$d/strict/newcxx" ]
+}
+
+@test "target-root: check-link checks files or a link command against the root and the JetPack floor" {
+	need_root
+	need aarch64-linux-gnu-gcc "links the programs"
+	d=$(scratch)
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	# Debian 12's cross glibc: GLIBC_2.34, above bullseye's and JetPack 5's.
+	aarch64-linux-gnu-gcc -o "$d/new" "$d/m.c"
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" "$d/new"
+	assert_status 0
+	assert_output_contains "warning: $d/new needs GLIBC_2.34, but the --target-fs C library"
+	run "$CUDA_XCC" check-link --target sbsa --jetpack 5.1 --strict "$d/new"
+	assert_status 1
+	assert_output_contains "error: $d/new needs GLIBC_2.34 (libc.so.6), newer than JetPack 5.1"
+	assert_output_contains "scripts/fetch-target-root.sh"
+	# As a linker launcher: the command runs, then the file its -o names is checked.
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-gcc -o "$d/l" "$d/m.c"
+	assert_status 0
+	[ -x "$d/l" ]
+	assert_output_contains "warning: $d/l needs GLIBC_2.34, but the --target-fs C library"
+	# A failing link command's status is the launcher's; nothing is checked.
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-gcc -o "$d/bad" "$d/missing.c"
+	assert_status 1
+	[ ! -e "$d/bad" ]
+	run "$CUDA_XCC" check-link --target sbsa
+	assert_status 2
+	assert_output_contains "give the files to check, or '--' and the link command"
+	run env -u CUDA_XCC_SYSROOT "$CUDA_XCC" check-link "$d/new"
+	assert_status 2
+	assert_output_contains "no target: give --sysroot DIR"
+}

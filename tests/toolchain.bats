@@ -13,10 +13,16 @@ fake_sysroot() {
 	EOS
 }
 
+# A device root with the cross toolchain's C library in its multiarch dir.
+fake_rootfs() {
+	mkdir -p "$1/lib/aarch64-linux-gnu" "$1/usr/lib/aarch64-linux-gnu"
+	cp -L /usr/aarch64-linux-gnu/lib/libc.so.6 "$1/lib/aarch64-linux-gnu/"
+}
+
 @test "toolchain: usage errors name the problem and exit 2" {
 	run xcc toolchain
 	assert_status 2
-	assert_output_contains "name one build system: cmake or meson"
+	assert_output_contains "name one build system: cmake, meson or flags"
 	run xcc toolchain ninja --sysroot /nonexistent
 	assert_status 2
 	assert_output_contains "unknown build system 'ninja'"
@@ -57,13 +63,52 @@ fake_sysroot() {
 @test "toolchain meson: -arch and --target-fs override the sysroot's; --output writes the file" {
 	d=$(scratch)
 	fake_sysroot "$d/sr"
-	mkdir -p "$d/rootfs"
+	fake_rootfs "$d/rootfs"
 	run xcc toolchain meson --sysroot "$d/sr" -arch sm_87 --target-fs "$d/rootfs" --output "$d/x.ini"
 	assert_status 0
 	assert_output_equals ""
 	grep -q "'-arch', 'sm_87', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
 	grep -q "^exe_wrapper = .*'run', '--sysroot', '$d/sr', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
 	grep -q "'--sysroot=$d/rootfs'" "$d/x.ini"
+	# C and C++ build against the root as the driver's CUDA does, not with --sysroot alone.
+	grep -q "^c_link_args = .*'-B$d/rootfs/lib/aarch64-linux-gnu/'" "$d/x.ini"
+	grep -q "^cpp_link_args = .*'-Wl,-rpath-link,$d/rootfs/lib/aarch64-linux-gnu'" "$d/x.ini"
+	mkdir "$d/empty"
+	run xcc toolchain meson --sysroot "$d/sr" --target-fs "$d/empty"
+	assert_status 2
+	assert_output_contains "--target-fs $d/empty has no libc.so.6"
+}
+
+@test "toolchain flags: the cross g++'s and nvcc's options for a device root, overlay first" {
+	d=$(scratch)
+	export XDG_CACHE_HOME=$d/cache
+	fake_sysroot "$d/sr"
+	fake_rootfs "$d/rootfs"
+	mkdir -p "$d/rootfs/lib/aarch64-linux-gnu/real"
+	touch "$d/rootfs/lib/aarch64-linux-gnu/real/libpthread.so.0"
+	ln -s /lib/aarch64-linux-gnu/real/libpthread.so.0 "$d/rootfs/usr/lib/aarch64-linux-gnu/libpthread.so"
+	run xcc toolchain flags --sysroot "$d/sr" --target-fs "$d/rootfs"
+	assert_status 0
+	overlay=$(find "$d/cache/cuda-xcc/target-fs" -mindepth 1 -maxdepth 1 -type d)
+	[ -n "$overlay" ]
+	[ "$(sed -n 1p <<<"$output")" = "--sysroot=$d/rootfs" ]
+	[ "$(sed -n 2p <<<"$output")" = "-B$overlay/" ]
+	[ "$(sed -n 3p <<<"$output")" = "-B$d/rootfs/lib/aarch64-linux-gnu/" ]
+	[ "$(sed -n 4p <<<"$output")" = "-B$d/rootfs/usr/lib/aarch64-linux-gnu/" ]
+	[ "$(sed -n 5p <<<"$output")" = "-Wl,-rpath-link,$overlay" ]
+	assert_output_contains "-Wl,-rpath-link,$d/rootfs/usr/lib"
+	assert_output_contains "-Wl,--allow-shlib-undefined"
+	run readlink "$overlay/libpthread.so"
+	assert_output_equals "$d/rootfs/lib/aarch64-linux-gnu/real/libpthread.so.0"
+	run xcc toolchain flags --sysroot "$d/sr" --target-fs "$d/rootfs" --nvcc
+	assert_status 0
+	[ "$(sed -n 1p <<<"$output")" = "-Xcompiler=--sysroot=$d/rootfs" ]
+	[ "$(sed -n 2p <<<"$output")" = "-Xcompiler=-B$overlay/" ]
+	assert_output_contains "-Xlinker=-rpath-link=$overlay"
+	# No root given or recorded: said.
+	run xcc toolchain flags --sysroot "$d/sr"
+	assert_status 2
+	assert_output_contains "no device root filesystem: give --target-fs ROOTFS"
 }
 
 @test "toolchain meson: quotes in paths are escaped for Meson" {

@@ -5,10 +5,17 @@
 #         -DCUDA_XCC_SYSROOT=/path/to/sysroot \
 #         -DCUDA_XCC_ARCH=sm_87              # optional; else the sysroot's capabilities
 #
-# Optional: CUDA_XCC_TARGET_FS (the device's root filesystem: glibc, libstdc++),
+# Optional: CUDA_XCC_TARGET_FS (the device's root filesystem: glibc, libstdc++; C, C++
+# and CUDA then compile and link against it, as the cuda-xcc driver does),
+# CUDA_XCC_STRICT (ON: a need above the device's runtime floor fails the link),
 # CUDA_XCC_EXECUTABLE (the cuda-xcc binary; else found on PATH),
 # CUDA_XCC_DEVICE (ssh://user@host[:port]: ctest and try_run run the programs there
 # instead of under qemu here) and CUDA_XCC_SSH_CONFIG (an ssh configuration file for it).
+#
+# Every executable and shared library of C, C++ and CUDA targets is checked after its link
+# against the device's runtime floor (`cuda-xcc check-link` as CMAKE_<LANG>_LINKER_LAUNCHER,
+# CMake 3.21 or newer): GLIBC_ against the root's libc, GLIBCXX_/CXXABI_/GCC_ against its
+# libstdc++ and libgcc_s, and for Jetson GPUs the JetPack release's floor.
 #
 # Programs built for the target run through `cuda-xcc run` (CMAKE_CROSSCOMPILING_EMULATOR),
 # so `ctest` works on a cross-built tree: under qemu with the sysroot's libraries, or on
@@ -23,7 +30,7 @@ cmake_minimum_required(VERSION 3.19)
 # Toolchain files are read again by try_compile projects: pass the settings on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
 	CUDA_XCC_SYSROOT CUDA_XCC_ARCH CUDA_XCC_TARGET_FS CUDA_XCC_EXECUTABLE
-	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG)
+	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG CUDA_XCC_STRICT)
 
 if(NOT CUDA_XCC_SYSROOT AND DEFINED ENV{CUDA_XCC_SYSROOT})
 	set(CUDA_XCC_SYSROOT "$ENV{CUDA_XCC_SYSROOT}")
@@ -178,11 +185,51 @@ set(CMAKE_FIND_ROOT_PATH "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}" "${CUD
 if(CUDA_XCC_TARGET_FS)
 	list(APPEND CMAKE_FIND_ROOT_PATH "${CUDA_XCC_TARGET_FS}")
 	set(CMAKE_SYSROOT "${CUDA_XCC_TARGET_FS}")
-	string(APPEND CMAKE_CUDA_FLAGS_INIT " -Xcompiler=--sysroot=${CUDA_XCC_TARGET_FS}")
+	# C, C++ and CUDA compile and link against the root alike, with the
+	# driver's own options: Debian's cross gcc searches its own
+	# /usr/<triple> before any --sysroot, so --sysroot alone links the
+	# cross toolchain's libc beside the root's libpthread
+	# (__libc_pthread_init@GLIBC_PRIVATE). -B puts the root's multiarch
+	# dirs first, -rpath-link follows its NEEDED chains, and an overlay
+	# stands in for its absolute links (libpthread.so -> /lib/...).
+	function(_xcc_target_fs_flags out_var)
+		execute_process(
+			COMMAND "${CUDA_XCC_EXECUTABLE}" toolchain flags --sysroot "${CUDA_XCC_SYSROOT}"
+				--target-fs "${CUDA_XCC_TARGET_FS}" ${ARGN}
+			OUTPUT_VARIABLE _flags ERROR_VARIABLE _err
+			RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+		if(NOT _rc EQUAL 0)
+			message(FATAL_ERROR "${_err}")
+		endif()
+		string(REPLACE "\n" " " _flags "${_flags}")
+		set(${out_var} "${_flags}" PARENT_SCOPE)
+	endfunction()
+	_xcc_target_fs_flags(_xcc_fs_gcc)
+	_xcc_target_fs_flags(_xcc_fs_nvcc --nvcc)
+	string(APPEND CMAKE_C_FLAGS_INIT " ${_xcc_fs_gcc}")
+	string(APPEND CMAKE_CXX_FLAGS_INIT " ${_xcc_fs_gcc}")
+	string(APPEND CMAKE_CUDA_FLAGS_INIT " ${_xcc_fs_nvcc}")
 elseif(EXISTS "/usr/${_xcc_triple}/lib")
 	# Debian's cross toolchains keep the target's C library (librt, libdl...) here.
 	list(APPEND CMAKE_FIND_ROOT_PATH "/usr/${_xcc_triple}")
 endif()
+# After each link of an executable or shared library, the floor check the
+# driver runs after its own links. A launcher the user set is kept.
+set(_xcc_check_link "${CUDA_XCC_EXECUTABLE}" check-link --sysroot "${CUDA_XCC_SYSROOT}")
+if(CUDA_XCC_TARGET_FS)
+	list(APPEND _xcc_check_link --target-fs "${CUDA_XCC_TARGET_FS}")
+endif()
+if(CUDA_XCC_STRICT)
+	list(APPEND _xcc_check_link --strict)
+endif()
+list(APPEND _xcc_check_link --)
+foreach(_xcc_lang C CXX CUDA)
+	if(NOT DEFINED CMAKE_${_xcc_lang}_LINKER_LAUNCHER
+			OR "${CMAKE_${_xcc_lang}_LINKER_LAUNCHER}" STREQUAL "${_CUDA_XCC_LINKER_LAUNCHER}")
+		set(CMAKE_${_xcc_lang}_LINKER_LAUNCHER "${_xcc_check_link}")
+	endif()
+endforeach()
+set(_CUDA_XCC_LINKER_LAUNCHER "${_xcc_check_link}")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -1,0 +1,375 @@
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "elfinfo.h"
+#include "flags.h"
+#include "glibc.h"
+#include "proc.h"
+#include "request.h"
+#include "sysroot_meta.h"
+#include "xalloc.h"
+
+/*
+ * The runtime floor checks after a link, shared by driver mode (after
+ * nvcc links) and `cuda-xcc check-link` (after any link: the CMake
+ * toolchain file's C, C++ and CUDA linker launcher).
+ */
+
+/* After a --target-fs link: will the program start on the device? A
+ * failed check only warns; the build itself succeeded. */
+static void warn_glibc(const struct linked_program *prog)
+{
+	struct xcc_error err = { 0 };
+	struct glibc_report r;
+
+	if (glibc_check(prog->file, prog->target_libc, &r, &err)) {
+		fprintf(stderr, "cuda-xcc: warning: cannot check %s against the device's glibc: %s\n",
+			prog->file, err.msg);
+		return;
+	}
+	if (r.missing.n) {
+		char *list = strvec_join(&r.missing, " ");
+
+		fprintf(stderr,
+			"cuda-xcc: warning: %s needs %s, but the --target-fs C library %s provides only "
+			"up to %s (missing: %s): it will not start on that device.\n"
+			"cuda-xcc: warning: the newer versions come from the cross toolchain's own glibc "
+			"(start files, libraries or headers the --target-fs lacks, e.g. its libc6-dev) "
+			"or from functions newer than the device's glibc.\n",
+			prog->file, r.needed_max, prog->target_libc, r.provided_max, list);
+		free(list);
+	}
+	glibc_report_free(&r);
+}
+
+/* The program and the libraries it needs that the sysroot provides (they
+ * go to the device with it): the files whose version needs count. */
+static void program_files(const struct linked_program *prog, struct strvec *files)
+{
+	struct xcc_error err = { 0 };
+	struct elfinfo info;
+
+	strvec_push(files, prog->file);
+	if (!prog->sysroot || !prog->target_dir || elfinfo_read(prog->file, &info, &err))
+		return;
+	for (size_t i = 0; i < info.needed.n; i++) {
+		char *lib = xasprintf("%s/targets/%s/lib/%s", prog->sysroot, prog->target_dir,
+				      info.needed.v[i]);
+
+		if (access(lib, R_OK) == 0)
+			strvec_push(files, lib);
+		free(lib);
+	}
+	elfinfo_free(&info);
+}
+
+/* "3.4.28" of libstdc++'s newest GLIBCXX_3.4.28, or NULL. */
+static char *newest_number(const char *lib, const char *prefix)
+{
+	struct xcc_error err = { 0 };
+	char *name = lib ? glibc_version_defs_max(lib, prefix, &err) : NULL, *num;
+
+	if (!name)
+		return NULL;
+	num = xstrdup(name + strlen(prefix));
+	free(name);
+	return num;
+}
+
+/*
+ * After a --target-fs link: the C++ runtime's floor is that root's own
+ * libstdc++ and libgcc_s, whatever the JetPack tables say. Debian's cross
+ * g++ links its own (newer) libstdc++ when the root has no development
+ * link, so a program may need a GLIBCXX_, CXXABI_ or GCC_ version the
+ * device does not define. Returns 1 when a need is above it.
+ */
+static int check_target_fs_cxx(const struct linked_program *prog, int strict)
+{
+	char *glibcxx = newest_number(prog->target_libstdcxx, "GLIBCXX_");
+	char *cxxabi = newest_number(prog->target_libstdcxx, "CXXABI_");
+	char *gcc_s = newest_number(prog->target_libgcc_s, "GCC_");
+	struct runtime_floor floor = { NULL, glibcxx, cxxabi, gcc_s };
+	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
+	const char *what = strict ? "error" : "warning";
+	int found = 0;
+
+	if (glibcxx || cxxabi || gcc_s)
+		program_files(prog, &files);
+	for (size_t i = 0; i < files.n && !found; i++) {
+		struct xcc_error err = { 0 };
+
+		if (runtime_floor_check(files.v[i], &floor, &above, &err)) {
+			fprintf(stderr, "cuda-xcc: warning: cannot read the version needs of %s: %s\n",
+				files.v[i], err.msg);
+			continue;
+		}
+		for (size_t k = 0; k < above.n; k++) {
+			int is_gcc = strncmp(above.v[k], "GCC_", 4) == 0;
+			int is_abi = strncmp(above.v[k], "CXXABI_", 7) == 0;
+
+			fprintf(stderr, "cuda-xcc: %s: %s needs %s, newer than the --target-fs %s "
+				"defines (up to %s%s): it will not start on that device\n", what,
+				files.v[i], above.v[k],
+				is_gcc ? prog->target_libgcc_s : prog->target_libstdcxx,
+				is_gcc ? "GCC_" : is_abi ? "CXXABI_" : "GLIBCXX_",
+				is_gcc ? gcc_s : is_abi ? cxxabi : glibcxx);
+		}
+		if (above.n) {
+			fprintf(stderr, "cuda-xcc: %s: the cross g++ linked its own, newer C++ "
+				"runtime; link it into the program (-Xcompiler -static-libstdc++ "
+				"-Xcompiler -static-libgcc) or use a cross g++ no newer than the "
+				"device's\n", what);
+			found = 1;
+		}
+	}
+	strvec_free(&above);
+	strvec_free(&files);
+	free(glibcxx);
+	free(cxxabi);
+	free(gcc_s);
+	return found;
+}
+
+/*
+ * After any link for a Jetson: will the program start on the JetPack it is
+ * for (--jetpack, the sysroot's, else the oldest one that runs these GPUs
+ * with this CUDA)? The program's version needs, and those of the libraries
+ * it takes from the sysroot, are compared with that JetPack's glibc,
+ * libstdc++ and libgcc_s. Returns 1 when a need is above the floor.
+ */
+static int check_floor(const struct linked_program *prog, const struct jetpack_release *jp,
+		       int strict)
+{
+	struct runtime_floor floor = { jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s };
+	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
+	struct xcc_error err = { 0 };
+	const char *what = strict ? "error" : "warning";
+
+	program_files(prog, &files);
+	for (size_t i = 0; i < files.n; i++) {
+		xcc_error_clear(&err);
+		if (runtime_floor_check(files.v[i], &floor, &above, &err)) {
+			fprintf(stderr, "cuda-xcc: warning: cannot read the version needs of %s: %s\n",
+				files.v[i], err.msg);
+			continue;
+		}
+		for (size_t k = 0; k < above.n; k++)
+			fprintf(stderr, "cuda-xcc: %s: %s needs %s, newer than JetPack %s (Ubuntu %s: "
+				"glibc %s, GLIBCXX_%s, CXXABI_%s, GCC_%s) provides: it will not start "
+				"there\n", what, files.v[i], above.v[k], jp->version, jp->ubuntu,
+				jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s);
+		if (above.n)
+			fprintf(stderr, "cuda-xcc: %s: build against a root filesystem with that "
+				"runtime (--target-fs ROOTFS: the board's own, or a distribution "
+				"root with the same glibc, e.g. Debian bullseye's arm64 packages for "
+				"glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/CXXABI_/GCC_ needs also -Xcompiler "
+				"-static-libstdc++ -Xcompiler -static-libgcc, or an older g++\n", what);
+		if (above.n) {
+			strvec_free(&above);
+			strvec_free(&files);
+			return 1;
+		}
+	}
+	strvec_free(&files);
+	return 0;
+}
+
+int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
+		     int strict)
+{
+	/* A GLIBC_ need above the root's libc only warns, even with --strict:
+	 * the root may lack the development files that would explain it. */
+	if (prog->target_libc)
+		warn_glibc(prog);
+	if (prog->target_libc && check_target_fs_cxx(prog, strict) && strict)
+		return XCC_EFAIL;
+	if (floor && check_floor(prog, floor, strict) && strict)
+		return XCC_EFAIL;
+	return 0;
+}
+
+static const char check_link_usage[] =
+	"Usage: cuda-xcc check-link [--sysroot DIR] [--target T] [--target-fs ROOTFS]\n"
+	"                           [--jetpack J] [--strict] FILE...\n"
+	"       cuda-xcc check-link [OPTIONS] -- LINK-COMMAND...\n"
+	"\n"
+	"Check linked programs and shared libraries against the device's runtime floor,\n"
+	"as driver mode does after each link: their GLIBC_ needs against the --target-fs\n"
+	"root's libc.so.6, GLIBCXX_/CXXABI_/GCC_ against its libstdc++ and libgcc_s, and\n"
+	"for Jetson GPUs all of them against the JetPack release's floor. With '--' it\n"
+	"runs LINK-COMMAND first and checks the file its -o names: the CMake toolchain\n"
+	"file makes it the linker launcher of C, C++ and CUDA targets.\n"
+	"\n"
+	"  --sysroot DIR      the sysroot (default: $CUDA_XCC_SYSROOT): the target, its GPUs,\n"
+	"                     and the root and JetPack release it was made for\n"
+	"  --target T         the target, without a sysroot\n"
+	"  --target-fs ROOTFS the device's root filesystem (default: the sysroot's)\n"
+	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
+	"  --strict           a C++ runtime or JetPack need above the floor is an error\n"
+	"\n"
+	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
+	"above the floor, 2 for bad options.\n";
+
+/* The file a compiler or linker command line writes: -o FILE or -oFILE,
+ * the last one winning, as in gcc and nvcc. NULL when it names none. */
+static const char *command_output(int argc, char **argv)
+{
+	const char *out = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			out = argv[++i];
+		else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2])
+			out = argv[i] + 2;
+	}
+	return out;
+}
+
+/* The floor of a Jetson sysroot without a JetPack named: the oldest JetPack
+ * that runs its GPUs with its CUDA, as driver mode takes it. */
+static const struct jetpack_release *sysroot_floor(struct cmd_ctx *ctx, const struct gpudb *db,
+						   const struct target_profile *t,
+						   const struct sysroot_meta *m,
+						   const struct jetpack_release *jp)
+{
+	const struct jetpack_db *jdb;
+	const struct jetpack_release *floor;
+	struct xcc_error err = { 0 };
+	struct arch_choice arch;
+	struct cuda_version v;
+
+	if (!(jdb = cmd_jetpacks(ctx, &err)) || cuda_version_parse(m->cuda, &v))
+		return jp;
+	memset(&arch, 0, sizeof arch);
+	if (flags_resolve(db, t, v, &m->capabilities, PTX_NONE, &arch, &err))
+		return jp;
+	floor = jetpack_floor_for(jdb, jp, &arch);
+	arch_choice_free(&arch);
+	return floor;
+}
+
+int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 't' },
+		{ "target-fs", required_argument, NULL, 'F' },
+		{ "jetpack", required_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xcc_error err = { 0 };
+	struct sysroot_meta meta;
+	struct strvec files = STRVEC_INIT;
+	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *target = NULL, *rootfs = NULL,
+		   *jetpack = NULL;
+	const struct gpudb *db;
+	const struct target_profile *t;
+	const struct jetpack_release *jp = NULL, *floor = NULL;
+	struct linked_program prog = { 0 };
+	char *libc = NULL, *cxx = NULL, *gcc_s = NULL;
+	int c, rc = 0, strict = 0, have_meta = 0, ncmd = -1;
+
+	/* Everything after "--" is the link command, left as it is. */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			ncmd = argc - i - 1;
+			argc = i;
+			break;
+		}
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "-", opts, "check-link")) != -1) {
+		switch (c) {
+		case 1: strvec_push(&files, optarg); break;
+		case 's': sysroot = optarg; break;
+		case 't': target = optarg; break;
+		case 'F': rootfs = optarg; break;
+		case 'j': jetpack = optarg; break;
+		case 'S': strict = 1; break;
+		case 'h': fputs(check_link_usage, stdout); strvec_free(&files); return 0;
+		default: strvec_free(&files); return XCC_EUSAGE;
+		}
+	}
+	if (ncmd == 0 || (ncmd < 0 && !files.n) || (ncmd > 0 && files.n)) {
+		strvec_free(&files);
+		return cmd_usage_error("check-link", "give the files to check, or '--' and the link "
+				       "command, not both");
+	}
+
+	memset(&meta, 0, sizeof meta);
+	if (sysroot && *sysroot) {
+		if (sysroot_meta_load(sysroot, &meta, &err))
+			goto report;
+		have_meta = 1;
+	}
+	if (!target)
+		target = have_meta ? meta.target : NULL;
+	if (!target) {
+		rc = cmd_usage_error("check-link", "no target: give --sysroot DIR (or set "
+				     "CUDA_XCC_SYSROOT) or --target T");
+		goto out;
+	}
+	if (!(db = cmd_gpudb(ctx, &err)) || request_target(db, target, &t, &err))
+		goto report;
+	if (!rootfs && have_meta)
+		rootfs = meta.target_fs;
+	if (!jetpack && have_meta)
+		jetpack = meta.jetpack;
+	if (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err)))
+		goto report;
+	if (rootfs) {
+		if (request_rootfs(rootfs, &err))
+			goto report;
+		if (!(libc = glibc_find_libc(rootfs, t->triple))) {
+			xcc_fail(&err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
+				 "usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
+				 rootfs, t->triple, t->triple);
+			goto report;
+		}
+		cxx = glibc_find_in_rootfs(rootfs, t->triple, "libstdc++.so.6");
+		gcc_s = glibc_find_in_rootfs(rootfs, t->triple, "libgcc_s.so.1");
+	}
+	floor = have_meta ? sysroot_floor(ctx, db, t, &meta, jp) : jp;
+
+	if (ncmd > 0) {
+		char **cmd = argv + argc + 1;
+		const char *output;
+
+		rc = proc_run(cmd, &err);
+		if (rc < 0)
+			goto report;
+		if (rc)
+			goto out;
+		output = command_output(ncmd, cmd);
+		/* A command that names no output (a version probe) links nothing to check. */
+		if (output)
+			strvec_push(&files, output);
+	}
+	prog.sysroot = have_meta ? meta.dir : NULL;
+	prog.target_dir = have_meta ? meta.target_dir : NULL;
+	prog.target_libc = libc;
+	prog.target_libstdcxx = cxx;
+	prog.target_libgcc_s = gcc_s;
+	for (size_t i = 0; i < files.n; i++) {
+		prog.file = files.v[i];
+		if (cmd_check_linked(&prog, floor, strict))
+			rc = XCC_EFAIL;
+	}
+	goto out;
+report:
+	rc = cmd_report(&err);
+out:
+	if (have_meta)
+		sysroot_meta_free(&meta);
+	strvec_free(&files);
+	free(libc);
+	free(cxx);
+	free(gcc_s);
+	return rc;
+}
