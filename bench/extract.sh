@@ -14,7 +14,8 @@
 # the ratios are per run (so that load from other work on the machine hits
 # both sides alike), and the median run's ratio is the result.
 #
-# Goals: ratio <= 1.10 with --jobs 1, < 1.00 with --jobs 2, peak RSS of
+# Goals: ratio <= 1.10 with --jobs 1, <= 0.60 with --jobs 2 (two cores: the
+# floor is about 0.5, or the largest archive's own time), peak RSS of
 # create <= 64 MiB.
 set -eu
 
@@ -24,7 +25,6 @@ if [ -z "$xcc" ]; then
 	if [ -x ./src/cuda-xcc ]; then xcc=$(pwd)/src/cuda-xcc; else xcc=$(command -v cuda-xcc); fi
 fi
 bench=${BENCH_DIR:-/tmp/cuda-xcc-bench}
-libdir=/usr/local/cuda/targets/x86_64-linux/lib
 libs=${BENCH_LIBS:-"libcufft.so.12 libcusparse.so.12 libcusolver.so.12 libcurand.so.10 libcublas.so.13"}
 runs=${BENCH_RUNS:-5}
 cuda=13.0.2
@@ -32,30 +32,7 @@ cuda=13.0.2
 for tool in /usr/bin/time tar xz; do
 	command -v "$tool" >/dev/null || { echo "bench/extract.sh: needs $tool" >&2; exit 2; }
 done
-[ -d "$libdir" ] || { echo "bench/extract.sh: no $libdir (a CUDA 13 toolkit)" >&2; exit 2; }
-
-mirror=$bench/mirror
-manifest=$mirror/redistrib_$cuda.json
-if [ ! -f "$manifest" ] || [ "$(cat "$bench/libs" 2>/dev/null)" != "$libs" ]; then
-	echo "building the mirror in $mirror (once; reused by later runs)..." >&2
-	rm -rf "$mirror" "$bench/payload"
-	payload_args=
-	components=
-	for lib in $libs; do
-		name=bench_${lib%%.so*}
-		mkdir -p "$bench/payload/$name"
-		cp -L "$libdir/$lib" "$bench/payload/$name/"
-		payload_args="$payload_args --payload $name=$bench/payload/$name"
-		components="$components${components:+,}$name"
-	done
-	# shellcheck disable=SC2086
-	"$here/tests/fixtures/make-redist.sh" "$mirror" --cuda "$cuda" --tags linux-x86_64 \
-		--xz-level "${XZ_LEVEL:-1}" $payload_args >/dev/null
-	rm -rf "$bench/payload"
-	echo "$libs" > "$bench/libs"
-	echo "$components" > "$bench/components"
-fi
-components=$(cat "$bench/components")
+. "$here/bench/redist-mirror.sh"
 
 # The archives create will use: what its plan lists.
 plan=$("$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
@@ -125,5 +102,5 @@ m2=$(median "$bench/r2")
 printf '\nmedian of %d runs (best times: tar %.2fs, --jobs 1 %.2fs, --jobs 2 %.2fs)\n' \
 	"$runs" "$best_tar" "$best_j1" "$best_j2"
 printf 'create --jobs 1 / tar -xJf: %.3f (goal <= 1.10)  peak RSS %d KiB\n' "$m1" "$rss_j1"
-printf 'create --jobs 2 / tar -xJf: %.3f (goal < 1.00)   peak RSS %d KiB\n' "$m2" "$rss_j2"
+printf 'create --jobs 2 / tar -xJf: %.3f (goal <= 0.60)  peak RSS %d KiB\n' "$m2" "$rss_j2"
 printf 'peak RSS goal: <= 65536 KiB\n'

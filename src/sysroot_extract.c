@@ -14,6 +14,7 @@
 #include "sysroot_commit.h"
 #include "sysroot_extract.h"
 #include "sysroot_layout.h"
+#include "sysroot_schedule.h"
 #include "unpack.h"
 #include "xalloc.h"
 
@@ -50,14 +51,23 @@ struct job {
 	struct map_ctx map;
 	struct unpack_stats stats;
 	uint64_t dl_seen, ex_seen;
+	char *local; /* the verified file, once fetched */
 	struct run *run;
 };
 
+/* One download pipeline and `jobs` extraction workers around one schedule
+ * (sysroot_schedule.h): an archive is extracted as soon as it is fetched
+ * and verified, while the next ones download. Nothing is extracted before
+ * its hash matched, so no unverified byte reaches the tree; streaming an
+ * archive into the tree while it downloads would save only the last
+ * archive's extraction, and would need a scratch tree to throw away. */
 struct run {
 	pthread_mutex_t mu;
+	pthread_cond_t changed; /* the schedule moved on, or a failure */
+	struct schedule sched;
+	int *phases;
+	uint64_t *sizes;
 	struct job *jobs;
-	size_t n_jobs, next;
-	int phase;
 	int failed;
 	struct xcc_error err; /* the first failure */
 	struct fetch_opts fo;
@@ -173,6 +183,7 @@ static int extract_archive(struct job *j, const char *local, struct xcc_error *e
 	char *note = NULL;
 	int rc;
 
+	progress_line(pr, "extracting %s %s", a->component, plan_side_name(a->side));
 	uo.max_bytes = expansion_bound(a, local, j->run->max_expand, &note);
 	uo.max_bytes_note = note;
 	rc = unpack_archive(local, j->map.root, &uo, &j->stats, err);
@@ -193,56 +204,90 @@ static int extract_archive(struct job *j, const char *local, struct xcc_error *e
 	return 0;
 }
 
-static int run_job(struct job *j, struct xcc_error *err)
+static void record_failure(struct run *r, const struct xcc_error *err)
 {
-	char *local = NULL;
-	int rc = fetch_archive(j, &local, err) || extract_archive(j, local, err) ? -1 : 0;
-
-	free(local);
-	return rc;
+	if (!r->failed) {
+		r->failed = 1;
+		r->err = *err;
+	}
+	pthread_cond_broadcast(&r->changed);
 }
 
+/* The download pipeline: one archive at a time, in the schedule's order.
+ * One transfer at a time because the link is shared: two at once would
+ * each take half of it, and the archive the workers wait for would arrive
+ * later. A failure stops it; what it had verified stays in the cache. */
+static void *fetcher(void *arg)
+{
+	struct run *r = arg;
+
+	for (;;) {
+		struct xcc_error err = { 0 };
+		long i;
+		int rc;
+
+		pthread_mutex_lock(&r->mu);
+		i = r->failed ? -1 : schedule_next_fetch(&r->sched);
+		pthread_mutex_unlock(&r->mu);
+		if (i < 0)
+			return NULL;
+		rc = fetch_archive(&r->jobs[i], &r->jobs[i].local, &err);
+		pthread_mutex_lock(&r->mu);
+		if (rc) {
+			record_failure(r, &err);
+		} else {
+			schedule_fetched(&r->sched, (size_t)i);
+			pthread_cond_broadcast(&r->changed);
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (rc)
+			return NULL;
+	}
+}
+
+/* An extraction worker: the next verified archive the phases allow. */
 static void *worker(void *arg)
 {
 	struct run *r = arg;
 
 	for (;;) {
-		struct job *j = NULL;
 		struct xcc_error err = { 0 };
+		long i = SCHED_END;
+		int rc;
 
 		pthread_mutex_lock(&r->mu);
-		while (!r->failed && r->next < r->n_jobs) {
-			struct job *c = &r->jobs[r->next++];
-
-			if (c->a->phase == r->phase) {
-				j = c;
-				break;
-			}
+		while (!r->failed && (i = schedule_next_extract(&r->sched)) == SCHED_WAIT)
+			pthread_cond_wait(&r->changed, &r->mu);
+		if (r->failed)
+			i = SCHED_END;
+		pthread_mutex_unlock(&r->mu);
+		if (i == SCHED_END)
+			return NULL;
+		rc = extract_archive(&r->jobs[i], r->jobs[i].local, &err);
+		pthread_mutex_lock(&r->mu);
+		if (rc) {
+			record_failure(r, &err);
+		} else {
+			schedule_extracted(&r->sched, (size_t)i);
+			pthread_cond_broadcast(&r->changed);
 		}
 		pthread_mutex_unlock(&r->mu);
-		if (!j)
+		if (rc)
 			return NULL;
-		if (run_job(j, &err)) {
-			pthread_mutex_lock(&r->mu);
-			if (!r->failed) {
-				r->failed = 1;
-				r->err = err;
-			}
-			pthread_mutex_unlock(&r->mu);
-			return NULL;
-		}
 	}
 }
 
-/* Run every job of the phase on up to n_threads threads. */
-static int run_phase(struct run *r, int phase, int n_threads, struct xcc_error *err)
+/* The pipeline and n_workers workers until every archive is in the tree
+ * or one failed. Where threads cannot be had, the same work runs here in
+ * turn: every download, then the extractions. */
+static int run_all(struct run *r, int n_workers, struct xcc_error *err)
 {
-	pthread_t *th = xmalloc((size_t)n_threads * sizeof *th);
-	int started = 0;
+	pthread_t fetch_th, *th = xmalloc((size_t)n_workers * sizeof *th);
+	int fetch_started = pthread_create(&fetch_th, NULL, fetcher, r) == 0, started = 0;
 
-	r->phase = phase;
-	r->next = 0;
-	for (int i = 0; i < n_threads; i++) {
+	if (!fetch_started)
+		fetcher(r);
+	for (int i = 0; i < n_workers; i++) {
 		if (pthread_create(&th[i], NULL, worker, r))
 			break;
 		started++;
@@ -251,6 +296,8 @@ static int run_phase(struct run *r, int phase, int n_threads, struct xcc_error *
 		worker(r);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	if (fetch_started)
+		pthread_join(fetch_th, NULL);
 	free(th);
 	if (r->failed) {
 		*err = r->err;
@@ -293,11 +340,25 @@ static int check_free_space(const struct plan *p, const char *root, struct xcc_e
 	return 0;
 }
 
+/* What the schedule sorts by: the archive's size from the plan, else the
+ * local file's; unknown sizes go last. */
+static uint64_t archive_size(const struct plan_archive *a)
+{
+	struct stat st;
+
+	if (a->size > 0)
+		return (uint64_t)a->size;
+	if (!fetch_is_url(a->source) && stat(a->source, &st) == 0)
+		return (uint64_t)st.st_size;
+	return 0;
+}
+
 int sysroot_extract(const struct plan *p, const char *root, const struct fetch_opts *fo,
 		    int jobs, uint64_t max_expand, struct progress *pr, struct xcc_error *err)
 {
-	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	int max_phase = 0, rc = 0;
+	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
+	size_t n = p->n_archives;
+	int rc;
 
 	if (check_free_space(p, root, err))
 		return -1;
@@ -306,9 +367,10 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 	run.pr = pr;
 	run.fo = *fo;
 	run.max_expand = max_expand;
-	run.n_jobs = p->n_archives;
-	run.jobs = xmalloc((p->n_archives ? p->n_archives : 1) * sizeof *run.jobs);
-	for (size_t i = 0; i < p->n_archives; i++) {
+	run.jobs = xmalloc((n ? n : 1) * sizeof *run.jobs);
+	run.phases = xmalloc((n ? n : 1) * sizeof *run.phases);
+	run.sizes = xmalloc((n ? n : 1) * sizeof *run.sizes);
+	for (size_t i = 0; i < n; i++) {
 		struct job *j = &run.jobs[i];
 		const struct plan_archive *a = &p->archives[i];
 
@@ -318,16 +380,21 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 		j->map.p = p;
 		j->map.a = a;
 		j->map.root = root;
-		if (a->phase > max_phase)
-			max_phase = a->phase;
+		run.phases[i] = a->phase;
+		run.sizes[i] = archive_size(a);
 		if (a->size > 0) {
 			pr->dl_total += (uint64_t)a->size;
 			pr->ex_total += (uint64_t)a->size;
 		}
 	}
-	for (int phase = 0; rc == 0 && phase <= max_phase; phase++)
-		rc = run_phase(&run, phase, jobs, err);
+	schedule_init(&run.sched, n, run.phases, run.sizes);
+	rc = run_all(&run, jobs, err);
 	progress_end(pr);
+	for (size_t i = 0; i < n; i++)
+		free(run.jobs[i].local);
+	schedule_free(&run.sched);
+	free(run.sizes);
+	free(run.phases);
 	free(run.jobs);
 	return rc;
 }

@@ -1,9 +1,9 @@
-/* The fetch and extract stages of sysroot create. They share one pool of
- * workers, so that one archive's download overlaps another's decoding (a
- * CUDA toolkit is dozens of archives): each worker fetches one planned
- * archive into the cache (fetch.c) and extracts it (unpack.c) into the
- * tree at the destinations the plan's layout gives, phase by phase as the
- * plan orders them. Nothing here decides anything: the plan is frozen. */
+/* The fetch and extract stages of sysroot create, overlapped: one download
+ * pipeline fetches the planned archives into the cache and verifies them
+ * (fetch.c), one after the other, while up to `jobs` workers extract the
+ * verified ones (unpack.c) into the tree at the destinations the plan's
+ * layout gives, phase by phase as the plan orders them, the largest first
+ * (sysroot_schedule.h). Nothing here decides anything: the plan is frozen. */
 #ifndef XCC_SYSROOT_EXTRACT_H
 #define XCC_SYSROOT_EXTRACT_H
 
@@ -14,8 +14,8 @@
 #include "plan.h"
 #include "progress.h"
 
-/* Fetch and extract every archive of p into root on up to jobs threads
- * (0: one per CPU). The first failure stops the rest and is returned.
+/* Fetch and extract every archive of p into root, extracting on up to
+ * jobs threads (0: one per CPU) while the next archives download. The first failure stops the rest and is returned.
  * Refused before anything is written: a file system with less free space
  * than the archives' own size. Each archive may expand only so far (a
  * .deb's Installed-Size, else 100 times its size, at least 64 MiB, at most

@@ -1051,3 +1051,74 @@ check_pair() {
 	assert_status 0
 	[ "$(stat -c %s "$D/targets/sbsa-linux/include/zeros.h")" = 5000000 ]
 }
+
+# A mirror of three payload components whose names sort against their
+# sizes: bulk_a 100 KB, bulk_b 500 KB, bulk_c 900 KB in 3000 small files (the
+# slowest to extract). Random bytes, so that the archives are as large.
+bulk_mirror() {
+	local pay=$BATS_FILE_TMPDIR/bulkpay
+	BULK=$BATS_FILE_TMPDIR/bulk
+	[ -f "$BULK/redistrib_12.6.3.json" ] && return 0
+	python3 - "$pay" <<'PY'
+import os, sys
+root = sys.argv[1]
+for name, files, size in (("a", 1, 100000), ("b", 1, 500000), ("c", 3000, 300)):
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    for i in range(files):
+        with open(os.path.join(d, f"part{i:04d}.bin"), "wb") as f:
+            f.write(os.urandom(size))
+PY
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BULK" --cuda 12.6.3 --tags linux-x86_64 \
+		--payload "bulk_a=$pay/a" --payload "bulk_b=$pay/b" --payload "bulk_c=$pay/c" >/dev/null
+}
+
+# The lines about one archive's stage, in the order they came: "fetched
+# bulk_c" and so on.
+stages() { sed -n 's/^\(fetched\|extracting\|extracted\) *\(bulk_[abc]\) .*/\1 \2/p'; }
+
+@test "sysroot: downloads go largest first, and an archive is extracted while the next ones download" {
+	bulk_mirror
+	HTTPD_RATE=10000000 start_httpd throttle "$BULK"
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$HTTPD_URL/redistrib_12.6.3.json" \
+		--components bulk_a,bulk_b,bulk_c --dest "$D" --allow-unserved --jobs 1
+	assert_status 0
+	[ -f "$D/targets/x86_64-linux/lib/part2999.bin" ]
+	local order
+	order=$(stages <<<"$output" | sed -n 's/^fetched //p' | tr '\n' ' ')
+	[ "$order" = "bulk_c bulk_b bulk_a " ] || { echo "fetched in this order: $order" >&2; false; }
+	# with one worker, bulk_c (3000 files) is still being extracted when
+	# the next archive has arrived: the download went on meanwhile
+	stages <<<"$output" | sed -n '/^extracting bulk_c$/,/^extracted bulk_c$/p' >"$BATS_TEST_TMPDIR/during"
+	grep -qx 'fetched bulk_b' "$BATS_TEST_TMPDIR/during" || { stages <<<"$output" >&2; false; }
+	# and the tree is the one a create without a server gives
+	local sig
+	sig=$(tree_sig "$D" | sed "s|$D||g")
+	rm -rf "$D"
+	xcc sysroot create --target x86_64 --cuda 12.6 --from "$BULK/redistrib_12.6.3.json" \
+		--components bulk_a,bulk_b,bulk_c --dest "$D" --allow-unserved --progress never --jobs 2
+	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig" ]
+}
+
+@test "sysroot: an archive whose hash does not match never reaches the tree while others are extracted" {
+	bulk_mirror
+	local bad sig
+	bad=$(cd "$BULK" && ls bulk_b/linux-x86_64/*-archive.tar.xz)
+	# an old sysroot, to be left as it was
+	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+	sig=$(tree_sig "$D")
+	start_httpd wrong "$BULK" "$(basename "$bad")"
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$HTTPD_URL/redistrib_12.6.3.json" \
+		--components bulk_a,bulk_b,bulk_c --dest "$D" --allow-unserved --jobs 1
+	assert_status 1
+	assert_output_contains "sha256 mismatch"
+	# the others were fetched and being extracted; the bad one never was
+	stages <<<"$output" >"$BATS_TEST_TMPDIR/stages"
+	grep -qx 'extracting bulk_c' "$BATS_TEST_TMPDIR/stages"
+	grep -qx 'fetched bulk_b' "$BATS_TEST_TMPDIR/stages" && false
+	grep -qx 'extracting bulk_b' "$BATS_TEST_TMPDIR/stages" && false
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
+	# nothing of it is kept in the cache under its promised hash
+	[ -z "$(find "$XDG_CACHE_HOME" -name "$(sha256sum "$BULK/$bad" | cut -c1-64)")" ]
+}

@@ -2,7 +2,8 @@
 #   start_httpd MODE ROOT [SUFFIX]   sets HTTPD_URL (http://127.0.0.1:PORT) and
 #                           HTTPD_LOG; with SUFFIX, only paths ending in it get MODE
 #   stop_httpd              (call it from teardown)
-# HTTPD_STALL_S: how long the stall modes hold a connection (default 30 s).
+# HTTPD_STALL_S: how long the stall modes hold a connection (default 30 s);
+# HTTPD_RATE: the throttle mode's bytes per second (default 1000000).
 # The server exits by itself after a while even when stop_httpd never runs.
 
 start_httpd() {
@@ -10,7 +11,7 @@ start_httpd() {
 	HTTPD_LOG="$BATS_TEST_TMPDIR/httpd.log"
 	: >"$port_file"
 	python3 "$XCC_SRCDIR/tests/lib/httpd.py" --mode "$mode" --root "$root" --only "$only" --timeout 120 \
-		--stall-seconds "${HTTPD_STALL_S:-30}" \
+		--stall-seconds "${HTTPD_STALL_S:-30}" --rate "${HTTPD_RATE:-1000000}" \
 		>"$port_file" 2>"$HTTPD_LOG" 3>&- &
 	HTTPD_PID=$!
 	for i in $(seq 200); do

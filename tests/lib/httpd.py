@@ -27,9 +27,13 @@ Modes:
   reset-once    the first response for each path is cut halfway by a TCP reset
                 (RST, not a clean close); later ones are normal
   reset-always  every response is cut halfway by a reset
+  throttle      files go out at --rate bytes per second, all responses together
+                (one link shared by every connection, as a real one is)
 
 --stall-seconds N is how long a stalled or silent response holds the
 connection before it closes it (default 30).
+
+--rate N is the throttle's rate in bytes per second (default 1000000).
 
 --only SUFFIX applies the mode to the paths that end with SUFFIX; the others
 are served as in normal mode (e.g. a mirror whose manifest is fine and whose
@@ -48,7 +52,8 @@ import time
 
 MODES = ("normal", "norange", "drop-once", "drop-once-norange", "drop-always", "wrong", "404",
          "503-once", "redirect", "slow", "stall-once", "stall-always", "silent", "reset-once",
-         "reset-always")
+         "reset-always", "throttle")
+THROTTLE_CHUNK = 64 * 1024
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -86,6 +91,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if os.path.isdir(local):
             data = "".join(f'<a href="{n}">{n}</a>\n'
                            for n in sorted(os.listdir(local))).encode()
+        elif os.path.isfile(local) and mode == "throttle":
+            return self.send_throttled(local, rng)
         elif os.path.isfile(local):
             with open(local, "rb") as f:
                 data = f.read()
@@ -150,6 +157,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
 
+    def send_throttled(self, local, rng):
+        """The file from its Range start, read as it goes out (a benchmark's
+        archives are hundreds of MB), each chunk given its slot on the one
+        link: the clock every response advances by its chunk's time."""
+        srv = self.server
+        size = os.path.getsize(local)
+        start = 0
+        m = re.fullmatch(r"bytes=(\d+)-", rng or "")
+        if m and int(m.group(1)) < size:
+            start = int(m.group(1))
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", str(size - start))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        with open(local, "rb") as f:
+            f.seek(start)
+            while True:
+                chunk = f.read(THROTTLE_CHUNK)
+                if not chunk:
+                    break
+                with srv.link_lock:
+                    slot = max(time.monotonic(), srv.link_free_at)
+                    srv.link_free_at = slot + len(chunk) / srv.rate
+                delay = slot - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                self.wfile.write(chunk)
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -159,6 +197,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--stall-seconds", type=float, default=30,
                     help="how long the stall modes and silent keep a connection open")
+    ap.add_argument("--rate", type=float, default=1e6,
+                    help="the throttle mode's rate in bytes per second")
     args = ap.parse_args()
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -168,6 +208,9 @@ def main():
     srv.only = args.only
     srv.stall_seconds = args.stall_seconds
     srv.seen = set()
+    srv.rate = args.rate
+    srv.link_lock = threading.Lock()
+    srv.link_free_at = 0.0
     print(srv.server_address[1], flush=True)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()

@@ -1,0 +1,31 @@
+# Sourced by bench/extract.sh and bench/overlap.sh: the redist-shaped mirror
+# they measure, built once in $bench/mirror (tests/fixtures/make-redist.sh)
+# and reused while $libs stay the same. Besides the small toolkit fixtures
+# it holds the real CUDA libraries of /usr/local/cuda packed as components
+# (machine code: xz gets them to about half, as NVIDIA's archives): at
+# least 500 MB of .tar.xz.
+# In: here, bench, libs, cuda. Out: mirror, manifest, components.
+libdir=/usr/local/cuda/targets/x86_64-linux/lib
+[ -d "$libdir" ] || { echo "bench: no $libdir (a CUDA 13 toolkit)" >&2; exit 2; }
+mirror=$bench/mirror
+manifest=$mirror/redistrib_$cuda.json
+if [ ! -f "$manifest" ] || [ "$(cat "$bench/libs" 2>/dev/null)" != "$libs" ]; then
+	echo "building the mirror in $mirror (once; reused by later runs)..." >&2
+	rm -rf "$mirror" "$bench/payload"
+	payload_args=
+	components=
+	for lib in $libs; do
+		name=bench_${lib%%.so*}
+		mkdir -p "$bench/payload/$name"
+		cp -L "$libdir/$lib" "$bench/payload/$name/"
+		payload_args="$payload_args --payload $name=$bench/payload/$name"
+		components="$components${components:+,}$name"
+	done
+	# shellcheck disable=SC2086
+	"$here/tests/fixtures/make-redist.sh" "$mirror" --cuda "$cuda" --tags linux-x86_64 \
+		--xz-level "${XZ_LEVEL:-1}" $payload_args >/dev/null
+	rm -rf "$bench/payload"
+	echo "$libs" > "$bench/libs"
+	echo "$components" > "$bench/components"
+fi
+components=$(cat "$bench/components")
