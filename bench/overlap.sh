@@ -21,6 +21,11 @@
 #
 # Goals: create / max(download, tar -xJf) <= 1.15; peak RSS of create
 # <= 64 MiB.
+#
+# What the design costs: an archive is extracted only once it is whole and
+# verified, so nothing is extracted while the first (the largest) archive
+# downloads. Where download and extraction take about as long and one
+# worker extracts, that wait adds to the total; more workers catch up.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
