@@ -8,6 +8,7 @@
 # first; cached in $XCC_DEB_CACHE_BULLSEYE, default /var/cache/cuda-xcc/debs-bullseye), the
 # CUDA 11.8 packages from scripts/fetch-debian-cuda.sh. Without them those tests skip.
 load lib/common
+load lib/e2e
 
 bullseye_cache() { echo "${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}"; }
 cuda_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
@@ -45,15 +46,8 @@ setup_file() {
 
 # The bullseye root in $R, or skip (no packages) or fail (they are there but it failed).
 need_root() {
-	local state word rest
-	state=$(cat "$TR_STATE")
-	word=${state%% *}
-	rest=${state#* }
-	case "$word" in
-	ok) R=$rest ;;
-	skip) skip "$rest" ;;
-	*) echo "$rest" >&2; return 1 ;;
-	esac
+	e2e_state_take "$TR_STATE"
+	R=$E2E_VALUE
 }
 
 # The CUDA 11.8 sysroot in $S, or skip.

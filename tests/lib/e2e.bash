@@ -26,16 +26,22 @@ e2e_make_sysroot() {
 	fi
 }
 
-# Set S to the file's sysroot, or skip the test (no packages), or fail it.
-e2e_sysroot() {
+# What a setup_file recorded in state file $1 ("ok VALUE", "skip WHY" or
+# "fail WHY"): VALUE in $E2E_VALUE, or the test skipped, or failed.
+e2e_state_take() {
 	local state word rest
-	state=$(cat "$E2E_STATE")
+	state=$(cat "$1")
 	word=${state%% *}
 	rest=${state#* }
 	case "$word" in
-	ok) S=$rest ;;
+	ok) E2E_VALUE=$rest ;;
 	skip) skip "$rest" ;;
 	*) echo "$rest" >&2; return 1 ;;
 	esac
-	export S
+}
+
+# Set S to the file's sysroot, or skip the test (no packages), or fail it.
+e2e_sysroot() {
+	e2e_state_take "$E2E_STATE"
+	export S=$E2E_VALUE
 }
