@@ -23,7 +23,7 @@ setup_file() {
 	mkdir -p "$top/conf"
 	cat > "$top/conf/bblayers.conf" <<-EOS
 	POKY_BBLAYERS_CONF_VERSION = "2"
-	BBPATH = "\${TOPDIR}"
+	BBPATH = "${TOPDIR}"
 	BBFILES ?= ""
 	BBLAYERS = "$poky/meta $poky/meta-poky $meta_oe $XCC_SRCDIR/wrappers/yocto"
 	EOS
@@ -37,7 +37,23 @@ setup_file() {
 	CUDA_XCC_TARGET:pn-cuda-xcc-hello = "sbsa"
 	# Of meta-oe only what cuda-xcc-native needs: parsing stays short.
 	BBMASK = "meta-oe/recipes-(?!devtools/cjson)"
+	# The simulated task environment (sim_* below): the example's work
+	# directory, which the tests fill with stand-ins for what the build would
+	# have staged there, and CUDA 12.6 archives as the fetcher would have
+	# unpacked them into it.
+	WORKDIR:pn-cuda-xcc-hello = "${TOPDIR}/simulated/cuda-xcc-hello"
+	CUDA_XCC_CUDA_VERSION:pn-cuda-xcc-hello = "12.6"
+	CUDA_XCC_FROM:pn-cuda-xcc-hello = "${WORKDIR}/redistrib_12.6.3.json"
+	CUDA_XCC_COMPONENTS:pn-cuda-xcc-hello = "libcublas"
+	CUDA_XCC_RUNTIME_LIBS:pn-cuda-xcc-hello = "libcudart.so.* libcublas.so.*"
 	EOS
+}
+
+# A test that changed local.conf puts it back, however it ends.
+teardown() {
+	if [ -f "$BATS_TEST_TMPDIR/local.conf" ]; then
+		cp "$BATS_TEST_TMPDIR/local.conf" "$YOCTO_TOP/conf/local.conf"
+	fi
 }
 
 # bitbake ARGS... as uid 1000, output in $output.
@@ -68,7 +84,7 @@ bb() {
 	sed -n '/^do_cuda_xcc_sysroot() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
 	grep -q 'cuda-xcc sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	grep -q -- '--target-fs .*/recipe-sysroot' "$BATS_TEST_TMPDIR/task.sh"
-	grep -q 'cuda-xcc flags --target sbsa --cuda 11.8' "$BATS_TEST_TMPDIR/task.sh"
+	grep -q 'cuda-xcc flags --target sbsa --cuda 12.6' "$BATS_TEST_TMPDIR/task.sh"
 }
 
 @test "yocto: the sysroot task runs after the native tool is staged and before configure" {
@@ -79,12 +95,148 @@ bb() {
 	grep -q '"cuda-xcc-hello.do_configure" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
 }
 
-@test "yocto: a URL in CUDA_XCC_FROM is refused at parse time with the way out" {
+@test "yocto: a URL or an undefined variable in CUDA_XCC_FROM is refused at parse time with the way out" {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
 	cp "$YOCTO_TOP/conf/local.conf" "$BATS_TEST_TMPDIR/local.conf"
-	echo 'CUDA_XCC_FROM:pn-cuda-xcc-hello = "https://example.invalid/x.deb"' >> "$YOCTO_TOP/conf/local.conf"
+	echo 'CUDA_XCC_FROM:pn-cuda-xcc-hello = "https://example.invalid/x.deb ${UNPACKDIR}/y.deb"' >> "$YOCTO_TOP/conf/local.conf"
 	bb -e cuda-xcc-hello
 	cp "$BATS_TEST_TMPDIR/local.conf" "$YOCTO_TOP/conf/local.conf"
 	assert_status 1
-	assert_output_contains "fetch it through SRC_URI"
+	assert_output_contains "CUDA_XCC_FROM names https://example.invalid/x.deb: fetch it through SRC_URI"
+	# scarthgap has no UNPACKDIR: the name would reach the task unexpanded
+	assert_output_contains 'CUDA_XCC_FROM names ${UNPACKDIR}/y.deb, whose variable this release does not define: the fetcher unpacks into ${WORKDIR}'
+}
+
+# --- the class's tasks, run in a simulated task environment ------------------
+# Offline, bitbake cannot run the class's tasks: cuda-xcc-native, the cross
+# compiler and oe-core's native tools would have to be built from downloaded
+# sources first. These tests run the tasks' real code instead: the script
+# bitbake would write as run.do_TASK (tests/lib/bitbake_task.py takes the
+# task's expanded functions and the exported variables from `bitbake -e
+# cuda-xcc-hello`, where local.conf moved WORKDIR to $YOCTO_TOP/simulated),
+# with only the missing tools and directories stood in for:
+# - the cuda-xcc under test where STAGING_BINDIR_NATIVE says;
+# - aarch64-poky-linux-g++ and -gcc-ar in STAGING_BINDIR_TOOLCHAIN: Debian's
+#   aarch64 gcc 12 under the MACHINE's names, logging how they were called;
+# - STAGING_DIR_TARGET (recipe-sysroot): Debian's arm64 libc and headers in
+#   the image's usr/lib and usr/include;
+# - CUDA 12.6 redistrib archives (tests/fixtures/make-redist.sh) in WORKDIR,
+#   where the fetcher would have put them (CUDA_XCC_FROM in local.conf);
+# - cmake_do_install (the program's own installation, which needs the
+#   configure and compile tasks): a stand-in program file.
+
+# sim_var NAME: NAME's value in the bitbake -e output.
+sim_var() { sed -n "s/^\(export \)\{0,1\}$1=\"\(.*\)\"\$/\2/p" "$SIM_ENV"; }
+
+# sim_prepare: bitbake -e cuda-xcc-hello, then the stand-ins where its
+# variables point.
+sim_prepare() {
+	local native toolchain fs cc
+	need aarch64-linux-gnu-g++-12 "the MACHINE's compiler stand-in"
+	need aarch64-linux-gnu-gcc-ar-12 "the MACHINE's ar stand-in"
+	need xz "the fixture archives"
+	bb -e cuda-xcc-hello
+	assert_status 0
+	SIM_ENV=$BATS_TEST_TMPDIR/bitbake-e.txt
+	printf '%s\n' "$output" > "$SIM_ENV"
+	W=$(sim_var WORKDIR)
+	[ "$W" = "$YOCTO_TOP/simulated/cuda-xcc-hello" ]
+	rm -rf "$W"
+	mkdir -p "$W"
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$W" --cuda 12.6.3 >/dev/null
+	fs=$(sim_var STAGING_DIR_TARGET)
+	[ "$fs" = "$W/recipe-sysroot" ]
+	mkdir -p "$fs/usr"
+	cp -a /usr/aarch64-linux-gnu/lib "$fs/usr/lib"
+	cp -a /usr/aarch64-linux-gnu/include "$fs/usr/include"
+	native=$(sim_var STAGING_BINDIR_NATIVE)
+	toolchain=$(sim_var STAGING_BINDIR_TOOLCHAIN)
+	mkdir -p "$native" "$toolchain"
+	cp "$CUDA_XCC" "$native/cuda-xcc"
+	for cc in g++ gcc-ar; do
+		printf '#!/bin/sh\necho "%s $*" >> "%s"\nexec %s "$@"\n' "aarch64-poky-linux-$cc" \
+			"$W/toolchain.log" "$(command -v "aarch64-linux-gnu-$cc-12")" \
+			> "$toolchain/aarch64-poky-linux-$cc"
+		chmod +x "$toolchain/aarch64-poky-linux-$cc"
+	done
+}
+
+# sim_task TASK [DIR]: run TASK as bitbake would (set -e, its exported
+# variables only, in DIR), output in $output.
+sim_task() {
+	local script=$W/temp/run.$1
+	mkdir -p "$W/temp"
+	{
+		echo '#!/bin/sh'
+		echo 'set -e'
+		python3 "$XCC_SRCDIR/tests/lib/bitbake_task.py" "$SIM_ENV" "$1"
+		# the stand-in for the program's own installation, expanded as
+		# bitbake expands ${D} in functions
+		echo "cmake_do_install() { install -D -m 0755 /dev/null '$(sim_var D)/usr/bin/cuda-xcc-hello'; }"
+		if [ -n "${2:-}" ]; then echo "cd '$2'"; fi
+		echo "$1"
+	} > "$script"
+	run env -i /bin/sh "$script"
+}
+
+@test "yocto: do_cuda_xcc_sysroot runs for real: sysroot on the image's libc, validated CMake cache" {
+	sim_prepare
+	fs=$(sim_var STAGING_DIR_TARGET)
+	sr=$(sim_var CUDA_XCC_SYSROOT)
+	cache=$(sim_var CUDA_XCC_CMAKE_CACHE)
+	sim_task do_cuda_xcc_sysroot
+	assert_status 0
+	assert_output_contains "sysroot ready: $sr"
+	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["target"], m["cuda"], m["target_dir"], m["target_fs"])' "$sr/sysroot.json"
+	assert_output_equals "sbsa 12.6.3 sbsa-linux $fs"
+	[ -f "$sr/targets/sbsa-linux/lib/libcudart.so.12.0.1" ]
+	# the MACHINE's compiler went through the driver's checks (machine, version)
+	grep -qx 'aarch64-poky-linux-g++ -dumpmachine' "$W/toolchain.log"
+	grep -qx 'aarch64-poky-linux-g++ -dumpversion' "$W/toolchain.log"
+	grep -qx "set(CMAKE_CUDA_ARCHITECTURES \"90\" CACHE STRING \"validated by cuda-xcc\")" "$cache"
+	grep -qx "set(CMAKE_CUDA_COMPILER \"$sr/bin/nvcc\" CACHE FILEPATH \"cuda-xcc\")" "$cache"
+	grep -qx 'set(CMAKE_CUDA_HOST_COMPILER "aarch64-poky-linux-g++" CACHE FILEPATH "cuda-xcc")' "$cache"
+	grep -q "^set(CMAKE_CUDA_FLAGS \"-target-dir sbsa-linux -arbin aarch64-poky-linux-gcc-ar -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs\" CACHE STRING \"cuda-xcc\")\$" "$cache"
+	grep -qx "set(CUDAToolkit_ROOT \"$sr\" CACHE PATH \"cuda-xcc\")" "$cache"
+}
+
+@test "yocto: do_install's append puts the runtime libraries and NVIDIA's license texts into D" {
+	sim_prepare
+	sim_task do_cuda_xcc_sysroot
+	assert_status 0
+	d=$(sim_var D)
+	sr=$(sim_var CUDA_XCC_SYSROOT)
+	# do_install[cleandirs] = "${D}", [dirs] = "${B}" (base.bbclass)
+	mkdir -p "$d" "$(sim_var B)"
+	sim_task do_install "$(sim_var B)"
+	assert_status 0
+	[ -x "$d/usr/bin/cuda-xcc-hello" ]
+	[ "$(readlink "$d/usr/lib/libcudart.so.12")" = libcudart.so.12.0.1 ]
+	cmp "$sr/targets/sbsa-linux/lib/libcudart.so.12.0.1" "$d/usr/lib/libcudart.so.12.0.1"
+	[ "$(readlink "$d/usr/lib/libcublas.so.12")" = libcublas.so.12.1 ]
+	# only what CUDA_XCC_RUNTIME_LIBS names: no development links, no stubs
+	run ls "$d/usr/lib"
+	assert_output_equals "$(printf '%s\n' libcublas.so.12 libcublas.so.12.1 libcudart.so.12 libcudart.so.12.0.1)"
+	lic=$d/usr/share/licenses/cuda-xcc-hello-cuda-runtime
+	cmp "$sr/licenses/cuda_cudart/LICENSE" "$lic/cuda_cudart-LICENSE"
+	cmp "$sr/licenses/libcublas/LICENSE" "$lic/libcublas-LICENSE"
+	# a library CUDA_XCC_RUNTIME_LIBS names that the sysroot lacks stops the task
+	rm "$sr"/targets/sbsa-linux/lib/libcublas.so*
+	sim_task do_install "$(sim_var B)"
+	assert_status 1
+	assert_output_contains "ERROR: CUDA_XCC_RUNTIME_LIBS: no libcublas.so.* in $sr/targets/sbsa-linux/lib"
+}
+
+@test "yocto: a GPU the CUDA release does not support stops do_cuda_xcc_sysroot with cuda-xcc's message" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	cp "$YOCTO_TOP/conf/local.conf" "$BATS_TEST_TMPDIR/local.conf"
+	echo 'CUDA_ARCHITECTURES = "35"' >> "$YOCTO_TOP/conf/local.conf"
+	sim_prepare
+	cp "$BATS_TEST_TMPDIR/local.conf" "$YOCTO_TOP/conf/local.conf"
+	grep -qx 'CUDA_XCC_ARCH="35"' "$SIM_ENV"
+	sim_task do_cuda_xcc_sysroot
+	assert_status 2
+	assert_output_contains "sm_35 (Kepler) was removed in CUDA 12.0, last supported by 11.8"
+	[ ! -e "$(sim_var CUDA_XCC_SYSROOT)" ]
+	[ ! -e "$(sim_var CUDA_XCC_CMAKE_CACHE)" ]
 }

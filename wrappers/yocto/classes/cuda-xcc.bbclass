@@ -5,7 +5,7 @@
 #   SRC_URI += "https://.../nvidia-cuda-toolkit_..._amd64.deb;unpack=0;name=tk \
 #               https://.../libcudart11.0_..._arm64.deb;unpack=0;name=rt ..."
 #   SRC_URI[tk.sha256sum] = "..."
-#   CUDA_XCC_FROM = "${UNPACKDIR}/nvidia-cuda-toolkit_..._amd64.deb ..."
+#   CUDA_XCC_FROM = "${WORKDIR}/nvidia-cuda-toolkit_..._amd64.deb ..."
 #
 # The GPUs are the MACHINE's: CUDA_XCC_ARCH defaults to CUDA_ARCHITECTURES,
 # which meta-tegra's machine configurations set ("87" for Orin).
@@ -56,10 +56,19 @@ python () {
         if not d.getVar(var):
             bb.fatal("%s must be set by recipes that inherit cuda-xcc (CUDA_XCC_ARCH defaults "
                      "to the MACHINE's CUDA_ARCHITECTURES)" % var)
+    # Every wrong entry at once: a user fixes them in one go.
+    wrong = []
     for src in (d.getVar("CUDA_XCC_FROM") or "").split():
         if "://" in src:
-            bb.fatal("CUDA_XCC_FROM names %s: fetch it through SRC_URI (with its sha256sum and "
-                     "unpack=0) and name the fetched file here, ${UNPACKDIR}/<file>" % src)
+            wrong.append("CUDA_XCC_FROM names %s: fetch it through SRC_URI (with its sha256sum "
+                         "and unpack=0) and name the fetched file here, ${WORKDIR}/<file>" % src)
+        elif "${" in src:
+            # scarthgap has no UNPACKDIR (styhead's): it would stay as it
+            # is written and the file would not be found at task time.
+            wrong.append("CUDA_XCC_FROM names %s, whose variable this release does not define: "
+                         "the fetcher unpacks into ${WORKDIR}" % src)
+    if wrong:
+        bb.fatal("\n".join(wrong))
     for flag in d.getVar("CUDA_XCC_HOST_CXX_FLAGS").split():
         if "," in flag:
             bb.fatal("CUDA_XCC_HOST_CXX_FLAGS holds %s: nvcc splits -Xcompiler values at "
