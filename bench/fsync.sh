@@ -22,34 +22,11 @@ if [ -z "$xcc" ]; then
 	if [ -x ./src/cuda-xcc ]; then xcc=$(pwd)/src/cuda-xcc; else xcc=$(command -v cuda-xcc); fi
 fi
 bench=${BENCH_DIR:-/tmp/cuda-xcc-bench-fsync}
-libdir=/usr/local/cuda/targets/x86_64-linux/lib
 libs=${BENCH_LIBS:-"libcurand.so.10 libcufft.so.12"}
 runs=${BENCH_RUNS:-5}
 cuda=13.0.2
 
-[ -d "$libdir" ] || { echo "bench/fsync.sh: no $libdir (a CUDA 13 toolkit)" >&2; exit 2; }
-mirror=$bench/mirror
-manifest=$mirror/redistrib_$cuda.json
-if [ ! -f "$manifest" ] || [ "$(cat "$bench/libs" 2>/dev/null)" != "$libs" ]; then
-	echo "building the mirror in $mirror (once; reused by later runs)..." >&2
-	rm -rf "$mirror" "$bench/payload"
-	payload_args=
-	components=
-	for lib in $libs; do
-		name=bench_${lib%%.so*}
-		mkdir -p "$bench/payload/$name"
-		cp -L "$libdir/$lib" "$bench/payload/$name/"
-		payload_args="$payload_args --payload $name=$bench/payload/$name"
-		components="$components${components:+,}$name"
-	done
-	# shellcheck disable=SC2086
-	"$here/tests/fixtures/make-redist.sh" "$mirror" --cuda "$cuda" --tags linux-x86_64 \
-		--xz-level "${XZ_LEVEL:-1}" $payload_args >/dev/null
-	rm -rf "$bench/payload"
-	echo "$libs" >"$bench/libs"
-	echo "$components" >"$bench/components"
-fi
-components=$(cat "$bench/components")
+. "$here/bench/redist-mirror.sh"
 export XDG_CACHE_HOME=$bench/cache
 now() { date +%s.%N; }
 

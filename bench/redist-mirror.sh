@@ -1,4 +1,4 @@
-# Sourced by bench/extract.sh and bench/overlap.sh: the redist-shaped mirror
+# Sourced by bench/extract.sh, bench/overlap.sh and bench/fsync.sh: the redist-shaped mirror
 # they measure, built once in $bench/mirror (tests/fixtures/make-redist.sh)
 # and reused while $libs stay the same. Besides the small toolkit fixtures
 # it holds the real CUDA libraries of /usr/local/cuda packed as components
