@@ -31,6 +31,18 @@ setup() {
 	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.1, 6.0, 6.1, 6.2, 7.0, 7.1, 7.2"
 }
 
+@test "jetpack: sysroot create --jetpack refuses a board or a CUDA the release cannot run, before fetching anything" {
+	run xcc sysroot create --target jetson --jetpack 5.1 -arch sm_53 --cuda 11.8 \
+		--dest "$BATS_TEST_TMPDIR/S" --mirror "file://$BATS_TEST_TMPDIR/none/" --dry-run
+	assert_status 2
+	assert_output_contains "JetPack 5.1 does not support sm_53 (Jetson TX1, Jetson Nano). JetPack releases for it: 4.6 (CUDA 10.2)"
+	run xcc sysroot create --target jetson --jetpack 5.1 -arch sm_87 --cuda 12.6 \
+		--dest "$BATS_TEST_TMPDIR/S" --mirror "file://$BATS_TEST_TMPDIR/none/" --dry-run
+	assert_status 2
+	assert_output_contains "JetPack 5.1 runs CUDA up to 12.2 on sm_87"
+	[ ! -e "$BATS_TEST_TMPDIR/S" ]
+}
+
 @test "jetpack: boards no JetPack runs with this CUDA warn without --jetpack" {
 	run xcc flags --target jetson --cuda 12.6 -arch sm_72
 	assert_status 0
