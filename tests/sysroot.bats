@@ -6,17 +6,13 @@ load lib/httpd
 load lib/sysroot
 
 setup_file() {
-	command -v aarch64-linux-gnu-gcc >/dev/null || skip "aarch64-linux-gnu-gcc is not installed (fixture ELF files)"
-	export FX=$BATS_FILE_TMPDIR/fx
-	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$FX/m126" --cuda 12.6.3 >/dev/null
+	sysroot_fixtures
 	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$FX/m132" --cuda 13.2.0 --tags linux-sbsa >/dev/null
 }
 
 setup() {
-	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache XDG_DATA_HOME=$BATS_TEST_TMPDIR/data
-	M126=$FX/m126/redistrib_12.6.3.json
+	sysroot_test_env
 	M132=$FX/m132/redistrib_13.2.0.json
-	D=$BATS_TEST_TMPDIR/sr
 }
 
 teardown() {
