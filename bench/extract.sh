@@ -34,14 +34,8 @@ for tool in /usr/bin/time tar xz; do
 done
 . "$here/bench/redist-mirror.sh"
 
-# The archives create will use: what its plan lists.
-plan=$("$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
-	--components "$components" --dry-run)
-archives=$(echo "$plan" | sed -n 's/.* \(\/[^ ]*\.tar\.xz\) -> .*/\1/p')
-total=0
-for a in $archives; do total=$((total + $(stat -c %s "$a"))); done
-n=$(echo "$archives" | wc -l)
-printf 'archives: %d, %.1f MB of .tar.xz\n' "$n" "$(echo "$total / 1000000" | bc -l)"
+plan_archives
+printf 'archives: %d, %.1f MB of .tar.xz\n' "$n_archives" "$(echo "$archive_bytes / 1000000" | bc -l)"
 
 export XDG_CACHE_HOME=$bench/cache
 now() { date +%s.%N; }

@@ -45,15 +45,10 @@ for tool in /usr/bin/time tar xz curl python3; do
 done
 . "$here/bench/redist-mirror.sh"
 
-# The archives create will use: what its plan lists, as paths under the
-# mirror (the server serves the same files).
-plan=$("$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
-	--components "$components" --dry-run)
-archives=$(echo "$plan" | sed -n 's/.* \(\/[^ ]*\.tar\.xz\) -> .*/\1/p')
-total=0
-for a in $archives; do total=$((total + $(stat -c %s "$a"))); done
-printf 'archives: %d, %.1f MB of .tar.xz; load: %s\n' "$(echo "$archives" | wc -l)" \
-	"$(echo "$total / 1000000" | bc -l)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+# The archives create will use (the server serves the same files).
+plan_archives
+printf 'archives: %d, %.1f MB of .tar.xz; load: %s\n' "$n_archives" \
+	"$(echo "$archive_bytes / 1000000" | bc -l)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 
 now() { date +%s.%N; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -29,3 +29,15 @@ if [ ! -f "$manifest" ] || [ "$(cat "$bench/libs" 2>/dev/null)" != "$libs" ]; th
 	echo "$components" > "$bench/components"
 fi
 components=$(cat "$bench/components")
+
+# The archives create takes from the mirror (what its plan lists: paths under
+# $mirror) in $archives, their number in $n_archives and their bytes in
+# $archive_bytes. In: xcc.
+plan_archives() {
+	plan=$("$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
+		--components "$components" --dry-run)
+	archives=$(echo "$plan" | sed -n 's/.* \(\/[^ ]*\.tar\.xz\) -> .*/\1/p')
+	archive_bytes=0
+	for a in $archives; do archive_bytes=$((archive_bytes + $(stat -c %s "$a"))); done
+	n_archives=$(echo "$archives" | wc -l)
+}

@@ -10,15 +10,8 @@
 load lib/common
 load lib/e2e
 
-deb_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
-
-# The packages of a sysroot, in the order fetch-debian-cuda.sh prints them.
-debs() {
-	local c
-	c=$(deb_cache)
-	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
-		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
-}
+deb_cache() { cuda118_cache; }
+debs() { cuda118_debs; }
 
 setup_file() {
 	# One sysroot for the whole file: making it means decompressing 667 MB of xz.

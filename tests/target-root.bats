@@ -11,13 +11,6 @@ load lib/common
 load lib/e2e
 
 bullseye_cache() { echo "${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}"; }
-cuda_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
-cuda_debs() {
-	local c
-	c=$(cuda_cache)
-	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
-		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
-}
 
 setup_file() {
 	local n
@@ -36,9 +29,9 @@ setup_file() {
 		return 0
 	fi
 	echo "ok $BATS_FILE_TMPDIR/bullseye" > "$TR_STATE"
-	if [ "$(cuda_debs | wc -l)" -ge 3 ]; then
+	if [ "$(cuda118_debs | wc -l)" -ge 3 ]; then
 		local from=() d
-		while read -r d; do from+=(--from "$d"); done < <(cuda_debs)
+		while read -r d; do from+=(--from "$d"); done < <(cuda118_debs)
 		"$CUDA_XCC" sysroot create --target sbsa --cuda 11.8 --dest "$BATS_FILE_TMPDIR/S" \
 			--progress never "${from[@]}" > "$BATS_FILE_TMPDIR/create.log" 2>&1 || true
 	fi
@@ -53,8 +46,8 @@ need_root() {
 # The CUDA 11.8 sysroot in $S, or skip.
 need_sysroot() {
 	S=$BATS_FILE_TMPDIR/S
-	if [ "$(cuda_debs | wc -l)" -lt 3 ]; then
-		skip "the CUDA 11.8 .debs are not in $(cuda_cache) (run scripts/fetch-debian-cuda.sh)"
+	if [ "$(cuda118_debs | wc -l)" -lt 3 ]; then
+		skip "the CUDA 11.8 .debs are not in $(cuda118_cache) (run scripts/fetch-debian-cuda.sh)"
 	fi
 	if [ ! -f "$S/sysroot.json" ]; then
 		cat "$BATS_FILE_TMPDIR/create.log" >&2

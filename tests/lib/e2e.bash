@@ -45,3 +45,13 @@ e2e_sysroot() {
 	e2e_state_take "$E2E_STATE"
 	export S=$E2E_VALUE
 }
+
+# Debian 12's CUDA 11.8 packages (scripts/fetch-debian-cuda.sh), in the
+# order it prints them: the cache, and the packages of a whole sysroot.
+cuda118_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
+cuda118_debs() {
+	local c
+	c=$(cuda118_cache)
+	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
+		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
+}
