@@ -15,6 +15,7 @@
 #include "devroot.h"
 #include "elfinfo.h"
 #include "elfpatch.h"
+#include "fileio.h"
 #include "proc.h"
 #include "request.h"
 #include "xalloc.h"
@@ -245,11 +246,6 @@ static void visit_file(struct state *st, const char *path)
 			(ssize_t)(st->nfiles - 1));
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Symlinks in the tree give libraries their other names. */
 static void visit_symlink(struct state *st, const char *path, struct strvec *links)
 {
@@ -270,8 +266,6 @@ static void visit_symlink(struct state *st, const char *path, struct strvec *lin
 static void walk(struct state *st, const char *path, struct strvec *links, int depth)
 {
 	struct stat sb;
-	DIR *d;
-	struct dirent *de;
 	struct strvec names = STRVEC_INIT;
 
 	if (lstat(path, &sb)) {
@@ -288,17 +282,10 @@ static void walk(struct state *st, const char *path, struct strvec *links, int d
 	}
 	if (!S_ISDIR(sb.st_mode) || depth > 64)
 		return;
-	d = opendir(path);
-	if (!d) {
+	if (file_list_dir(path, &names)) {
 		add_note(st, "%s: %s", path, strerror(errno));
 		return;
 	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(&names, de->d_name);
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, name_cmp);
 	for (size_t i = 0; i < names.n; i++) {
 		char *child = xasprintf("%s/%s", path, names.v[i]);
 
@@ -360,8 +347,7 @@ static void index_dir(struct state *st, const char *dir, enum origin origin, con
 		if (strstr(de->d_name, ".so"))
 			strvec_push(&names, de->d_name);
 	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, name_cmp);
+	strvec_sort(&names);
 	/* A system lib dir holds hundreds of libraries: only the names a file
 	 * asks for are ever read. */
 	for (size_t i = 0; i < names.n; i++) {

@@ -358,27 +358,6 @@ static const char *str_at(const struct model *m, GElf_Xword off)
 	return m->str + off;
 }
 
-/* The offset of s in the string table, added at the end if not there. */
-static GElf_Xword str_add(struct model *m, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	const char *p = m->str, *end = m->str + m->strsz;
-
-	/* An existing string, or the tail of one, serves as well. */
-	while (p < end && (p = memmem(p, (size_t)(end - p), s, len))) {
-		if (len > 1 || p == m->str || p[-1] == '\0')
-			return (GElf_Xword)(p - m->str);
-		p++;
-	}
-	if (m->strsz + len > m->str_alloc) {
-		m->str_alloc = (m->strsz + len) * 2;
-		m->str = xrealloc(m->str, m->str_alloc);
-	}
-	memcpy(m->str + m->strsz, s, len);
-	m->strsz += len;
-	return m->strsz - len;
-}
-
 /* The offset of s added at the end of the string table, sharing nothing. */
 static GElf_Xword str_append(struct model *m, const char *s)
 {
@@ -391,6 +370,21 @@ static GElf_Xword str_append(struct model *m, const char *s)
 	memcpy(m->str + m->strsz, s, len);
 	m->strsz += len;
 	return m->strsz - len;
+}
+
+/* The offset of s in the string table, added at the end if not there. */
+static GElf_Xword str_add(struct model *m, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	const char *p = m->str, *end = m->str + m->strsz;
+
+	/* An existing string, or the tail of one, serves as well. */
+	while (p < end && (p = memmem(p, (size_t)(end - p), s, len))) {
+		if (len > 1 || p == m->str || p[-1] == '\0')
+			return (GElf_Xword)(p - m->str);
+		p++;
+	}
+	return str_append(m, s);
 }
 
 static int dyn_find(const struct model *m, GElf_Sxword tag)

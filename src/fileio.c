@@ -1,4 +1,5 @@
 #include <config.h>
+#include <dirent.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +88,21 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 		return -1;
 	}
 	free(tmp);
+	return 0;
+}
+
+int file_list_dir(const char *dir, struct strvec *names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			strvec_push(names, e->d_name);
+	closedir(d);
+	strvec_sort(names);
 	return 0;
 }
 

@@ -18,6 +18,12 @@ char *file_read_text(const char *path, size_t *len);
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		      struct xcc_error *err);
 
+struct strvec;
+/* The entries of directory dir but "." and "..", sorted (readdir's order
+ * is the file system's, and what is reported from them should not be).
+ * -1 with errno set when dir cannot be opened. */
+int file_list_dir(const char *dir, struct strvec *names);
+
 /* Whether path is a directory (following symlinks). */
 int file_is_dir(const char *path);
 

@@ -55,6 +55,17 @@ int strvec_contains(const struct strvec *sv, const char *s)
 	return 0;
 }
 
+static int strvec_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof *sv->v, strvec_cmp);
+}
+
 void strvec_free(struct strvec *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)

@@ -21,6 +21,8 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 void strvec_pushl(struct strvec *sv, ...) __attribute__((sentinel));
 void strvec_extend(struct strvec *sv, const struct strvec *from);
 int strvec_contains(const struct strvec *sv, const char *s);
+/* Sort the strings in strcmp order. */
+void strvec_sort(struct strvec *sv);
 void strvec_free(struct strvec *sv);
 
 /* Split on commas (and whitespace) into sv, skipping empty fields. */

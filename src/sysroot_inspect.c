@@ -63,11 +63,6 @@ int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int sysroot_list(char **out, struct xcc_error *err)
 {
 	char *store = sysroot_store_dir();
@@ -83,7 +78,7 @@ int sysroot_list(char **out, struct xcc_error *err)
 	if (d)
 		closedir(d);
 	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		strvec_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = xasprintf("%s/%s", store, names.v[i]);
 		struct sysroot_meta m;

@@ -126,19 +126,12 @@ static int is_elf_file(const char *path)
 	return ok;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void sysroot_glibc_floor(const char *root, const char *target_dir, const char *triple,
 			 const char *target_fs, struct strvec *warnings)
 {
 	char *libdir = xasprintf("%s/targets/%s/lib", root, target_dir);
 	char *libc = glibc_find_libc(target_fs, triple);
 	struct strvec names = STRVEC_INIT;
-	struct dirent *de;
-	DIR *d;
 
 	if (!libc) {
 		strvec_pushf(warnings, "cannot check the target libraries against the device's "
@@ -146,17 +139,12 @@ void sysroot_glibc_floor(const char *root, const char *target_dir, const char *t
 			     triple);
 		goto out;
 	}
-	if (!(d = opendir(libdir))) {
+	if (file_list_dir(libdir, &names)) {
 		if (errno != ENOENT)
 			strvec_pushf(warnings, "cannot check the target libraries against the "
 				     "device's glibc: %s: %s", libdir, strerror(errno));
 		goto out;
 	}
-	while ((de = readdir(d)))
-		strvec_push(&names, de->d_name);
-	closedir(d);
-	/* readdir's order is the file system's; the warnings should not be. */
-	qsort(names.v, names.n, sizeof *names.v, cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", libdir, names.v[i]);
 		const char *shown = path + strlen(root) + 1;
@@ -883,15 +871,9 @@ static void library_evidence(const struct gpudb *db, const char *libdir, struct 
 {
 	struct fatbin_options sections_only = { 1 };
 	struct strvec names = STRVEC_INIT;
-	struct dirent *de;
-	DIR *d = opendir(libdir);
 
-	if (!d)
+	if (file_list_dir(libdir, &names))
 		return;
-	while ((de = readdir(d)))
-		strvec_push(&names, de->d_name);
-	closedir(d);
-	qsort(names.v, names.n, sizeof *names.v, cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", libdir, names.v[i]);
 		struct xcc_error e = { 0 };
