@@ -41,15 +41,17 @@ assert all(r["jetson"] for r in rows)
 	caps=$(echo "$output" | python3 -c 'import json,sys; print(" ".join(r["sm"] for r in json.load(sys.stdin)))')
 	[[ " $caps " != *" sm_87 "* ]]
 	[[ " $caps " == *" sm_110 "* ]]
-	for t in jetson sbsa x86_64; do
-		for v in 11.8 12.6 12.9 13.0 13.2; do
-			run xcc gpus --target "$t" --cuda "$v" --json
+	# gpus lists through flags_resolve (cmd_gpus.c), so agreement holds for
+	# every pair by construction; one pair per target checks the command
+	# lines (every pair was 200 runs, a minute of each CI pass).
+	for tv in jetson/12.6 sbsa/13.0 x86_64/11.8; do
+		t=${tv%/*} v=${tv#*/}
+		run xcc gpus --target "$t" --cuda "$v" --json
+		assert_status 0
+		for sm in $(echo "$output" | python3 -c 'import json,sys; print(" ".join(r["sm"] for r in json.load(sys.stdin)))'); do
+			run xcc flags --target "$t" --cuda "$v" -arch "$sm"
+			echo "$t $v $sm: $output"
 			assert_status 0
-			for sm in $(echo "$output" | python3 -c 'import json,sys; print(" ".join(r["sm"] for r in json.load(sys.stdin)))'); do
-				run xcc flags --target "$t" --cuda "$v" -arch "$sm"
-				echo "$t $v $sm: $output"
-				assert_status 0
-			done
 		done
 	done
 }
