@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 #include <unistd.h>
 
 #include "autopatch.h"
+#include "devroot.h"
 #include "elfinfo.h"
+#include "fetch.h"
 #include "fileio.h"
 #include "proc.h"
 #include "request.h"
@@ -175,24 +178,79 @@ int run_plan_target(const struct gpudb *db, const struct run_opts *o, struct run
 	return rc;
 }
 
+/*
+ * A device root taken as it is may hold absolute symlinks (Debian 11's,
+ * Ubuntu's and L4T's library dirs do). qemu -L looks a path up inside the
+ * root, but the kernel follows an absolute link on this machine: the
+ * library dangles there, or this machine's own arm64 multiarch copy gets
+ * loaded. The libraries are read through the driver's overlay of corrected
+ * twins (devroot.h), last on LD_LIBRARY_PATH, since the device finds them
+ * in its system directories, after everything else. The loader itself
+ * cannot be redirected: a loader link of that kind is refused with the fix.
+ * Returns the overlay directory (NULL when the root needs none) in *overlay.
+ */
+static int qemu_root_overlay(const struct run_plan *plan, const char *interp, char **overlay,
+			     struct xcc_error *err)
+{
+	struct devroot_args dr;
+	char *cache, *path, *inside;
+	int rc;
+
+	*overlay = NULL;
+	if (interp && interp[0] == '/') {
+		path = xasprintf("%s%s", plan->prefix, interp);
+		inside = access(path, F_OK) != 0 ? devroot_resolve(plan->prefix, interp + 1) : NULL;
+		if (inside) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(path, target, sizeof target - 1);
+
+			target[n > 0 ? n : 0] = '\0';
+			xcc_fail(err, XCC_EFAIL,
+				 "the program's loader %s is a link to %s, which qemu follows on this "
+				 "machine, not in the root: make it relative in the root (ln -sfr "
+				 "%s %s), or run the program on the device with --device "
+				 "ssh://user@host", path, target, inside, path);
+			free(inside);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	cache = fetch_default_cache_dir();
+	rc = devroot_args_make(plan->prefix, plan->triple, cache, &dr, err);
+	free(cache);
+	if (rc)
+		return -1;
+	*overlay = dr.overlay;
+	dr.overlay = NULL;
+	devroot_args_free(&dr);
+	return 0;
+}
+
 int run_plan_local(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
 		   struct xcc_error *err)
 {
 	struct elfinfo elf;
 	const char *user_path = getenv("LD_LIBRARY_PATH");
-	char *libpath = NULL, *qemu = NULL, *qemu_path = NULL;
+	char *libpath = NULL, *qemu = NULL, *qemu_path = NULL, *overlay = NULL;
+	struct strvec dirs = STRVEC_INIT;
 	int rc = -1;
 
 	memset(&elf, 0, sizeof elf);
 	if (plan_target(db, o, plan, &elf, err))
 		goto out;
+	if (!plan->native && plan->prefix && plan->triple &&
+	    qemu_root_overlay(plan, elf.interp, &overlay, err))
+		goto out;
 	/* The user's own LD_LIBRARY_PATH comes first: it is how one overrides a
 	 * library for a run (a stub libcuda, a debug build). */
-	if (plan->lib_dirs.n) {
-		char *ours = strvec_join(&plan->lib_dirs, ":");
-
-		libpath = user_path && *user_path ? xasprintf("%s:%s", user_path, ours) : xstrdup(ours);
-		free(ours);
+	if (plan->lib_dirs.n || overlay) {
+		if (user_path && *user_path)
+			strvec_push(&dirs, user_path);
+		strvec_extend(&dirs, &plan->lib_dirs);
+		if (overlay)
+			strvec_push(&dirs, overlay);
+		libpath = strvec_join(&dirs, ":");
 	}
 	if (plan->native) {
 		strvec_push(&plan->argv, plan->program);
@@ -238,6 +296,8 @@ out:
 	if (rc)
 		run_plan_free(plan);
 	elfinfo_free(&elf);
+	strvec_free(&dirs);
+	free(overlay);
 	free(libpath);
 	free(qemu);
 	free(qemu_path);

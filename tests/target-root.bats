@@ -9,6 +9,7 @@
 # CUDA 11.8 packages from scripts/fetch-debian-cuda.sh. Without them those tests skip.
 load lib/common
 load lib/e2e
+bats_require_minimum_version 1.5.0
 
 bullseye_cache() { echo "${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}"; }
 
@@ -186,6 +187,37 @@ X
 	run qemu-aarch64 -L "$d/root" ./usefoo
 	assert_status 0
 	assert_output_equals "foo=42"
+}
+
+@test "target-root: run --target-fs loads a library whose runtime link in the root is absolute; an absolute loader link is refused with the fix" {
+	need_root
+	need_sysroot
+	d=$(scratch)
+	cp -a "$R" "$d/root"
+	add_libfoo "$d/root" /lib/aarch64-linux-gnu/libfoo.so.1
+	# libfoo.so.1 itself as an absolute link, as some of Ubuntu's and L4T's are
+	mv "$d/root/lib/aarch64-linux-gnu/libfoo.so.1" "$d/root/lib/aarch64-linux-gnu/libfoo.so.1.0"
+	ln -s /lib/aarch64-linux-gnu/libfoo.so.1.0 "$d/root/lib/aarch64-linux-gnu/libfoo.so.1"
+	cat > "$d/usefoo.cu" <<'X'
+#include <cstdio>
+extern "C" int foo(void);
+int main() { std::printf("foo=%d\n", foo()); return 0; }
+X
+	cd "$d"
+	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/root" usefoo.cu -o usefoo -lfoo
+	assert_status 0
+	# qemu alone follows the link on this machine, where it names nothing
+	run -127 qemu-aarch64 -L "$d/root" ./usefoo
+	assert_output_contains "libfoo.so.1: cannot open shared object file"
+	run "$CUDA_XCC" run --target-fs "$d/root" ./usefoo
+	assert_status 0
+	assert_output_contains "foo=42"
+	# the loader's own link made absolute: qemu cannot be told to read it in the root
+	ln -sfn /lib/aarch64-linux-gnu/ld-2.31.so "$d/root/lib/ld-linux-aarch64.so.1"
+	run "$CUDA_XCC" run --target-fs "$d/root" ./usefoo
+	assert_status 1
+	assert_output_contains "the program's loader $d/root/lib/ld-linux-aarch64.so.1 is a link to /lib/aarch64-linux-gnu/ld-2.31.so"
+	assert_output_contains "ln -sfr $d/root/lib/aarch64-linux-gnu/ld-2.31.so $d/root/lib/ld-linux-aarch64.so.1"
 }
 
 @test "target-root: a link that names no file inside the root either is said, by the driver and doctor" {
