@@ -16,9 +16,10 @@ setup_file() {
 	meta_oe=$(ls -d "$(thirdparty)"/meta-openembedded-scarthgap-*/meta-openembedded/meta-oe 2>/dev/null | head -n1)
 	export YOCTO_POKY=$poky
 	if [ -z "$poky" ] || [ -z "$meta_oe" ]; then return 0; fi
-	# Parsing all of oe-core takes minutes: keep the build directory, and
-	# with it bitbake's parse cache, between runs.
-	top=${XCC_YOCTO_BUILD:-/var/cache/cuda-xcc/yocto-build-test}
+	# Keep the build directory, and with it bitbake's parse cache, between
+	# runs: one per checkout, since the cache holds the layer's path anyway
+	# and two checkouts' suites running at once would share its files.
+	top=${XCC_YOCTO_BUILD:-/var/cache/cuda-xcc/yocto-builds/$(echo "$XCC_SRCDIR" | sha256sum | cut -c1-12)}
 	export YOCTO_TOP=$top
 	mkdir -p "$top/conf"
 	cat > "$top/conf/bblayers.conf" <<-EOS
