@@ -168,7 +168,7 @@ make_synthetic_root() {
 	assert_output_contains "ok    target-fs-links  14 absolute links among the linker's files"
 }
 
-@test "target-root: a root's absolute link gives the shared library, not the static one beside it" {
+@test "target-root: a root's absolute links: the shared library, not the static one beside it, at link and at run time" {
 	need_root
 	need_sysroot
 	d=$(scratch)
@@ -187,26 +187,10 @@ X
 	run qemu-aarch64 -L "$d/root" ./usefoo
 	assert_status 0
 	assert_output_equals "foo=42"
-}
-
-@test "target-root: run --target-fs loads a library whose runtime link in the root is absolute; an absolute loader link is refused with the fix" {
-	need_root
-	need_sysroot
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	add_libfoo "$d/root" /lib/aarch64-linux-gnu/libfoo.so.1
-	# libfoo.so.1 itself as an absolute link, as some of Ubuntu's and L4T's are
+	# libfoo.so.1 itself as an absolute link, as some of Ubuntu's and L4T's
+	# are: qemu alone follows it on this machine, where it names nothing
 	mv "$d/root/lib/aarch64-linux-gnu/libfoo.so.1" "$d/root/lib/aarch64-linux-gnu/libfoo.so.1.0"
 	ln -s /lib/aarch64-linux-gnu/libfoo.so.1.0 "$d/root/lib/aarch64-linux-gnu/libfoo.so.1"
-	cat > "$d/usefoo.cu" <<'X'
-#include <cstdio>
-extern "C" int foo(void);
-int main() { std::printf("foo=%d\n", foo()); return 0; }
-X
-	cd "$d"
-	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/root" usefoo.cu -o usefoo -lfoo
-	assert_status 0
-	# qemu alone follows the link on this machine, where it names nothing
 	run -127 qemu-aarch64 -L "$d/root" ./usefoo
 	assert_output_contains "libfoo.so.1: cannot open shared object file"
 	run "$CUDA_XCC" run --target-fs "$d/root" ./usefoo
