@@ -10,7 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 # Every package the build, the demo and the tests need. CI starts from a
-# machine where nothing was installed by hand.
+# machine where nothing was installed by hand. rsync, bc, unzip and wget:
+# Buildroot's make insists on them (make check-buildroot-build).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev nettle-dev openssl
@@ -19,6 +20,7 @@ packages=(
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
 	chrpath diffstat cpio gawk locales strace
+	rsync bc unzip wget
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive

@@ -10,7 +10,13 @@
 # root with the target's glibc and libstdc++.
 CUDA_XCC_RUNTIME_DEPENDENCIES = host-cuda-xcc
 CUDA_XCC_RUNTIME_LICENSE = NVIDIA CUDA Toolkit EULA
+CUDA_XCC_FROM = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM))
+# NVIDIA's archives carry the license text, which the sysroot keeps in
+# licenses/; Debian's .debs have it in usr/share/doc/*/copyright, which
+# cuda-xcc leaves out: then legal-info names the license without its text.
+ifeq ($(filter %.deb,$(CUDA_XCC_FROM)),)
 CUDA_XCC_RUNTIME_LICENSE_FILES = licenses/cuda_cudart/LICENSE
+endif
 # The EULA lets an application ship the runtime, not a source mirror.
 CUDA_XCC_RUNTIME_REDISTRIBUTE = NO
 
@@ -27,10 +33,12 @@ define CUDA_XCC_RUNTIME_BUILD_CMDS
 		--format cmake > $(@D)/cmake-architectures
 	$(HOST_DIR)/bin/cuda-xcc sysroot create --target $(CUDA_XCC_TARGET) \
 		--cuda $(CUDA_XCC_CUDA_VERSION) -arch $(CUDA_XCC_ARCH) \
-		$(foreach f,$(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM)),--from $(f)) \
+		$(foreach f,$(CUDA_XCC_FROM),--from $(f)) \
 		--target-fs $(STAGING_DIR) --dest $(CUDA_XCC_SYSROOT) --progress never
 	mkdir -p $(@D)/licenses
-	cp -R $(CUDA_XCC_SYSROOT)/licenses/. $(@D)/licenses/
+	if [ -d $(CUDA_XCC_SYSROOT)/licenses ]; then \
+		cp -R $(CUDA_XCC_SYSROOT)/licenses/. $(@D)/licenses/; \
+	fi
 	install -D -m 0644 $(@D)/cmake-architectures $(CUDA_XCC_CMAKE_ARCHS_FILE)
 endef
 

@@ -11,6 +11,9 @@ CUDA_XCC_VERSION = 0.1.0
 CUDA_XCC_SITE = $(realpath $(BR2_EXTERNAL_CUDA_XCC_PATH)/../..)
 CUDA_XCC_SITE_METHOD = local
 HOST_CUDA_XCC_AUTORECONF = YES
+# Not a checkout's build directories and generated files (what git ignores):
+# autoreconf and configure make them anew.
+HOST_CUDA_XCC_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = --filter=':- .gitignore'
 # cuda-xcc's sources carry no license file yet: nothing may be claimed.
 CUDA_XCC_LICENSE = unknown (no license file in the cuda-xcc sources)
 CUDA_XCC_REDISTRIBUTE = NO
