@@ -819,9 +819,12 @@ static int extract_deb(struct unpacker *u, struct archive *outer, struct xcc_err
 			free(what);
 			return -1;
 		}
+		u->file_pos = xz_source_file_pos;
+		u->file_pos_arg = x;
 		rc = extract_all(u, inner, NULL, err);
 		if (!rc)
 			rc = xz_drain(inner, x, what, err);
+		u->file_pos = NULL;
 		free(what);
 		archive_read_free(inner);
 		xz_source_free(x);
@@ -857,9 +860,12 @@ static int extract_xz_file(struct unpacker *u, struct archive **ap, struct xcc_e
 	inner = xz_open_tar(raw, XZ_MEMLIMIT_FILE, u->archive, &x, err);
 	if (!inner)
 		return -1;
+	u->file_pos = xz_source_file_pos;
+	u->file_pos_arg = x;
 	rc = extract_all(u, inner, NULL, err);
 	if (!rc)
 		rc = xz_drain(inner, x, u->archive, err);
+	u->file_pos = NULL;
 	archive_read_free(inner);
 	xz_source_free(x);
 	return rc;

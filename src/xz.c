@@ -1,8 +1,9 @@
-/* xz data decoded faster than libarchive does it: on several threads with
- * liblzma's multi-threaded decoder, and, for a .deb's multi-block
- * data.tar.xz, by seeking through the xz index so that blocks holding only
- * skipped members are never decoded. Both hand a plain tar stream to a
- * libarchive reader; what is done with the members is the caller's. */
+/* xz data decoded faster than libarchive does it: on a thread of its own
+ * ahead of the tar reader, with liblzma's multi-threaded decoder, and, for
+ * a .deb's multi-block data.tar.xz, by seeking through the xz index so
+ * that blocks holding only skipped members are never decoded. Both hand a
+ * plain tar stream to a libarchive reader; what is done with the members
+ * is the caller's. */
 #include <config.h>
 
 #ifdef HAVE_LIBLZMA_MT
@@ -10,9 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,21 +25,44 @@
 #include "xz.h"
 
 /* ---------------------------------------------------------------------------
- * xz with liblzma's multi-threaded decoder
+ * xz decoded on a thread of its own, with liblzma's multi-threaded decoder
  *
- * libarchive (3.6) decodes xz on one thread. Files compressed in several
- * blocks (Debian's data.tar.xz: 87 of them for nvidia-cuda-dev) decode in
- * parallel with liblzma's own decoder, fed from the compressed bytes that
- * an outer reader hands out block by block; the tar reader then sees a
- * plain tar stream. A single-block file decodes as before, on one thread.
+ * libarchive (3.6) decodes xz on the thread that parses the tar and writes
+ * the files, so an archive costs its decoding plus its writing; `tar -xJf`
+ * runs `xz -d` in a process of its own. Here a decoder thread fills a few
+ * slots of decoded tar ahead of the reader, which takes them in order: the
+ * two overlap even where liblzma cannot split the work (NVIDIA's redist
+ * archives are single xz blocks). Files in several blocks (Debian's
+ * data.tar.xz: 87 of them for nvidia-cuda-dev) also decode in parallel
+ * inside liblzma. The slots bound what is decoded ahead to 4 MiB, little
+ * next to create's 64 MiB of peak RSS with two archives at once.
  */
-#define XZ_OUT_BLOCK (256 * 1024)
+#define XZ_SLOTS 4
+#define XZ_SLOT_SIZE ((size_t)1 << 20)
 
 struct xz_source {
+	/* The decoder's own (the reader's when no thread could start): */
 	struct archive *outer; /* hands out the compressed bytes */
 	lzma_stream lz;
-	int in_eof, done;
-	uint8_t out[XZ_OUT_BLOCK];
+	int in_eof;
+	int err_no;            /* why decoding stopped, when it failed */
+	char err_msg[256];
+	/* Shared, under lock. Slot n % XZ_SLOTS: filled by the decoder when
+	 * n < filled, handed to libarchive when n < taken (the reader's),
+	 * free again when n < freed; libarchive may read a slot until it
+	 * asks for the next one. */
+	pthread_mutex_t lock;
+	pthread_cond_t moved;  /* a slot filled or freed, the end, a cancel */
+	unsigned filled, freed;
+	size_t len[XZ_SLOTS];
+	uint64_t in_pos[XZ_SLOTS]; /* compressed bytes read once it was filled */
+	int end, failed, cancel;
+	/* The reader's own: */
+	unsigned taken;
+	uint64_t pos;          /* in_pos of the slot handed out last */
+	int threaded;
+	pthread_t thread;
+	uint8_t *slot;         /* XZ_SLOTS * XZ_SLOT_SIZE bytes */
 };
 
 static const char *lzma_problem(lzma_ret r)
@@ -56,13 +82,22 @@ static const char *lzma_problem(lzma_ret r)
 	}
 }
 
-static la_ssize_t xz_read(struct archive *inner, void *arg, const void **buf)
+static int xz_fail(struct xz_source *x, int err_no, const char *msg)
 {
-	struct xz_source *x = arg;
+	x->err_no = err_no;
+	snprintf(x->err_msg, sizeof x->err_msg, "%s", msg ? msg : "read error");
+	return -1;
+}
 
-	x->lz.next_out = x->out;
-	x->lz.avail_out = sizeof x->out;
-	while (!x->done && x->lz.avail_out == sizeof x->out) {
+/* Decode up to a slot's worth into buf (*n bytes): 1 while more follows,
+ * 0 at the end of the xz data, -1 failed (err_msg says why). */
+static int xz_decode(struct xz_source *x, uint8_t *buf, size_t *n)
+{
+	int more = 1;
+
+	x->lz.next_out = buf;
+	x->lz.avail_out = XZ_SLOT_SIZE;
+	while (more > 0 && x->lz.avail_out) {
 		lzma_ret r;
 
 		if (!x->lz.avail_in && !x->in_eof) {
@@ -74,24 +109,97 @@ static la_ssize_t xz_read(struct archive *inner, void *arg, const void **buf)
 			if (ar == ARCHIVE_EOF) {
 				x->in_eof = 1;
 			} else if (ar < ARCHIVE_OK) {
-				archive_set_error(inner, archive_errno(x->outer), "%s",
-						  archive_error_string(x->outer));
-				return -1;
+				more = xz_fail(x, archive_errno(x->outer),
+					       archive_error_string(x->outer));
+				break;
 			} else {
 				x->lz.next_in = block;
 				x->lz.avail_in = size;
 			}
 		}
 		r = lzma_code(&x->lz, x->in_eof ? LZMA_FINISH : LZMA_RUN);
-		if (r == LZMA_STREAM_END) {
-			x->done = 1;
-		} else if (r != LZMA_OK) {
-			archive_set_error(inner, EIO, "%s", lzma_problem(r));
-			return -1;
-		}
+		if (r == LZMA_STREAM_END)
+			more = 0;
+		else if (r != LZMA_OK)
+			more = xz_fail(x, EIO, lzma_problem(r));
 	}
-	*buf = x->out;
-	return (la_ssize_t)(sizeof x->out - x->lz.avail_out);
+	*n = XZ_SLOT_SIZE - x->lz.avail_out;
+	return more;
+}
+
+/* Fill the next slot and hand it over; the caller has checked it is free. */
+static void xz_fill_slot(struct xz_source *x)
+{
+	unsigned i = x->filled % XZ_SLOTS; /* only this side writes filled */
+	size_t n;
+	int more = xz_decode(x, x->slot + i * XZ_SLOT_SIZE, &n);
+	uint64_t pos = (uint64_t)archive_filter_bytes(x->outer, -1);
+
+	pthread_mutex_lock(&x->lock);
+	x->len[i] = n;
+	x->in_pos[i] = pos;
+	if (n)
+		x->filled++;
+	if (more <= 0) {
+		x->end = 1;
+		x->failed = more < 0;
+	}
+	pthread_cond_broadcast(&x->moved);
+	pthread_mutex_unlock(&x->lock);
+}
+
+static void *xz_decoder(void *arg)
+{
+	struct xz_source *x = arg;
+
+	pthread_mutex_lock(&x->lock);
+	for (;;) {
+		while (x->filled - x->freed == XZ_SLOTS && !x->cancel)
+			pthread_cond_wait(&x->moved, &x->lock);
+		if (x->cancel || x->end)
+			break;
+		pthread_mutex_unlock(&x->lock);
+		xz_fill_slot(x);
+		pthread_mutex_lock(&x->lock);
+	}
+	pthread_mutex_unlock(&x->lock);
+	return NULL;
+}
+
+static la_ssize_t xz_read(struct archive *inner, void *arg, const void **buf)
+{
+	struct xz_source *x = arg;
+	unsigned i;
+
+	pthread_mutex_lock(&x->lock);
+	x->freed = x->taken; /* libarchive is done with the slot it had */
+	pthread_cond_broadcast(&x->moved);
+	if (!x->threaded && x->filled == x->taken && !x->end) {
+		pthread_mutex_unlock(&x->lock);
+		xz_fill_slot(x);
+		pthread_mutex_lock(&x->lock);
+	}
+	while (x->filled == x->taken && !x->end)
+		pthread_cond_wait(&x->moved, &x->lock);
+	if (x->filled == x->taken) {
+		pthread_mutex_unlock(&x->lock);
+		if (!x->failed)
+			return 0;
+		archive_set_error(inner, x->err_no, "%s", x->err_msg);
+		return -1;
+	}
+	i = x->taken++ % XZ_SLOTS;
+	x->pos = x->in_pos[i];
+	pthread_mutex_unlock(&x->lock);
+	*buf = x->slot + i * XZ_SLOT_SIZE;
+	return (la_ssize_t)x->len[i];
+}
+
+uint64_t xz_source_file_pos(void *arg)
+{
+	const struct xz_source *x = arg;
+
+	return x->pos;
 }
 
 /* One decoder thread per CPU this process may run on (its affinity mask,
@@ -117,28 +225,29 @@ struct archive *xz_open_tar(struct archive *outer, uint64_t memlimit, const char
 		.threads = (uint32_t)xz_threads(),
 		.memlimit_stop = UINT64_MAX,
 	};
-	lzma_stream init = LZMA_STREAM_INIT;
 	struct archive *inner;
 	lzma_ret r;
 
 	mt.memlimit_threading = memlimit;
-	memset(x, 0, offsetof(struct xz_source, out));
-	x->outer = outer;
-	x->lz = init;
+	*x = (struct xz_source){ .outer = outer, .lz = LZMA_STREAM_INIT };
 	r = lzma_stream_decoder_mt(&x->lz, &mt);
 	if (r != LZMA_OK) {
 		free(x);
 		xcc_fail(err, XCC_EFAIL, "%s: %s", what, lzma_problem(r));
 		return NULL;
 	}
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->moved, NULL);
+	x->slot = xmalloc(XZ_SLOTS * XZ_SLOT_SIZE);
+	/* Without a thread (a limit on them), the reader decodes each slot. */
+	x->threaded = pthread_create(&x->thread, NULL, xz_decoder, x) == 0;
 	inner = archive_read_new();
 	archive_read_support_format_tar(inner);
 	if (archive_read_open(inner, x, NULL, xz_read, NULL) != ARCHIVE_OK) {
 		xcc_fail(err, XCC_EFAIL, "%s: %s", what,
 			 archive_error_string(inner) ? archive_error_string(inner) : "unreadable");
 		archive_read_free(inner);
-		lzma_end(&x->lz);
-		free(x);
+		xz_source_free(x);
 		return NULL;
 	}
 	*xp = x;
@@ -160,12 +269,23 @@ int xz_drain(struct archive *inner, struct xz_source *x, const char *what,
 	return 0;
 }
 
+/* Stops the decoder wherever it is (the reader may have failed). */
 void xz_source_free(struct xz_source *x)
 {
-	if (x) {
-		lzma_end(&x->lz);
-		free(x);
+	if (!x)
+		return;
+	if (x->threaded) {
+		pthread_mutex_lock(&x->lock);
+		x->cancel = 1;
+		pthread_cond_broadcast(&x->moved);
+		pthread_mutex_unlock(&x->lock);
+		pthread_join(x->thread, NULL);
 	}
+	pthread_cond_destroy(&x->moved);
+	pthread_mutex_destroy(&x->lock);
+	lzma_end(&x->lz);
+	free(x->slot);
+	free(x);
 }
 
 
@@ -181,6 +301,7 @@ void xz_source_free(struct xz_source *x)
  * other cases go through the decoders above.
  */
 #define XZ_SEEK_IN (64 * 1024)
+#define XZ_OUT_BLOCK (256 * 1024)
 
 struct xz_seek {
 	int fd;

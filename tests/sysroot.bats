@@ -333,6 +333,23 @@ json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[s
 	assert_failed
 	[ "$(tree_sig "$D")" = "$sig" ]
 	no_leftovers
+
+	# one whose xz data breaks half-way through 20 MB, the decoder thread
+	# ahead of the files being written: the same
+	mirror_copy "$m"
+	local big=$BATS_TEST_TMPDIR/big top
+	mkdir -p "$big"
+	xz -dc "$FX/m126/$a" | tar -C "$big" -xf -
+	top=$(ls "$big")
+	seq 1 3000000 >"$big/$top/lib/big.txt"
+	tar -C "$big" -cf - "$top" | xz -1 >"$m/$a"
+	printf '\x55\xaa\x55\xaa' | dd of="$m/$a" bs=1 seek=$(( $(stat -c %s "$m/$a") / 2 )) conv=notrunc 2>/dev/null
+	sed -i "s/$(sha256sum "$FX/m126/$a" | cut -d' ' -f1)/$(sha256sum "$m/$a" | cut -d' ' -f1)/; s/\"size\": \"$(stat -c %s "$FX/m126/$a")\"/\"size\": \"$(stat -c %s "$m/$a")\"/" "$m/redistrib_12.6.3.json"
+	run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_failed
+	assert_output_contains "corrupt xz data"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	no_leftovers
 }
 
 @test "sysroot: a hostile archive is refused and nothing is written outside" {
@@ -1050,7 +1067,9 @@ check_pair() {
 
 # A mirror of three payload components whose names sort against their
 # sizes: bulk_a 100 KB, bulk_b 500 KB, bulk_c 900 KB in 3000 small files (the
-# slowest to extract). Random bytes, so that the archives are as large.
+# slowest to extract). Random bytes, so that the archives are as large. Each
+# names its files after itself: with one path in two archives, the tree
+# would depend on which worker wrote it last.
 bulk_mirror() {
 	local pay=$BATS_FILE_TMPDIR/bulkpay
 	BULK=$BATS_FILE_TMPDIR/bulk
@@ -1062,7 +1081,7 @@ for name, files, size in (("a", 1, 100000), ("b", 1, 500000), ("c", 3000, 300)):
     d = os.path.join(root, name)
     os.makedirs(d, exist_ok=True)
     for i in range(files):
-        with open(os.path.join(d, f"part{i:04d}.bin"), "wb") as f:
+        with open(os.path.join(d, f"{name}{i:04d}.bin"), "wb") as f:
             f.write(os.urandom(size))
 PY
 	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BULK" --cuda 12.6.3 --tags linux-x86_64 \
@@ -1079,7 +1098,7 @@ stages() { sed -n 's/^\(fetched\|extracting\|extracted\) *\(bulk_[abc]\) .*/\1 \
 	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$HTTPD_URL/redistrib_12.6.3.json" \
 		--components bulk_a,bulk_b,bulk_c --dest "$D" --allow-unserved --jobs 1
 	assert_status 0
-	[ -f "$D/targets/x86_64-linux/lib/part2999.bin" ]
+	[ -f "$D/targets/x86_64-linux/lib/c2999.bin" ]
 	local order
 	order=$(stages <<<"$output" | sed -n 's/^fetched //p' | tr '\n' ' ')
 	[ "$order" = "bulk_c bulk_b bulk_a " ] || { echo "fetched in this order: $order" >&2; false; }

@@ -332,6 +332,47 @@ hostile_tar() { # OUT CASE
 	assert_output_contains "$S/bad.tar.xz"
 }
 
+@test "single-block .tar.xz, decoded on a thread ahead of the tar reader: damage in the middle, or a member refused while it reads ahead, is an error naming the archive, never a hang" {
+	need xz "making the archive"
+	need python3 "building a hostile archive"
+	top=x-linux-x86_64-1-archive
+	mkdir -p "$S/src/$top"
+	seq 1 3000000 >"$S/src/$top/big.txt" # 20 MB: many of the decoder's slots
+	tar -C "$S/src" -cf - "$top" | xz -1 >"$S/good.tar.xz"
+	[ "$(xz -lv "$S/good.tar.xz" | awk '/^ +Blocks:/ { print $2; exit }')" = 1 ]
+	mkdir "$S/ok"
+	run timeout 120 "$CUDA_XCC" debug unpack "$S/good.tar.xz" "$S/ok"
+	assert_status 0
+	cmp "$S/ok/$top/big.txt" "$S/src/$top/big.txt"
+
+	# Damage half-way: LZMA2 chunks check their sizes, so it shows there.
+	cp "$S/good.tar.xz" "$S/bad.tar.xz"
+	size=$(stat -c %s "$S/bad.tar.xz")
+	printf '\x55\xaa\x55\xaa' | dd of="$S/bad.tar.xz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	mkdir "$S/bad"
+	run timeout 120 "$CUDA_XCC" debug unpack "$S/bad.tar.xz" "$S/bad"
+	assert_status 1
+	assert_output_contains "$S/bad.tar.xz: corrupt xz data"
+
+	# A member refused after 20 MB, with as much after it: the reader stops
+	# while the decoder waits for free slots, and is stopped in turn.
+	python3 - "$S/src/$top/big.txt" "$S/evil.tar.xz" <<-'PY'
+	import io, lzma, sys, tarfile
+	data = open(sys.argv[1], "rb").read()
+	with tarfile.open(sys.argv[2], "w:xz", preset=1) as t:
+	    for name in ("top/big.txt", "top/../../evil", "top/after.txt"):
+	        ti = tarfile.TarInfo(name)
+	        ti.size = len(data)
+	        t.addfile(ti, io.BytesIO(data))
+	PY
+	mkdir "$S/refused"
+	run timeout 120 "$CUDA_XCC" debug unpack "$S/evil.tar.xz" "$S/refused"
+	assert_status 1
+	assert_output_contains "member top/../../evil refused: a path with .."
+	[ ! -e "$S/refused/top/after.txt" ]
+	canary_intact
+}
+
 @test "a .deb's multi-block data.tar.xz: the blocks only skipped members occupy are not decoded" {
 	need xz "making multi-block xz"
 	need ar "assembling a .deb"
