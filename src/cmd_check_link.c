@@ -202,8 +202,9 @@ static const char check_link_usage[] =
 	"as driver mode does after each link: their GLIBC_ needs against the --target-fs\n"
 	"root's libc.so.6, GLIBCXX_/CXXABI_/GCC_ against its libstdc++ and libgcc_s, and\n"
 	"for Jetson GPUs all of them against the JetPack release's floor. With '--' it\n"
-	"runs LINK-COMMAND first and checks the file its -o names: the CMake toolchain\n"
-	"file makes it the linker launcher of C, C++ and CUDA targets.\n"
+	"runs LINK-COMMAND first and checks the file its -o names (a compile, with -c,\n"
+	"-S or -E, is only run): the CMake toolchain file makes it the linker launcher\n"
+	"of C, C++ and CUDA targets, the Meson cross file the C and C++ compilers.\n"
 	"\n"
 	"  --sysroot DIR      the sysroot (default: $CUDA_XCC_SYSROOT): the target, its GPUs,\n"
 	"                     and the root and JetPack release it was made for\n"
@@ -215,13 +216,18 @@ static const char check_link_usage[] =
 	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
 	"above the floor, 2 for bad options.\n";
 
-/* The file a compiler or linker command line writes: -o FILE or -oFILE,
- * the last one winning, as in gcc and nvcc. NULL when it names none. */
+/* The file a compiler or linker command line links: -o FILE or -oFILE,
+ * the last one winning, as in gcc and nvcc. NULL when it names none or
+ * only compiles (-c, -S, -E): the Meson cross file puts every C and C++
+ * command through check-link, not only the links. */
 static const char *command_output(int argc, char **argv)
 {
 	const char *out = NULL;
 
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0 ||
+		    strcmp(argv[i], "-E") == 0)
+			return NULL;
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			out = argv[++i];
 		else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2])
@@ -347,7 +353,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		if (rc)
 			goto out;
 		output = command_output(ncmd, cmd);
-		/* A command that names no output (a version probe) links nothing to check. */
+		/* A version probe or a compile links nothing to check. */
 		if (output)
 			strvec_push(&files, output);
 	}

@@ -119,8 +119,8 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 {
 	const struct target_profile *t = gpudb_target(db, m->target);
 	const char *target_fs = r->target_fs ? r->target_fs : m->target_fs;
-	struct strvec cuda = STRVEC_INIT, wrapper = STRVEC_INIT, inc = STRVEC_INIT,
-		      link = STRVEC_INIT;
+	struct strvec c_cmd = STRVEC_INIT, cxx_cmd = STRVEC_INIT, cuda = STRVEC_INIT,
+		      wrapper = STRVEC_INIT, inc = STRVEC_INIT, link = STRVEC_INIT;
 	char *cc, *s_cc, *s_cxx, *s_cuda, *s_wrapper, *s_inc, *s_link, *s_ar, *s_strip, *text;
 
 	if (!t)
@@ -131,6 +131,18 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 				"%s/sysroot.json names no cross g++ (host_compiler); recreate it with "
 				"'cuda-xcc sysroot create' on a machine that has one",
 				m->dir), NULL;
+
+	/* C and C++ go through 'cuda-xcc check-link', which checks each link's
+	 * output against the device's runtime floor as the driver does after its
+	 * own links (Meson has no linker launcher, as CMake has). Compiles pass
+	 * straight through. */
+	strvec_pushl(&c_cmd, r->cuda_xcc, "check-link", "--sysroot", m->dir, NULL);
+	if (target_fs)
+		strvec_pushl(&c_cmd, "--target-fs", target_fs, NULL);
+	strvec_push(&c_cmd, "--");
+	strvec_extend(&cxx_cmd, &c_cmd);
+	strvec_push(&c_cmd, cc);
+	strvec_push(&cxx_cmd, m->host_compiler);
 
 	strvec_pushl(&cuda, r->cuda_xcc, "--sysroot", m->dir, NULL);
 	push_arch_args(&cuda, m, r);
@@ -157,6 +169,8 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 		if (toolchain_target_fs_flags(target_fs, t->triple, FLAGS_GCC, &fs, err)) {
 			strvec_free(&fs);
 			free(cc);
+			strvec_free(&c_cmd);
+			strvec_free(&cxx_cmd);
 			strvec_free(&cuda);
 			strvec_free(&wrapper);
 			strvec_free(&inc);
@@ -168,8 +182,8 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 		strvec_free(&fs);
 	}
 
-	s_cc = meson_str(cc);
-	s_cxx = meson_str(m->host_compiler);
+	s_cc = meson_array(&c_cmd);
+	s_cxx = meson_array(&cxx_cmd);
 	s_cuda = meson_array(&cuda);
 	s_wrapper = meson_array(&wrapper);
 	s_inc = meson_array(&inc);
@@ -223,6 +237,8 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 	free(s_link);
 	free(s_ar);
 	free(s_strip);
+	strvec_free(&c_cmd);
+	strvec_free(&cxx_cmd);
 	strvec_free(&cuda);
 	strvec_free(&wrapper);
 	strvec_free(&inc);

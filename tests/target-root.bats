@@ -344,6 +344,36 @@ X
 	[ ! -e "$d/strict/newcxx" ]
 }
 
+@test "target-root: Meson builds C++ and CUDA against the bullseye root; links are checked; the test runs in the root" {
+	need_root
+	need_sysroot
+	need meson "builds the project"
+	need ninja "Meson's backend"
+	d=$(scratch)
+	cp -r "$XCC_SRCDIR/examples/meson" "$d/src"
+	write_mixed_project "$d/mixed"
+	cp "$d/mixed/newcxx.cpp" "$d/src/"
+	echo "executable('newcxx', 'newcxx.cpp')" >> "$d/src/meson.build"
+	run "$CUDA_XCC" toolchain meson --sysroot "$S" -arch sm_90 --target-fs "$R" --output "$d/cross.ini"
+	assert_status 0
+	run env CUDA_PATH="$S" meson setup --cross-file "$d/cross.ini" "$d/b" "$d/src"
+	assert_status 0
+	run meson compile -C "$d/b"
+	assert_status 0
+	[[ "$output" != *"GLIBC_PRIVATE"* ]]
+	# The C++ links went through check-link, as the driver's CUDA links are checked.
+	assert_output_contains "newcxx needs GLIBCXX_3.4.29 (libstdc++.so.6), newer than the --target-fs $R/usr/lib/aarch64-linux-gnu/libstdc++.so.6.0.28 defines (up to GLIBCXX_3.4.28)"
+	[[ "$output" != *"launch needs"* ]]
+	max=$(glibc_max "$d/b/launch")
+	[ -n "$max" ]
+	[ "$(printf '%s\n' "$max" GLIBC_2.31 | sort -V | tail -1)" = GLIBC_2.31 ]
+	# meson test runs the program through the exe_wrapper, 'cuda-xcc run' with the root.
+	run meson test -C "$d/b" --print-errorlogs
+	assert_status 0
+	grep -q "launch_increment: err=35 (cudaErrorInsufficientDriver)" "$d/b/meson-logs/testlog.txt"
+	grep -q -- "--target-fs $R" "$d/b/meson-logs/testlog.txt"
+}
+
 @test "target-root: check-link checks files or a link command against the root and the JetPack floor" {
 	need_root
 	need aarch64-linux-gnu-gcc "links the programs"
@@ -363,6 +393,11 @@ X
 	assert_status 0
 	[ -x "$d/l" ]
 	assert_output_contains "warning: $d/l needs GLIBC_2.34, but the --target-fs C library"
+	# A compile links nothing: it is run, and its object is not checked.
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-gcc -c -o "$d/m.o" "$d/m.c"
+	assert_status 0
+	[ -s "$d/m.o" ]
+	assert_output_equals ""
 	# A failing link command's status is the launcher's; nothing is checked.
 	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-gcc -o "$d/bad" "$d/missing.c"
 	assert_status 1
