@@ -129,14 +129,35 @@ static int is_toolkit_dir(const char *path)
 	return 0;
 }
 
+/* usr/share/doc/<package>/copyright: a .deb's license terms (for CUDA's
+ * packages NVIDIA's EULA, as Debian ships it). */
+static int is_deb_copyright(const char *member)
+{
+	const char *pkg = "usr/share/doc/", *slash;
+
+	if (!starts_with(member, pkg))
+		return 0;
+	slash = strchr(member + strlen(pkg), '/');
+	return slash && slash > member + strlen(pkg) && strcmp(slash, "/copyright") == 0;
+}
+
 char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
 				 const char *member)
 {
-	char *path = toolkit_path(a->format, member), *dir = NULL, *out = NULL;
+	char *path, *dir = NULL, *out = NULL;
 	const char *slash, *rest;
 	size_t top_len;
 
-	if (!path)
+	/* Kept as a redist archive's LICENSE is, so that whatever packages
+	 * the libraries (a Yocto or Buildroot recipe) finds their terms in
+	 * licenses/<component>/ whatever the sysroot was made from. */
+	if (a->format == PLAN_FMT_DEB && is_deb_copyright(member)) {
+		if ((dir = license_destination(a)))
+			out = xasprintf("%s/copyright", dir);
+		free(dir);
+		return out;
+	}
+	if (!(path = toolkit_path(a->format, member)))
 		return NULL;
 	slash = strchr(path, '/');
 	top_len = slash ? (size_t)(slash - path) : strlen(path);

@@ -76,6 +76,11 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	[ -z "$(ls "$lib" "$lib/stubs" | grep -E 'cublas|cufft|cusparse|npp')" ]
 	[ -z "$(find -L "$lib" -type l)" ]
 	[ "$(du -sm "$lib" | cut -f1)" -lt 50 ]
+	# Each package's license terms (NVIDIA's EULA, as Debian ships them) are kept as a
+	# redist archive's LICENSE is: licenses/<component>/, the host's with -host.
+	grep -q "NVIDIA" "$S/licenses/libcudart11.0/copyright"
+	[ -f "$S/licenses/nvidia-cuda-dev/copyright" ]
+	[ -f "$S/licenses/nvidia-cuda-toolkit-host/copyright" ]
 	run "$CUDA_XCC" sysroot verify "$S"
 	assert_status 0
 	# Debian's arm64 build is NVIDIA's SBSA one, and is recorded as such.

@@ -79,7 +79,14 @@ int main(void)
 	       "nvvm/libdevice/libdevice.10.bc");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/ptxas", "bin/ptxas");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/nvcc", NULL);
-	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/share/doc/nvidia-cuda-toolkit/copyright", NULL);
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/share/doc/nvidia-cuda-toolkit/copyright",
+	       "licenses/comp-host/copyright");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/share/doc/libcudart11.0/copyright",
+	       "licenses/comp/copyright");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/share/doc/libcudart11.0/changelog.Debian.gz",
+	       NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/share/doc/copyright", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/share/doc/libcudart11.0/copyright/x", NULL);
 	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/include/cuda_runtime.h",
 	       "targets/sbsa-linux/include/cuda_runtime.h");
 	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/lib/aarch64-linux-gnu/stubs/libcuda.so",
