@@ -241,6 +241,9 @@ sim_task() {
 	lic=$d/usr/share/licenses/cuda-xcc-hello-cuda-runtime
 	cmp "$sr/licenses/cuda_cudart/LICENSE" "$lic/cuda_cudart-LICENSE"
 	cmp "$sr/licenses/libcublas/LICENSE" "$lic/libcublas-LICENSE"
+	# not the x86_64 tools' terms: nvcc never reaches the image
+	[ -f "$sr/licenses/cuda_nvcc-host/LICENSE" ]
+	[ ! -e "$lic/cuda_nvcc-host-LICENSE" ]
 	# a library CUDA_XCC_RUNTIME_LIBS names that the sysroot lacks stops the task
 	rm "$sr"/targets/sbsa-linux/lib/libcublas.so*
 	sim_task do_install "$(sim_var B)"

@@ -140,9 +140,12 @@ do_install:append() {
             cp -P "$f" ${D}${libdir}/
         done
     done
+    # The target side's terms only: licenses/<component>-host/ are those
+    # of the x86_64 tools (nvcc), which never reach the image.
     for f in ${CUDA_XCC_SYSROOT}/licenses/*/*; do
         [ -f "$f" ] || continue
         c=$(basename $(dirname "$f"))
+        case $c in *-host) continue ;; esac
         install -m 0644 "$f" ${D}${datadir}/licenses/${PN}-cuda-runtime/$c-$(basename "$f")
     done
 }
