@@ -146,9 +146,9 @@ if wait "$static_pid"; then
 	static_pass_pid=$!
 fi
 
-# 3. Built with AddressSanitizer (leaks included) and UBSan: the unit tests, the fuzz
-# targets' seeds and the bats files of the parsers, the patcher and the command line
-# (make check-sanitizers-ci; see Makefile.am). Every report counts as a failure
+# 3. Built with AddressSanitizer (leaks included) and UBSan: the unit tests and the
+# bats files that run cuda-xcc's code (make check-sanitizers-ci; see Makefile.am; the
+# fuzz targets' seeds ran in pass 1, which builds them with the sanitizers). Every report counts as a failure
 # (sanitizer-findings.log). If this build fails, its logs are missing and the summary
 # counts that as a failure too.
 if wait "$san_pid"; then
