@@ -49,6 +49,7 @@ done
 plan_archives
 printf 'archives: %d, %.1f MB of .tar.xz; load: %s\n' "$n_archives" \
 	"$(echo "$archive_bytes / 1000000" | bc -l)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+print_decoders "$xcc"
 
 now() { date +%s.%N; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

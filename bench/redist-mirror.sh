@@ -41,3 +41,12 @@ plan_archives() {
 	for a in $archives; do archive_bytes=$((archive_bytes + $(stat -c %s "$a"))); done
 	n_archives=$(echo "$archives" | wc -l)
 }
+
+# Which xz decoder each side uses: liblzma's decoder got about twice as fast
+# in 5.6, so a ratio means little without the two versions (the static
+# binary embeds its own, scripts/build-static.sh).
+print_decoders() { # CUDA_XCC
+	printf 'xz decoders: cuda-xcc liblzma %s, tar -xJf liblzma %s\n' \
+		"$("$1" --version --verbose 2>/dev/null | sed -n 's/^  liblzma \([0-9.]*\).*/\1/p' | head -n 1)" \
+		"$(xz --version 2>/dev/null | sed -n 's/^liblzma \([0-9.]*\).*/\1/p')"
+}

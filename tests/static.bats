@@ -94,6 +94,11 @@ make_target_fs() {
 	for pkg in musl mbedtls curl zlib xz-utils libzstd libarchive elfutils nettle cjson; do
 		[[ "$output" =~ $'\n'\ \ $pkg\ [0-9] ]] || { echo "no $pkg in: $output" >&2; return 1; }
 	done
+	# liblzma 5.6 or later, whose decoder is about twice as fast as Debian 12's 5.4
+	# (build-static.sh takes xz-utils from Debian 13 on an older release).
+	lzma=$(sed -n 's/^  liblzma \([0-9.]*\)$/\1/p' <<<"$output")
+	[ -n "$lzma" ]
+	[ "$(printf '%s\n' 5.6 "$lzma" | sort -V | head -n 1)" = 5.6 ]
 }
 
 @test "static: flags in an empty root agree with the host's run" {
