@@ -53,7 +53,9 @@ for tool in apt-get sha256sum patch tar; do
 done
 
 # Buildroot package (its directory under package/), Debian source package and
-# version. Every host package host-cuda-xcc pulls in (make
+# version; "debian-patches" where the tree needs Debian's own patches too
+# (gmp: Debian's repack drops doc/, and its patch takes it out of the
+# Makefiles, which Buildroot's autoreconf would otherwise stop at). Every host package host-cuda-xcc pulls in (make
 # host-cuda-xcc-show-recursive-depends) but host-skeleton, which has no source.
 sources=(
 	"tar tar 1.35+dfsg-3.1"
@@ -65,7 +67,7 @@ sources=(
 	"pkgconf pkgconf 1.8.1-1"
 	"libzlib zlib 1:1.3.dfsg+really1.3.1-1"
 	"libopenssl openssl 3.5.7-1~deb13u2"
-	"gmp gmp 2:6.3.0+dfsg-3"
+	"gmp gmp 2:6.3.0+dfsg-3 debian-patches"
 	"nettle nettle 3.10.1-1"
 	"cjson cjson 1.7.18-3.1+deb13u1"
 	"elfutils elfutils 0.192-4"
@@ -104,7 +106,7 @@ dsc_name() { local v=${2#*:}; echo "${1}_${v}.dsc"; }
 
 missing=()
 for entry in "${sources[@]}"; do
-	read -r _ src ver <<<"$entry"
+	read -r _ src ver _ <<<"$entry"
 	[ -f "$debdir/$(dsc_name "$src" "$ver").ok" ] || missing+=("$src=$ver")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -125,7 +127,7 @@ fi
 
 overrides=()
 for entry in "${sources[@]}"; do
-	read -r brpkg src ver <<<"$entry"
+	read -r brpkg src ver how <<<"$entry"
 	dsc=$debdir/$(dsc_name "$src" "$ver")
 	orig=$(orig_of "$dsc")
 	[ -n "$orig" ] && [ -f "$debdir/$orig" ] || die "$dsc names no orig tarball that was downloaded"
@@ -138,12 +140,18 @@ for entry in "${sources[@]}"; do
 		continue
 	fi
 	# The tree depends on the orig tarball and on Buildroot's patches.
-	key=$( { echo "$sum"; cat "$buildroot/package/$brpkg/"*.patch 2>/dev/null || true; } | sha256sum | cut -c1-12)
+	key=$( { echo "$sum $how"; cat "$buildroot/package/$brpkg/"*.patch 2>/dev/null || true; } | sha256sum | cut -c1-12)
 	tree=$srcroot/$brpkg-${ver#*:}-$key
 	if [ ! -f "$tree/.buildroot-prepared" ]; then
 		rm -rf "$tree" "$tree.tmp"
-		mkdir -p "$tree.tmp"
-		tar -xf "$debdir/$orig" -C "$tree.tmp" --strip-components=1
+		if [ "$how" = debian-patches ]; then
+			command -v dpkg-source >/dev/null || die "dpkg-source is not installed (apt-get install dpkg-dev)"
+			dpkg-source --no-copy -x "$dsc" "$tree.tmp" >"$debdir/$src.unpack.log" 2>&1 ||
+				die "dpkg-source -x $dsc failed (see $debdir/$src.unpack.log)"
+		else
+			mkdir -p "$tree.tmp"
+			tar -xf "$debdir/$orig" -C "$tree.tmp" --strip-components=1
+		fi
 		: >"$tree.tmp/.buildroot-patches-not-applied"
 		for p in "$buildroot/package/$brpkg/"*.patch; do
 			[ -f "$p" ] || continue
