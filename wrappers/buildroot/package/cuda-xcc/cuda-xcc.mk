@@ -33,6 +33,14 @@ HOST_LIBARCHIVE_CONF_OPTS += --with-lzma --with-zstd
 $(HOST_LIBARCHIVE_TARGET_CONFIGURE): | host-xz host-zstd
 endif
 
+# Buildroot's host-libcurl leaves libidn2, brotli and zstd to curl's
+# configure, which finds them on the build machine when their -dev packages
+# are there: its libcurl.pc then requires packages that host-pkgconf (which
+# sees only $(HOST_DIR)) cannot find, and cuda-xcc's configure stops.
+ifeq ($(BR2_PACKAGE_HOST_CUDA_XCC),y)
+HOST_LIBCURL_CONF_OPTS += --without-libidn2 --without-brotli --without-zstd
+endif
+
 # A host-libarchive built before this tree was added (or another way)
 # still lacks them: say so instead of failing on the first archive.
 define HOST_CUDA_XCC_CHECK_LIBARCHIVE
