@@ -53,10 +53,21 @@ for tool in apt-get sha256sum patch tar; do
 done
 
 # Buildroot package (its directory under package/), Debian source package and
-# version; "debian-patches" where the tree needs Debian's own patches too
-# (gmp: Debian's repack drops doc/, and its patch takes it out of the
-# Makefiles, which Buildroot's autoreconf would otherwise stop at). Every host package host-cuda-xcc pulls in (make
-# host-cuda-xcc-show-recursive-depends) but host-skeleton, which has no source.
+# version, then what the tree needs beyond Buildroot's own patches:
+# "debian-patches": Debian's patches too (gmp: Debian's repack drops doc/,
+# and its patch takes it out of the Makefiles, which Buildroot's autoreconf
+# would otherwise stop at); "autoreconf": the orig tarball is a snapshot of
+# the repository with no ./configure, so local.mk has Buildroot make one
+# (HOST_<PKG>_AUTORECONF). Every host package host-cuda-xcc pulls in (make
+# host-cuda-xcc-show-recursive-depends) but host-skeleton, which has no
+# source, and host-patchelf, which every Buildroot build makes (its
+# finalize steps run support/scripts/fix-rpath with it).
+#
+# patchelf: Debian has 0.14.3 (bookworm) and 0.18.0 (trixie), not
+# Buildroot's 0.13, and Buildroot's patch that adds --make-rpath-relative
+# applies to neither: fix-rpath then fails on every file and, as it ignores
+# errors, leaves the RPATHs as the packages' builds set them (the test
+# checks the target's programs for paths of the build machine itself).
 sources=(
 	"tar tar 1.35+dfsg-3.1"
 	"bzip2 bzip2 1.0.8-6"
@@ -75,6 +86,7 @@ sources=(
 	"libcurl curl 8.14.1-2+deb13u5"
 	"xz xz-utils 5.8.1-1+deb13u1"
 	"zstd libzstd 1.5.7+dfsg-1"
+	"patchelf patchelf 0.14.3-1 autoreconf"
 )
 
 mkdir -p "$cache"
@@ -128,6 +140,7 @@ fi
 overrides=()
 for entry in "${sources[@]}"; do
 	read -r brpkg src ver how <<<"$entry"
+	var=HOST_$(echo "$brpkg" | tr 'a-z-' 'A-Z_')
 	dsc=$debdir/$(dsc_name "$src" "$ver")
 	orig=$(orig_of "$dsc")
 	[ -n "$orig" ] && [ -f "$debdir/$orig" ] || die "$dsc names no orig tarball that was downloaded"
@@ -144,7 +157,7 @@ for entry in "${sources[@]}"; do
 	tree=$srcroot/$brpkg-${ver#*:}-$key
 	if [ ! -f "$tree/.buildroot-prepared" ]; then
 		rm -rf "$tree" "$tree.tmp"
-		if [ "$how" = debian-patches ]; then
+		if [[ " $how " = *" debian-patches "* ]]; then
 			command -v dpkg-source >/dev/null || die "dpkg-source is not installed (apt-get install dpkg-dev)"
 			dpkg-source --no-copy -x "$dsc" "$tree.tmp" >"$debdir/$src.unpack.log" 2>&1 ||
 				die "dpkg-source -x $dsc failed (see $debdir/$src.unpack.log)"
@@ -168,7 +181,8 @@ for entry in "${sources[@]}"; do
 		echo "fetch-buildroot-sources: host-$brpkg: Buildroot's patches that do not apply to $orig, left out:" \
 			"$(tr '\n' ' ' <"$tree/.buildroot-patches-not-applied")" >&2
 	fi
-	overrides+=("HOST_$(echo "$brpkg" | tr 'a-z-' 'A-Z_')_OVERRIDE_SRCDIR = $tree")
+	overrides+=("${var}_OVERRIDE_SRCDIR = $tree")
+	[[ " $how " != *" autoreconf "* ]] || overrides+=("${var}_AUTORECONF = YES")
 done
 
 printf '%s\n' "# Written by cuda-xcc's scripts/fetch-buildroot-sources.sh" "${overrides[@]}" \
