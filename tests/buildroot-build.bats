@@ -3,8 +3,8 @@
 # takes minutes): host-cuda-xcc from this checkout with its host dependencies,
 # then cuda-xcc-runtime (a CUDA 11.8 sysroot from Debian's .debs on the
 # target's staging tree) and cuda-xcc-hello (tests/fixtures/buildroot-external:
-# a target package whose .cu file goes through $(CUDA_XCC_NVCC)), in Buildroot's
-# own make, with an empty output directory.
+# a target package whose .cu file goes through $(CUDA_XCC_RUNTIME_NVCC)), in
+# Buildroot's own make, with an empty output directory.
 #
 # Offline, from what this machine has:
 # - the host packages' sources: Debian's source packages, prepared by
@@ -184,12 +184,17 @@ need_build() {
 	assert_output_contains "cuda-xcc-hello: no device: err=35 (cudaErrorInsufficientDriver)"
 }
 
-@test "buildroot build: legal-info names NVIDIA's license for the runtime" {
+@test "buildroot build: legal-info carries NVIDIA's terms for the runtime, as Debian's .debs ship them" {
 	need_build
+	rm -rf "$BR_OUT/legal-info"
 	run make -C "$BR_OUT" -s --no-print-directory cuda-xcc-runtime-legal-info
 	assert_status 0
-	assert_output_contains "cuda-xcc-runtime"
 	run cat "$BR_OUT/legal-info/manifest.csv"
-	assert_output_contains '"cuda-xcc-runtime"'
-	assert_output_contains '"NVIDIA CUDA Toolkit EULA"'
+	assert_output_contains '"cuda-xcc-runtime","11.8","NVIDIA CUDA Toolkit EULA"'
+	assert_output_contains "licenses/libcudart11.0/copyright"
+	# each .deb's usr/share/doc/<package>/copyright, NVIDIA's EULA in it
+	lic=$BR_OUT/legal-info/licenses/cuda-xcc-runtime-11.8/licenses
+	for p in libcudart11.0 nvidia-cuda-dev nvidia-cuda-toolkit; do
+		grep -q "End User License Agreement" "$lic/$p/copyright"
+	done
 }

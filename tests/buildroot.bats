@@ -2,19 +2,41 @@
 # The Buildroot BR2_EXTERNAL tree (wrappers/buildroot) in a real Buildroot tree:
 # Kconfig, the variables its packages set, and show-info. scripts/setup.sh unpacks
 # Buildroot into /var/cache/cuda-xcc/thirdparty when ../shared/thirdparty has it.
-# No package is built here: that needs every host dependency's sources offline.
+# No package is built here (that needs every host dependency's sources offline):
+# the runtime's license files are read from .debs made at test time.
 load lib/common
 
 BR=${XCC_BUILDROOT_TREE:-/var/cache/cuda-xcc/thirdparty/buildroot}
 
+# A .deb named as Debian names them, with the given compression and, unless the
+# text is empty, a copyright file.
+make_deb() {
+	local name=$1 comp=$2 text=$3 root=$BATS_FILE_TMPDIR/root-$1
+	rm -rf "$root"
+	mkdir -p "$root/DEBIAN" "$root/usr/share/doc/$name" "$DEBS"
+	printf 'Package: %s\nVersion: 12.9.79-1\nArchitecture: arm64\nMaintainer: t <t@example.org>\nDescription: t\n' \
+		"$name" >"$root/DEBIAN/control"
+	[ -z "$text" ] || printf '%s\n' "$text" >"$root/usr/share/doc/$name/copyright"
+	dpkg-deb --root-owner-group -Z"$comp" -b "$root" "$DEBS/${name}_12.9.79-1_arm64.deb" >/dev/null
+}
+
 setup_file() {
 	[ -f "$BR/Makefile" ] || return 0
-	export BR_OUT=$BATS_FILE_TMPDIR/out
+	export BR_OUT=$BATS_FILE_TMPDIR/out DEBS=$BATS_FILE_TMPDIR/debs
 	make -C "$BR" O="$BR_OUT" BR2_EXTERNAL="$XCC_SRCDIR/wrappers/buildroot" \
 		qemu_aarch64_virt_defconfig >/dev/null
 	printf '%s\n' BR2_TOOLCHAIN_BUILDROOT_CXX=y BR2_PACKAGE_CUDA_XCC_RUNTIME=y \
 		BR2_GCC_VERSION_14_X=y '# BR2_GCC_VERSION_15_X is not set' \
 		BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_12_9=y >> "$BR_OUT/.config"
+	# the runtime's sources: .debs that carry NVIDIA's terms as Debian's do (xz
+	# and zstd), and one that lacks them
+	if command -v dpkg-deb >/dev/null; then
+		make_deb libcudart12 xz "Files: * License: NVIDIA CUDA Toolkit End User License Agreement (xz)"
+		make_deb cuda-nvcc-12-9 zstd "Files: * License: NVIDIA CUDA Toolkit End User License Agreement (zstd)"
+		make_deb cuda-cupti-12-9 xz ""
+	fi
+	printf 'BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM="%s"\n' "$DEBS/libcudart12_12.9.79-1_arm64.deb \
+$DEBS/cuda-nvcc-12-9_12.9.79-1_arm64.deb $DEBS/cuda-cupti-12-9_12.9.79-1_arm64.deb" >> "$BR_OUT/.config"
 	make -C "$BR_OUT" olddefconfig >/dev/null
 }
 
@@ -54,7 +76,7 @@ reconfigure() {
 
 @test "buildroot: the packages' variables: sources, autoreconf, libarchive with xz and zstd, toolchain first" {
 	need_buildroot
-	run make -C "$BR_OUT" -s --no-print-directory printvars VARS="HOST_CUDA_XCC_SITE HOST_CUDA_XCC_SITE_METHOD HOST_CUDA_XCC_AUTORECONF HOST_CUDA_XCC_FINAL_DEPENDENCIES HOST_LIBARCHIVE_CONF_OPTS HOST_LIBARCHIVE_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_FINAL_DEPENDENCIES CUDA_XCC_CMAKE_OPTS CUDA_XCC_NVCC"
+	run make -C "$BR_OUT" -s --no-print-directory printvars VARS="HOST_CUDA_XCC_SITE HOST_CUDA_XCC_SITE_METHOD HOST_CUDA_XCC_AUTORECONF HOST_CUDA_XCC_FINAL_DEPENDENCIES HOST_LIBARCHIVE_CONF_OPTS HOST_LIBARCHIVE_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_CMAKE_OPTS CUDA_XCC_RUNTIME_NVCC CUDA_XCC_RUNTIME_LICENSE_FILES"
 	assert_status 0
 	# built from this checkout, which has no ./configure
 	assert_output_contains "HOST_CUDA_XCC_SITE=$(realpath "$XCC_SRCDIR")"$'\n'
@@ -71,6 +93,8 @@ reconfigure() {
 	assert_output_contains "-DCMAKE_CUDA_HOST_COMPILER=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-g++"
 	assert_output_contains "-ccbin $BR_OUT/host/bin/aarch64-buildroot-linux-gnu-g++ -arbin=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-gcc-ar"
 	assert_output_contains "-arch sm_87"
+	# with .debs as sources, the license files are their copyright files
+	assert_output_contains "CUDA_XCC_RUNTIME_LICENSE_FILES=licenses/libcudart12/copyright licenses/cuda-nvcc-12-9/copyright licenses/cuda-cupti-12-9/copyright"
 }
 
 @test "buildroot: show-info names the licenses and the dependencies" {
@@ -89,4 +113,19 @@ reconfigure() {
 	[[ "$output" =~ cuda-xcc-runtime\ \|[^$'\n']*toolchain ]]
 	[[ "$output" =~ host-libarchive\ \|[^$'\n']*host-xz[^$'\n']*host-zstd ]]
 	[[ "$output" =~ host-cuda-xcc\ \|[^$'\n']*host-autoconf ]]
+}
+
+@test "buildroot: the runtime's license files are the copyright files of its .debs, read without a build" {
+	need_buildroot
+	need dpkg-deb
+	# legal-info copies them from the package's directory once its source is
+	# in place (a full build checks that: on Debian 12 it needs host-tar first);
+	# the source step unpacks them from the .debs, in order, and builds nothing
+	run make -C "$BR_OUT" -s --no-print-directory cuda-xcc-runtime-rsync
+	[ ! -e "$BR_OUT/host/bin/cuda-xcc" ]
+	grep -q "End User License Agreement (xz)" "$BR_OUT/build/cuda-xcc-runtime-12.9/licenses/libcudart12/copyright"
+	grep -q "End User License Agreement (zstd)" "$BR_OUT/build/cuda-xcc-runtime-12.9/licenses/cuda-nvcc-12-9/copyright"
+	# the third .deb has none: the message names the .deb and the file it lacks
+	assert_status 2
+	assert_output_contains "cuda-xcc-runtime: $DEBS/cuda-cupti-12-9_12.9.79-1_arm64.deb has no usr/share/doc/cuda-cupti-12-9/copyright"
 }

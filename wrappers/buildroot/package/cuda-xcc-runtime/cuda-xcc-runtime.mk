@@ -4,60 +4,113 @@
 #
 ################################################################################
 
-# No sources of its own: host-cuda-xcc makes the sysroot from NVIDIA's
-# archives (or .debs), after the toolchain has filled the staging tree
-# (a target package depends on the toolchain), so the sysroot records a
-# root with the target's glibc and libstdc++.
+# Every variable here is CUDA_XCC_RUNTIME_*: CUDA_XCC_* belongs to the
+# cuda-xcc package (host-cuda-xcc), whose infrastructure reads it.
+#
+# host-cuda-xcc makes the sysroot from NVIDIA's archives (or .debs), after
+# the toolchain has filled the staging tree (a target package depends on
+# the toolchain), so the sysroot records a root with the target's glibc and
+# libstdc++. The package's own source is its recipe directory (Buildroot
+# records a package in legal-info only when it has a source); the CUDA
+# files come from the sources named in BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM.
+# Its version is the CUDA release's.
+CUDA_XCC_RUNTIME_VERSION = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VERSION))
+CUDA_XCC_RUNTIME_SITE = $(BR2_EXTERNAL_CUDA_XCC_PATH)/package/cuda-xcc-runtime
+CUDA_XCC_RUNTIME_SITE_METHOD = local
 CUDA_XCC_RUNTIME_DEPENDENCIES = host-cuda-xcc
 CUDA_XCC_RUNTIME_LICENSE = NVIDIA CUDA Toolkit EULA
-CUDA_XCC_FROM = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM))
-# NVIDIA's archives carry the license text, which the sysroot keeps in
-# licenses/; Debian's .debs have it in usr/share/doc/*/copyright, which
-# cuda-xcc leaves out: then legal-info names the license without its text.
-ifeq ($(filter %.deb,$(CUDA_XCC_FROM)),)
-CUDA_XCC_RUNTIME_LICENSE_FILES = licenses/cuda_cudart/LICENSE
-endif
 # The EULA lets an application ship the runtime, not a source mirror.
 CUDA_XCC_RUNTIME_REDISTRIBUTE = NO
 
-CUDA_XCC_TARGET = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET))
-CUDA_XCC_CUDA_VERSION = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VERSION))
-CUDA_XCC_ARCH = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_ARCH))
-CUDA_XCC_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
+CUDA_XCC_RUNTIME_FROM = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM))
+CUDA_XCC_RUNTIME_DEBS = $(filter %.deb,$(CUDA_XCC_RUNTIME_FROM))
+# A .deb's package name, from its file name (<name>_<version>_<arch>.deb).
+CUDA_XCC_RUNTIME_DEB_NAME = $(firstword $(subst _, ,$(notdir $(1))))
+
+# License texts. NVIDIA's archives carry them, and the sysroot keeps them in
+# licenses/ (copied when the package is built: make legal-info after make).
+# Debian ships NVIDIA's terms in each .deb's usr/share/doc/<name>/copyright,
+# which the sysroot keeps too once it is made: they are taken from the .debs
+# themselves when the recipe is copied in, so legal-info needs no build.
+ifeq ($(CUDA_XCC_RUNTIME_DEBS),)
+CUDA_XCC_RUNTIME_LICENSE_FILES = licenses/cuda_cudart/LICENSE
+else
+CUDA_XCC_RUNTIME_LICENSE_FILES = \
+	$(foreach d,$(CUDA_XCC_RUNTIME_DEBS),licenses/$(call CUDA_XCC_RUNTIME_DEB_NAME,$(d))/copyright)
+
+# The name as CUDA_XCC_RUNTIME_DEB_NAME takes it; data.tar.xz (or .zst, .gz)
+# inside the ar archive; tar stops at the file.
+define CUDA_XCC_RUNTIME_DEB_COPYRIGHTS
+	for deb in $(CUDA_XCC_RUNTIME_DEBS); do \
+		name=$${deb##*/}; name=$${name%%_*}; \
+		data=$$($(HOSTAR) t $$deb | grep -m1 '^data\.tar') || { \
+			echo "cuda-xcc-runtime: $$deb is not a .deb (no data.tar member)" >&2; \
+			exit 1; }; \
+		case "$$data" in \
+		*.xz) unpack="$(XZCAT)" ;; \
+		*.zst) unpack="$(ZSTDCAT)" ;; \
+		*.gz) unpack="gzip -dc" ;; \
+		*) unpack=cat ;; \
+		esac; \
+		mkdir -p $(@D)/licenses/$$name && \
+		$(HOSTAR) p $$deb $$data | $$unpack | \
+			tar -xO --occurrence=1 ./usr/share/doc/$$name/copyright \
+			> $(@D)/licenses/$$name/copyright.tmp && \
+		test -s $(@D)/licenses/$$name/copyright.tmp || { \
+			echo "cuda-xcc-runtime: $$deb has no usr/share/doc/$$name/copyright" \
+				"(a .deb is named <package>_<version>_<arch>.deb)" >&2; \
+			exit 1; }; \
+		mv $(@D)/licenses/$$name/copyright.tmp $(@D)/licenses/$$name/copyright || exit 1; \
+	done
+endef
+CUDA_XCC_RUNTIME_POST_RSYNC_HOOKS += CUDA_XCC_RUNTIME_DEB_COPYRIGHTS
+endif
+
+CUDA_XCC_RUNTIME_XCC_TARGET = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET))
+CUDA_XCC_RUNTIME_GPU_ARCH = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_ARCH))
+CUDA_XCC_RUNTIME_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
 # CMAKE_CUDA_ARCHITECTURES, as cuda-xcc validated them for the sysroot.
-CUDA_XCC_CMAKE_ARCHS_FILE = $(HOST_DIR)/share/cuda-xcc/cmake-architectures
+CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE = $(HOST_DIR)/share/cuda-xcc/cmake-architectures
 
 define CUDA_XCC_RUNTIME_BUILD_CMDS
-	$(HOST_DIR)/bin/cuda-xcc flags --target $(CUDA_XCC_TARGET) \
-		--cuda $(CUDA_XCC_CUDA_VERSION) -arch $(CUDA_XCC_ARCH) \
+	$(HOST_DIR)/bin/cuda-xcc flags --target $(CUDA_XCC_RUNTIME_XCC_TARGET) \
+		--cuda $(CUDA_XCC_RUNTIME_VERSION) -arch $(CUDA_XCC_RUNTIME_GPU_ARCH) \
 		--format cmake > $(@D)/cmake-architectures
-	$(HOST_DIR)/bin/cuda-xcc sysroot create --target $(CUDA_XCC_TARGET) \
-		--cuda $(CUDA_XCC_CUDA_VERSION) -arch $(CUDA_XCC_ARCH) \
-		$(foreach f,$(CUDA_XCC_FROM),--from $(f)) \
-		--target-fs $(STAGING_DIR) --dest $(CUDA_XCC_SYSROOT) --progress never
+	$(HOST_DIR)/bin/cuda-xcc sysroot create --target $(CUDA_XCC_RUNTIME_XCC_TARGET) \
+		--cuda $(CUDA_XCC_RUNTIME_VERSION) -arch $(CUDA_XCC_RUNTIME_GPU_ARCH) \
+		$(foreach f,$(CUDA_XCC_RUNTIME_FROM),--from $(f)) \
+		--target-fs $(STAGING_DIR) --dest $(CUDA_XCC_RUNTIME_SYSROOT) --progress never
 	mkdir -p $(@D)/licenses
-	if [ -d $(CUDA_XCC_SYSROOT)/licenses ]; then \
-		cp -R $(CUDA_XCC_SYSROOT)/licenses/. $(@D)/licenses/; \
+	if [ -d $(CUDA_XCC_RUNTIME_SYSROOT)/licenses ]; then \
+		cp -R $(CUDA_XCC_RUNTIME_SYSROOT)/licenses/. $(@D)/licenses/; \
 	fi
-	install -D -m 0644 $(@D)/cmake-architectures $(CUDA_XCC_CMAKE_ARCHS_FILE)
+	install -D -m 0644 $(@D)/cmake-architectures $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE)
 endef
 
 # Programs linked with -cudart shared (CMake's CUDA::cudart) need it on
 # the device; the driver itself comes with the board's BSP.
 define CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
 	mkdir -p $(TARGET_DIR)/usr/lib
-	cp -a $(CUDA_XCC_SYSROOT)/targets/*/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
+	cp -a $(CUDA_XCC_RUNTIME_SYSROOT)/targets/*/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
 endef
 
 # For CUDA packages (which depend on cuda-xcc-runtime): CMake options and
 # the driver to call for .cu files, both with the target's compiler and
 # ar (Buildroot has no <triple>-ar of Debian's name).
-CUDA_XCC_CMAKE_OPTS = \
-	-DCMAKE_CUDA_COMPILER=$(CUDA_XCC_SYSROOT)/bin/nvcc \
+CUDA_XCC_RUNTIME_CMAKE_OPTS = \
+	-DCMAKE_CUDA_COMPILER=$(CUDA_XCC_RUNTIME_SYSROOT)/bin/nvcc \
 	-DCMAKE_CUDA_HOST_COMPILER=$(TARGET_CXX) \
-	-DCUDAToolkit_ROOT=$(CUDA_XCC_SYSROOT) \
-	-DCMAKE_CUDA_ARCHITECTURES="$$(cat $(CUDA_XCC_CMAKE_ARCHS_FILE))"
-CUDA_XCC_NVCC = $(HOST_DIR)/bin/cuda-xcc --sysroot $(CUDA_XCC_SYSROOT) \
-	-arch $(CUDA_XCC_ARCH) -ccbin $(TARGET_CXX) -arbin=$(TARGET_AR)
+	-DCUDAToolkit_ROOT=$(CUDA_XCC_RUNTIME_SYSROOT) \
+	-DCMAKE_CUDA_ARCHITECTURES="$$(cat $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE))"
+CUDA_XCC_RUNTIME_NVCC = $(HOST_DIR)/bin/cuda-xcc --sysroot $(CUDA_XCC_RUNTIME_SYSROOT) \
+	-arch $(CUDA_XCC_RUNTIME_GPU_ARCH) -ccbin $(TARGET_CXX) -arbin=$(TARGET_AR)
 
 $(eval $(generic-package))
+
+# The .debs' copyright files are unpacked with xzcat or zstdcat, Buildroot's
+# own when the build machine has none that suits, and the build machine's
+# tar (Buildroot's host-tar is for making reproducible archives: extracting
+# one file needs no particular version).
+ifneq ($(CUDA_XCC_RUNTIME_DEBS),)
+$(CUDA_XCC_RUNTIME_TARGET_RSYNC): | $(BR2_XZCAT_HOST_DEPENDENCY) $(BR2_ZSTD_HOST_DEPENDENCY)
+endif
