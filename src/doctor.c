@@ -18,6 +18,7 @@
 #include "strvec.h"
 #include "sysroot.h"
 #include "sysroot_meta.h"
+#include "toolchain.h"
 #include "xalloc.h"
 
 /* What the checks share: the target and CUDA release, and the sysroot. */
@@ -706,6 +707,101 @@ static void check_ccache(struct doctor_ctx *c, struct doctor_report *r)
 	add(r, "ccache", DOCTOR_OK, path, NULL);
 }
 
+/* --- the build systems cuda-xcc writes files for ------------------------------ */
+
+/* The version `TOOL --version` prints: the first word of its first line
+ * that starts with a digit ("cmake version 3.25.1", "1.0.1"); NULL when
+ * it does not run or prints none. */
+static char *tool_version(const char *path)
+{
+	char *argv[] = { (char *)path, "--version", NULL }, *out = NULL, *v = NULL, *p;
+	struct xcc_error err = { 0 };
+
+	if (proc_capture(argv, &out, &err) == 0 && out) {
+		out[strcspn(out, "\n")] = '\0';
+		for (p = out; *p; p += strcspn(p, " "), p += strspn(p, " "))
+			if (*p >= '0' && *p <= '9') {
+				v = strndup(p, strspn(p, "0123456789."));
+				break;
+			}
+	}
+	free(out);
+	return v;
+}
+
+/* A build system is needed only by those who use it: not installed is
+ * said (skip), too old to read cuda-xcc's file is a failure. */
+static void check_build_system(struct doctor_report *r, const char *name, const char *what,
+			       const char *minimum, const char *why, const char *install)
+{
+	char *path = proc_which(name), *v;
+
+	if (!path) {
+		add(r, name, DOCTOR_SKIP,
+		    xasprintf("%s is not on PATH: needed only for %s (%s)", name, what, install),
+		    NULL);
+		return;
+	}
+	if (!(v = tool_version(path))) {
+		add(r, name, DOCTOR_FAIL, xasprintf("%s --version prints no version", path),
+		    xasprintf("check that %s runs; %s", path, install));
+	} else if (strverscmp(v, minimum) < 0) {
+		add(r, name, DOCTOR_FAIL,
+		    xasprintf("%s is %s %s; %s needs %s or later", path, name, v, why, minimum),
+		    xasprintf("install %s %s or later (%s)", name, minimum, install));
+	} else {
+		add(r, name, DOCTOR_OK,
+		    xasprintf("%s (%s %s; %s needs %s or later)", path, name, v, why, minimum), NULL);
+	}
+	free(v);
+	free(path);
+}
+
+static void check_cmake(struct doctor_ctx *c, struct doctor_report *r)
+{
+	const char *dir = toolchain_data_dir();
+	char *file = dir ? xasprintf("%s/cmake/cuda-xcc-toolchain.cmake", dir) : NULL;
+	char *minimum = file ? toolchain_cmake_minimum(file) : NULL, *why;
+
+	(void)c;
+	if (!minimum) {
+		add(r, "cmake", DOCTOR_FAIL,
+		    xasprintf("the CMake toolchain file shipped with cuda-xcc %s",
+			      file ? "says no CMake version it needs" : "is not installed"),
+		    xstrdup("reinstall cuda-xcc (make install puts it under share/cuda-xcc/cmake)"));
+		free(file);
+		return;
+	}
+	why = xasprintf("the toolchain file %s", file);
+	check_build_system(r, "cmake", "CMake projects", minimum, why, "apt-get install cmake");
+	free(why);
+	free(minimum);
+	free(file);
+}
+
+/* Meson's own backend is ninja: a Meson without it configures nothing. */
+static void check_meson(struct doctor_ctx *c, struct doctor_report *r)
+{
+	char *ninja;
+
+	(void)c;
+	check_build_system(r, "meson", "Meson projects", TOOLCHAIN_MESON_MINIMUM,
+			   "the cross file of 'cuda-xcc toolchain meson'",
+			   "apt-get install meson ninja-build");
+	if (r->v[r->n - 1].status != DOCTOR_OK)
+		return;
+	if (!(ninja = proc_which("ninja"))) {
+		struct doctor_check *m = &r->v[r->n - 1];
+
+		m->status = DOCTOR_FAIL;
+		free(m->detail);
+		m->detail = xstrdup("meson is installed but ninja, its backend, is not on PATH");
+		m->fix = xstrdup("apt-get install ninja-build");
+		return;
+	}
+	free(ninja);
+}
+
 /* --- the whole report -------------------------------------------------------- */
 
 static int resolve(struct doctor_ctx *c, struct xcc_error *err)
@@ -818,6 +914,8 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_target_fs_links(&c, r);
 	check_binfmt(&c, r);
 	check_ccache(&c, r);
+	check_cmake(&c, r);
+	check_meson(&c, r);
 	rc = 0;
 out:
 	if (c.have_meta)

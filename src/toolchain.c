@@ -199,6 +199,7 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 	text = xasprintf(
 		"# Meson cross file for the cuda-xcc sysroot %s\n"
 		"# (target %s, CUDA %s, %s), written by 'cuda-xcc toolchain meson'.\n"
+		"# Meson " TOOLCHAIN_MESON_MINIMUM " or later: older ones ignore [built-in options].\n"
 		"#\n"
 		"#   CUDA_PATH=%s meson setup --cross-file THIS-FILE build\n"
 		"#\n"
@@ -244,6 +245,23 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 	strvec_free(&inc);
 	strvec_free(&link);
 	return text;
+}
+
+char *toolchain_cmake_minimum(const char *generic_file)
+{
+	static const char key[] = "if(CMAKE_VERSION VERSION_LESS ";
+	char *text = file_read_text(generic_file, NULL), *at, *v = NULL;
+
+	if (text && (at = strstr(text, key))) {
+		at += strlen(key);
+		v = strndup(at, strspn(at, "0123456789."));
+		if (!*v) {
+			free(v);
+			v = NULL;
+		}
+	}
+	free(text);
+	return v;
 }
 
 /* s as a CMake bracket argument, which needs no escaping: the level of =

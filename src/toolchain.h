@@ -21,6 +21,15 @@ struct toolchain_request {
  * built from. NULL when neither exists. */
 const char *toolchain_data_dir(void);
 
+/* The oldest Meson that reads the cross file's [built-in options] (its
+ * c_args and link arguments); older ones silently ignore them. */
+#define TOOLCHAIN_MESON_MINIMUM "0.56"
+
+/* The oldest CMake the shipped toolchain file accepts, as its version
+ * check says (generic_file is that file); NULL when it cannot be read or
+ * says none. Caller frees. */
+char *toolchain_cmake_minimum(const char *generic_file);
+
 /* The text of a Meson cross file for the sysroot described by m; caller
  * frees. */
 char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,

@@ -63,7 +63,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	[[ "$output" != *FAIL* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu --json
 	assert_status 0
-	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 10; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
+	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 12; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
 }
 
 @test "doctor: cross-g++ missing, or only one that CUDA refuses" {
@@ -226,6 +226,42 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	l=$(line_of ccache)
 	[[ "$l" == "FAIL "*"ccache is not on PATH"*"fix: apt-get install ccache"* ]]
 	[[ "$(line_of cross-g++)" == "ok "* ]]
+}
+
+# A fake TOOL in directory $1 that prints $3 for --version.
+fake_tool() {
+	printf '#!/bin/sh\necho "%s"\n' "$3" > "$1/$2"
+	chmod +x "$1/$2"
+}
+
+@test "doctor: cmake and meson: not installed is said, too old fails, new enough is ok" {
+	need_tools
+	p=$(fake_path qemu-aarch64 aarch64-linux-gnu-g++-12 aarch64-linux-gnu-gcc ccache)
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 0
+	[[ "$(line_of cmake)" == "skip "*"cmake is not on PATH: needed only for CMake projects (apt-get install cmake)"* ]]
+	[[ "$(line_of meson)" == "skip "*"meson is not on PATH: needed only for Meson projects"* ]]
+	# The toolchain file's own version check is where the minimum comes from.
+	fake_tool "$p" cmake "cmake version 3.20.6"
+	fake_tool "$p" meson "0.55.3"
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of cmake)
+	[[ "$l" == "FAIL "*"$p/cmake is cmake 3.20.6; the toolchain file "*"/cmake/cuda-xcc-toolchain.cmake needs 3.21 or later"*"fix: install cmake 3.21 or later"* ]]
+	[[ "$(line_of meson)" == "FAIL "*"meson 0.55.3; the cross file of 'cuda-xcc toolchain meson' needs 0.56 or later"* ]]
+	# Meson without ninja, its backend, configures nothing.
+	fake_tool "$p" cmake "cmake version 3.21.0"
+	fake_tool "$p" meson "1.0.1"
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	[[ "$(line_of cmake)" == "ok "*"cmake 3.21.0;"* ]]
+	[[ "$(line_of meson)" == "FAIL "*"ninja, its backend, is not on PATH"*"fix: apt-get install ninja-build"* ]]
+	fake_tool "$p" ninja "1.11.1"
+	PATH=$p run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 0
+	[[ "$(line_of meson)" == "ok "*"meson 1.0.1;"* ]]
+	# The cross file says which Meson it needs, from the same constant.
+	run "$CUDA_XCC" toolchain meson --sysroot "$SR"
+	assert_output_contains "# Meson 0.56 or later: older ones ignore [built-in options]."
 }
 
 @test "doctor: usage" {

@@ -25,7 +25,17 @@
 # INCLUDES/LIBRARIES of the sysroot's nvcc.profile); cuda-xcc validates the
 # architectures at configure time, so a bad GPU/CUDA/target combination fails
 # here with cuda-xcc's message instead of deep inside nvcc.
-cmake_minimum_required(VERSION 3.19)
+# Not cmake_minimum_required(), which would set the project's policies
+# from a toolchain file: the version check alone (cuda-xcc doctor reads this
+# line), and this file's own policies pushed and popped. 3.21: the linker
+# launcher that runs the floor check after each link.
+if(CMAKE_VERSION VERSION_LESS 3.21)
+	message(FATAL_ERROR "cuda-xcc: CMake ${CMAKE_VERSION} is too old for the cuda-xcc "
+		"toolchain file, which needs 3.21 or later (CMAKE_<LANG>_LINKER_LAUNCHER runs "
+		"the device's floor check after each link)")
+endif()
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.21)
 
 # Toolchain files are read again by try_compile projects: pass the settings on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
@@ -285,3 +295,4 @@ if(NOT _xcc_deferred)
 	set_property(GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED TRUE)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
 endif()
+cmake_policy(POP)
