@@ -120,6 +120,7 @@ apt_in() {
 #   tar -xJf).
 later_sources=("xz-utils 13 trixie")
 declare -A apt_of # source package -> its apt directory, if not $aptdir
+declare -A security_suite_of # apt directory -> its release's security suite
 
 # The machine's own Debian mirror and keyring, as deb-src entries for the
 # release, its point updates and its security suite; nothing else (a
@@ -173,7 +174,7 @@ write_deb_src() {
 		Components: main
 		Signed-By: $debian_keyring
 	EOF
-	echo "$codename-security" >"$dir/security-suite"
+	security_suite_of[$dir]=$codename-security
 }
 
 write_apt_sources() {
@@ -219,8 +220,8 @@ apt_update() {
 	for dir in "${apt_dirs[@]}"; do
 		apt_in "$dir" apt-get update >"$dir/update.log" 2>&1 ||
 			{ cat "$dir/update.log" >&2; die "apt-get update failed (log: $dir/update.log); --offline builds from the lists of the last run"; }
-		ls "$dir/lists/"*"_$(cat "$dir/security-suite")_"*Sources* >/dev/null 2>&1 ||
-			die "apt-get update got no Sources index for $(cat "$dir/security-suite") (log: $dir/update.log)"
+		ls "$dir/lists/"*"_${security_suite_of[$dir]}_"*Sources* >/dev/null 2>&1 ||
+			die "apt-get update got no Sources index for ${security_suite_of[$dir]} (log: $dir/update.log)"
 	done
 }
 

@@ -729,30 +729,51 @@ static char *tool_version(const char *path)
 	return v;
 }
 
+/* A build system cuda-xcc writes files for, and what they need of it. */
+struct build_system {
+	const char *name;            /* its command, and the check's name */
+	const char *what;            /* who needs it */
+	const char *minimum;         /* the oldest version that reads cuda-xcc's file */
+	const char *why;             /* that file */
+	const char *install;         /* how to install it */
+	const char *backend;         /* a command it cannot work without, or NULL */
+	const char *backend_install; /* how to install that */
+};
+
 /* A build system is needed only by those who use it: not installed is
- * said (skip), too old to read cuda-xcc's file is a failure. */
-static void check_build_system(struct doctor_report *r, const char *name, const char *what,
-			       const char *minimum, const char *why, const char *install)
+ * said (skip), too old to read cuda-xcc's file, or without its backend,
+ * is a failure. */
+static void check_build_system(struct doctor_report *r, const struct build_system *bs)
 {
-	char *path = proc_which(name), *v;
+	char *path = proc_which(bs->name), *v, *backend_path = NULL;
 
 	if (!path) {
-		add(r, name, DOCTOR_SKIP,
-		    xasprintf("%s is not on PATH: needed only for %s (%s)", name, what, install),
+		add(r, bs->name, DOCTOR_SKIP,
+		    xasprintf("%s is not on PATH: needed only for %s (%s)", bs->name, bs->what,
+			      bs->install),
 		    NULL);
 		return;
 	}
 	if (!(v = tool_version(path))) {
-		add(r, name, DOCTOR_FAIL, xasprintf("%s --version prints no version", path),
-		    xasprintf("check that %s runs; %s", path, install));
-	} else if (strverscmp(v, minimum) < 0) {
-		add(r, name, DOCTOR_FAIL,
-		    xasprintf("%s is %s %s; %s needs %s or later", path, name, v, why, minimum),
-		    xasprintf("install %s %s or later (%s)", name, minimum, install));
+		add(r, bs->name, DOCTOR_FAIL, xasprintf("%s --version prints no version", path),
+		    xasprintf("check that %s runs; %s", path, bs->install));
+	} else if (strverscmp(v, bs->minimum) < 0) {
+		add(r, bs->name, DOCTOR_FAIL,
+		    xasprintf("%s is %s %s; %s needs %s or later", path, bs->name, v, bs->why,
+			      bs->minimum),
+		    xasprintf("install %s %s or later (%s)", bs->name, bs->minimum, bs->install));
+	} else if (bs->backend && !(backend_path = proc_which(bs->backend))) {
+		add(r, bs->name, DOCTOR_FAIL,
+		    xasprintf("%s is installed but %s, its backend, is not on PATH", bs->name,
+			      bs->backend),
+		    xstrdup(bs->backend_install));
 	} else {
-		add(r, name, DOCTOR_OK,
-		    xasprintf("%s (%s %s; %s needs %s or later)", path, name, v, why, minimum), NULL);
+		add(r, bs->name, DOCTOR_OK,
+		    xasprintf("%s (%s %s; %s needs %s or later)", path, bs->name, v, bs->why,
+			      bs->minimum),
+		    NULL);
 	}
+	free(backend_path);
 	free(v);
 	free(path);
 }
@@ -773,7 +794,9 @@ static void check_cmake(struct doctor_ctx *c, struct doctor_report *r)
 		return;
 	}
 	why = xasprintf("the toolchain file %s", file);
-	check_build_system(r, "cmake", "CMake projects", minimum, why, "apt-get install cmake");
+	check_build_system(r, &(struct build_system){ .name = "cmake", .what = "CMake projects",
+						      .minimum = minimum, .why = why,
+						      .install = "apt-get install cmake" });
 	free(why);
 	free(minimum);
 	free(file);
@@ -782,24 +805,18 @@ static void check_cmake(struct doctor_ctx *c, struct doctor_report *r)
 /* Meson's own backend is ninja: a Meson without it configures nothing. */
 static void check_meson(struct doctor_ctx *c, struct doctor_report *r)
 {
-	char *ninja;
+	static const struct build_system meson = {
+		.name = "meson",
+		.what = "Meson projects",
+		.minimum = TOOLCHAIN_MESON_MINIMUM,
+		.why = "the cross file of 'cuda-xcc toolchain meson'",
+		.install = "apt-get install meson ninja-build",
+		.backend = "ninja",
+		.backend_install = "apt-get install ninja-build",
+	};
 
 	(void)c;
-	check_build_system(r, "meson", "Meson projects", TOOLCHAIN_MESON_MINIMUM,
-			   "the cross file of 'cuda-xcc toolchain meson'",
-			   "apt-get install meson ninja-build");
-	if (r->v[r->n - 1].status != DOCTOR_OK)
-		return;
-	if (!(ninja = proc_which("ninja"))) {
-		struct doctor_check *m = &r->v[r->n - 1];
-
-		m->status = DOCTOR_FAIL;
-		free(m->detail);
-		m->detail = xstrdup("meson is installed but ninja, its backend, is not on PATH");
-		m->fix = xstrdup("apt-get install ninja-build");
-		return;
-	}
-	free(ninja);
+	check_build_system(r, &meson);
 }
 
 /* --- the whole report -------------------------------------------------------- */
