@@ -262,6 +262,9 @@ struct transfer {
 	uint64_t received;  /* bytes written by this request */
 	int64_t expect;     /* expected total size, or -1 */
 	int started;        /* the first body bytes of this request arrived */
+	curl_off_t seen;    /* body bytes of this request at the last progress call */
+	struct timespec moved; /* when `seen` last grew (or the request began) */
+	int stalled;        /* aborted: nothing arrived for the stall time */
 	int64_t bad_size;   /* the server's total size, when it is not `expect` */
 	int local_errno;    /* a write to disk failed */
 	char *text;         /* fetch_text's buffer */
@@ -344,15 +347,34 @@ static size_t write_text(char *data, size_t size, size_t nmemb, void *arg)
 	return len;
 }
 
+static long stall_seconds(const struct fetch_opts *o)
+{
+	return o && o->stall_s > 0 ? (long)o->stall_s : DEFAULT_STALL_S;
+}
+
+/* Called about once a second even while nothing arrives, so it is also
+ * the stall clock. curl's own LOW_SPEED_TIME judges an average over its
+ * last few seconds of samples, so it fired some 6 s after the last byte
+ * whatever the limit; this fires stall_s after it. */
 static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 		       curl_off_t ulnow)
 {
 	struct transfer *t = arg;
 	uint64_t total = t->expect >= 0 ? (uint64_t)t->expect :
 			 dltotal > 0 ? t->offset + (uint64_t)dltotal : 0;
+	struct timespec now;
 
 	(void)ultotal;
 	(void)ulnow;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (dlnow != t->seen) {
+		t->seen = dlnow;
+		t->moved = now;
+	} else if (now.tv_sec - t->moved.tv_sec +
+			   (now.tv_nsec - t->moved.tv_nsec) / 1e9 >= (double)stall_seconds(t->o)) {
+		t->stalled = 1;
+		return 1;
+	}
 	if (t->o && t->o->progress)
 		t->o->progress(t->o->progress_arg, t->offset + (uint64_t)dlnow, total);
 	return 0;
@@ -402,11 +424,6 @@ static void set_ca_places(CURL *c)
 		}
 }
 
-static long stall_seconds(const struct fetch_opts *o)
-{
-	return o && o->stall_s > 0 ? (long)o->stall_s : DEFAULT_STALL_S;
-}
-
 static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 {
 	CURL *c;
@@ -415,6 +432,9 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	c = curl_easy_init();
 	if (!c)
 		return NULL;
+	t->seen = 0;
+	t->stalled = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t->moved);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -431,9 +451,7 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
 	/* A stalled connection (no byte for stall_s, headers included) is a
-	 * failed attempt, retried and resumed, not a hang. */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall_seconds(t->o));
+	 * failed attempt, retried and resumed, not a hang: progress_cb. */
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
@@ -472,8 +490,11 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 			 "%s: %s; the server's certificate could not be verified against the "
 			 "trusted CA certificates (SSL_CERT_FILE or SSL_CERT_DIR name others "
 			 "than the system's)", url, *errbuf ? errbuf : curl_easy_strerror(rc));
-	else if (rc == CURLE_OPERATION_TIMEDOUT && t->started)
+	else if (t->stalled && t->started)
 		xcc_fail(err, XCC_EFAIL, "%s: the server stopped sending (nothing for %ld s)", url,
+			 stall_seconds(t->o));
+	else if (t->stalled)
+		xcc_fail(err, XCC_EFAIL, "%s: the server did not answer (nothing for %ld s)", url,
 			 stall_seconds(t->o));
 	else if (rc == CURLE_OPERATION_TIMEDOUT)
 		xcc_fail(err, XCC_EFAIL, "%s: the server did not answer (%s)", url,

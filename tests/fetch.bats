@@ -233,14 +233,17 @@ cache_is_empty() {
 
 @test "concurrent downloads of one file into one cache leave no .part behind" {
 	start_httpd slow "$S/www"
-	local i
+	local i pids=()
 	# the slow server keeps the first one downloading while the others
 	# open the .part and wait for its lock
 	for i in 1 2 3 4; do
 		"$CUDA_XCC" debug fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE" \
 			>"$S/out$i" 2>&1 &
+		pids+=($!)
 	done
-	wait
+	# the four downloads only: a bare wait would wait for the server too,
+	# which ends only at its own two-minute timeout
+	wait "${pids[@]}"
 	for i in 1 2 3 4; do
 		[ "$(cat "$S/out$i")" = "$S/cache/$SHA" ]
 	done
@@ -274,6 +277,10 @@ request_times() {
 	grep -q "range=bytes=225000-" "$HTTPD_LOG"
 	assert_output_contains "the 262500 bytes received stay in $S/cache/$SHA.part"
 	[ "$(httpd_requests)" = 3 ]
+	# an attempt gives up about --stall-timeout after the last byte (curl's
+	# own low-speed check took some 7 s whatever the limit): with a 1 s
+	# timeout and pauses of 0.25 and 0.5 s, the requests are well under 5 s apart
+	request_times | awk 'NR > 1 && $1 - prev >= 5 { exit 1 } { prev = $1 }'
 	[ ! -e "$S/cache/$SHA" ]
 	[ "$(stat -c %s "$S/cache/$SHA.part")" = 262500 ]
 	# the next run, against a server that works, asks only for the rest
