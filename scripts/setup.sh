@@ -153,7 +153,9 @@ fi
 # counts that as a failure too.
 if wait "$san_pid"; then
 	tail -n 1 san-build.log
-	(cd "$san" && make -j"$(nproc)" check-sanitizers-ci) || true
+	# As many slots as the normal pass: the static pass, beside it, is
+	# the shorter, and the sanitized files wait on servers and qemu too.
+	(cd "$san" && make -j"$test_jobs" check-sanitizers-ci) || true
 else
 	cat san-build.log
 fi
