@@ -553,7 +553,7 @@ done
 
 # One library, in a subshell of its own (run in the background).
 build_one() {
-	local name=$1 pkg=${pkg_of[$1]} v=${version[$1]} tree=$workdir/$1
+	local name=$1 pkg=${pkg_of[$1]} v=${version[$1]} tree=$workdir/$1 t0=$SECONDS
 	log "$name $v: building"
 	rm -rf "$tree"
 	dpkg-source -x "$(dsc_path "$pkg" "$v")" "$tree" >"$workdir/$name.unpack.log" 2>&1 ||
@@ -563,7 +563,13 @@ build_one() {
 	echo "${key[$name]}" >"$stampdir/$name"
 	# dpkg-source leaves the upstream tarballs beside the tree.
 	rm -rf "$tree" "$workdir/${pkg}_"*
-	log "$name $v: built"
+	# The CPU time of this subshell's children (times' second line), from
+	# a file: in a command substitution times would report that subshell.
+	times >"$workdir/$name.times"
+	log "$name $v: built in $((SECONDS - t0)) s, $(awk 'NR == 2 {
+		split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$workdir/$name.times") s of CPU"
+	rm -f "$workdir/$name.times"
 }
 
 # Independent libraries build side by side (configure scripts run on one

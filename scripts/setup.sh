@@ -19,7 +19,7 @@ packages=(
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
-	chrpath diffstat cpio gawk locales strace
+	chrpath diffstat cpio gawk locales strace procps
 	rsync bc unzip wget
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -120,50 +120,74 @@ phase_done "fetching the CUDA packages"
 # keep the cores busy.
 test_jobs=$((2 * $(nproc)))
 
+# patchelf's own test suite (from Debian's source package, cached outside the checkout)
+# against cuda-xcc-patchelf: every test upstream patchelf passes here must pass. It
+# runs in the background beside the first pass (it writes nothing in this build
+# directory but its summary, counted in the closing line; if the script cannot run,
+# the log is missing and the summary counts a failure).
+rm -f test-suite-patchelf-upstream.log patchelf-upstream.log san-pass.log
+(
+	SECONDS=0
+	nice bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
+		--log test-suite-patchelf-upstream.log || true
+	echo "setup.sh: patchelf's upstream suite took $SECONDS s"
+) >patchelf-upstream.log 2>&1 &
+upstream_pid=$!
+
 # 1. The whole suite against the normal binary.
 make -j"$test_jobs" check || true
 phase_done "the normal pass (make check)"
 bash "$top/scripts/test-times.sh" . 8
 
-# patchelf's own test suite (from Debian's source package, cached outside the checkout)
-# against cuda-xcc-patchelf: every test upstream patchelf passes here must pass. Its
-# summary is counted in the closing line; if the script cannot run, the log is missing
-# and the summary counts a failure.
-rm -f test-suite-patchelf-upstream.log
-bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
-	--log test-suite-patchelf-upstream.log || true
-phase_done "patchelf's upstream suite"
+# The static build ran niced beside the first pass, whose tests keep time; on an empty
+# cache it is still building, and from here on the static pass waits for it, so it and
+# its children (make, the compilers) get their full share of the cores.
+renice_tree() {
+	local child
+	renice -n 0 -p "$1" >/dev/null 2>&1 || true
+	for child in $(pgrep -P "$1"); do renice_tree "$child"; done
+}
+renice_tree "$static_pid"
 
-# 2. and 3. run side by side: the static pass in this build directory, the sanitizer
-# pass in its own.
-# 2. Against the static binary, every test whose answer depends on the binary, and
-# tests/static.bats (make check-static). If the static build fails,
-# test-suite-static.log is missing and the summary counts a failure.
-static_pass_pid=
-if wait "$static_pid"; then
-	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" \
-		>static-pass.log 2>&1 &
-	static_pass_pid=$!
-fi
-
+# 2. and 3. run side by side, each as soon as it can: the sanitizer pass in its own
+# build directory, the static pass in this one once the first pass is done with it and
+# the static build is done (on an empty cache it is still building its libraries).
 # 3. Built with AddressSanitizer (leaks included) and UBSan: the unit tests and the
 # bats files that run cuda-xcc's code (make check-sanitizers-ci; see Makefile.am; the
-# fuzz targets' seeds ran in pass 1, which builds them with the sanitizers). Every report counts as a failure
-# (sanitizer-findings.log). If this build fails, its logs are missing and the summary
-# counts that as a failure too.
+# fuzz targets' seeds ran in pass 1, which builds them with the sanitizers). Every
+# report counts as a failure (sanitizer-findings.log). If this build fails, its logs
+# are missing and the summary counts that as a failure too.
+san_pass_pid=
 if wait "$san_pid"; then
 	tail -n 1 san-build.log
-	# As many slots as the normal pass: the static pass, beside it, is
-	# the shorter, and the sanitized files wait on servers and qemu too.
-	(cd "$san" && make -j"$test_jobs" check-sanitizers-ci) || true
+	# As many slots as the first pass: the sanitized files wait on servers and qemu
+	# too, and the static pass beside them is the shorter.
+	(
+		SECONDS=0
+		cd "$san" && make -j"$test_jobs" check-sanitizers-ci || true
+		echo "setup.sh: the sanitizer pass (make check-sanitizers-ci) took $SECONDS s"
+	) >san-pass.log 2>&1 &
+	san_pass_pid=$!
 else
 	cat san-build.log
 fi
-phase_done "the sanitizer pass (make check-sanitizers-ci)"
-[ -z "$static_pass_pid" ] || wait "$static_pass_pid" || true
-cat static-build.log
-[ ! -f static-pass.log ] || grep -E '^(# [A-Z]+:|(FAIL|ERROR|XPASS):)' static-pass.log
-phase_done "the rest of the static pass (make check-static)"
+# 2. Against the static binary, every test whose answer depends on the binary, and
+# tests/static.bats (make check-static). If the static build fails,
+# test-suite-static.log is missing and the summary counts a failure.
+if wait "$static_pid"; then
+	phase_done "waiting for the static build"
+	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" \
+		>static-pass.log 2>&1 || true
+	phase_done "the static pass (make check-static)"
+fi
+[ -z "$san_pass_pid" ] || wait "$san_pass_pid" || true
+phase_done "the rest of the sanitizer pass"
+wait "$upstream_pid" || true
+cat static-build.log patchelf-upstream.log
+# Each pass's summary and any failing test's line; its log has the rest.
+for log in static-pass.log san-pass.log; do
+	[ ! -f "$log" ] || grep -E '^(# [A-Z]+:|(FAIL|ERROR|XPASS):|setup.sh:)' "$log" || true
+done
 bash "$top/scripts/test-times.sh" . 5
 bash "$top/scripts/test-times.sh" "$san" 5
 exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log \
