@@ -8,6 +8,10 @@ mode=${1:-}
 case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# The machine's busy CPU time so far, in seconds (user, nice, system, irq, softirq and
+# steal of /proc/stat's first line, in 1/100 s): what the run cost, beside its wall time.
+cpu_busy() { awk '$1 == "cpu" { printf "%.0f", ($2 + $3 + $4 + $7 + $8 + $9) / 100 }' /proc/stat; }
+cpu_at_start=$(cpu_busy)
 
 # Every package the build, the demo and the tests need. CI starts from a
 # machine where nothing was installed by hand. rsync, bc, unzip and wget:
@@ -19,7 +23,7 @@ packages=(
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
-	chrpath diffstat cpio gawk locales strace procps
+	chrpath diffstat cpio gawk locales strace
 	rsync bc unzip wget
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -85,13 +89,16 @@ phase_done() {
 # the sanitizer build. XCC_STATIC_ALLOW_OLDER names source packages the static build may
 # take older than the versions installed here (build-static.sh --allow-older), when the
 # mirror lacks the newer source; `cuda-xcc --version --verbose` then says so.
+# The static build is not niced: on an empty cache it is the longest chain (some 750 s
+# of CPU here), and the static pass waits for it. Niced, it got 170 s of CPU during a
+# 781 s first pass and was done 922 s after it.
 static=/var/cache/cuda-xcc/static
 san=$top/build-san
 rm -f test-suite-static.log static-build.log static-pass.log "$san/test-suite-sanitizers.log" \
 	"$san/sanitizer-findings.log"
 (
 	SECONDS=0
-	nice bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)" \
+	bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)" \
 		${XCC_STATIC_ALLOW_OLDER:+--allow-older "$XCC_STATIC_ALLOW_OLDER"}
 	echo "setup.sh: the static build took $SECONDS s"
 ) >static-build.log 2>&1 &
@@ -139,16 +146,6 @@ make -j"$test_jobs" check || true
 phase_done "the normal pass (make check)"
 bash "$top/scripts/test-times.sh" . 8
 
-# The static build ran niced beside the first pass, whose tests keep time; on an empty
-# cache it is still building, and from here on the static pass waits for it, so it and
-# its children (make, the compilers) get their full share of the cores.
-renice_tree() {
-	local child
-	renice -n 0 -p "$1" >/dev/null 2>&1 || true
-	for child in $(pgrep -P "$1"); do renice_tree "$child"; done
-}
-renice_tree "$static_pid"
-
 # 2. and 3. run side by side, each as soon as it can: the sanitizer pass in its own
 # build directory, the static pass in this one once the first pass is done with it and
 # the static build is done (on an empty cache it is still building its libraries).
@@ -176,7 +173,7 @@ fi
 # test-suite-static.log is missing and the summary counts a failure.
 if wait "$static_pid"; then
 	phase_done "waiting for the static build"
-	make -j"$(nproc)" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" \
+	make -j"$test_jobs" check-static CUDA_XCC_STATIC="$static/cuda-xcc/src/cuda-xcc" \
 		>static-pass.log 2>&1 || true
 	phase_done "the static pass (make check-static)"
 fi
@@ -190,5 +187,6 @@ for log in static-pass.log san-pass.log; do
 done
 bash "$top/scripts/test-times.sh" . 5
 bash "$top/scripts/test-times.sh" "$san" 5
+echo "setup.sh: $SECONDS s in all, $(($(cpu_busy) - cpu_at_start)) s of CPU (all cores)"
 exec bash "$top/scripts/summarize-tests.sh" test-suite.log test-suite-static.log \
 	test-suite-patchelf-upstream.log "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"
