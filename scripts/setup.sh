@@ -84,9 +84,8 @@ phase_done() {
 }
 
 # Two builds run in the background while the CUDA packages download and the normal pass
-# runs (neither keeps both cores busy all the time): the static musl build, whose
-# libraries are cached outside the checkout so that a rerun rebuilds only cuda-xcc, and
-# the sanitizer build. XCC_STATIC_ALLOW_OLDER names source packages the static build may
+# runs: the static musl build, whose libraries are cached outside the checkout so that a
+# rerun rebuilds only cuda-xcc, and the sanitizer build. XCC_STATIC_ALLOW_OLDER names source packages the static build may
 # take older than the versions installed here (build-static.sh --allow-older), when the
 # mirror lacks the newer source; `cuda-xcc --version --verbose` then says so.
 # The static build is not niced: on an empty cache it is the longest chain (some 750 s
@@ -94,8 +93,9 @@ phase_done() {
 # 781 s first pass and was done 922 s after it.
 static=/var/cache/cuda-xcc/static
 san=$top/build-san
-rm -f test-suite-static.log static-build.log static-pass.log "$san/test-suite-sanitizers.log" \
-	"$san/sanitizer-findings.log"
+# A previous run's logs go first: the summary counts a missing one as a failure.
+rm -f test-suite-static.log static-build.log static-pass.log test-suite-patchelf-upstream.log \
+	patchelf-upstream.log san-pass.log "$san/test-suite-sanitizers.log" "$san/sanitizer-findings.log"
 (
 	SECONDS=0
 	bash "$top/scripts/build-static.sh" --cache "$static" -j"$(nproc)" \
@@ -132,7 +132,6 @@ test_jobs=$((2 * $(nproc)))
 # runs in the background beside the first pass (it writes nothing in this build
 # directory but its summary, counted in the closing line; if the script cannot run,
 # the log is missing and the summary counts a failure).
-rm -f test-suite-patchelf-upstream.log patchelf-upstream.log san-pass.log
 (
 	SECONDS=0
 	nice bash "$top/scripts/patchelf-upstream-suite.sh" --xcc "$top/build/src/cuda-xcc" \
