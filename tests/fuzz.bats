@@ -75,7 +75,7 @@ seeds_for() {
 	cp "$FB/seeds/$kind"/* "$2/" 2>/dev/null || true
 }
 
-# The library's sources as the Makefile lists them (src/data.c is generated
+# The library's sources as the Makefile lists them (src/db/data.c is generated
 # into the build tree).
 lib_sources() {
 	make -s --no-print-directory -C "$XCC_BUILDDIR" print-lib-sources | tr ' ' '\n' |
@@ -121,14 +121,14 @@ build_library() {
 	[ -n "${XCC_BUILDDIR:-}" ] || skip "XCC_BUILDDIR is not set (run through make check)"
 	run lib_sources
 	assert_status 0
-	assert_output_contains "src/fatbin.c"
-	assert_output_contains "src/data.c"
+	assert_output_contains "src/elf/fatbin.c"
+	assert_output_contains "src/db/data.c"
 	run lib_flags
 	assert_status 0
 	[[ "$output" == *-std=c11* ]]
 	[[ " $output " != *" -Werror "* ]]
 	[[ "$output" == *-Werror=implicit-function-declaration* ]]
-	# data.c is generated into the build tree but includes src/data.h
+	# data.c is generated into the build tree but includes src/db/data.h
 	assert_output_contains "-I$XCC_SRCDIR/src"
 }
 
