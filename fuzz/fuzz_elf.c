@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "elfpatch.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "elfpatch.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/strvec.h"
+#include "elf/glibc.h"
 #include "fuzz_common.h"
-#include "glibc.h"
-#include "strvec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/package.h"
 #include "fuzz_common.h"
-#include "package.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/unpack.h"
 #include "fuzz_common.h"
-#include "strvec.h"
-#include "xalloc.h"
-#include "unpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
 int xcc_vfail(struct xcc_error *err, int status, const char *fmt, va_list ap)
 {

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
 char *file_read_text(const char *path, size_t *len)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* The whole file, NUL-terminated (*len without the NUL, when len is not
  * NULL); NULL with errno set when it cannot be read. Caller frees. */

@@ -14,7 +14,7 @@
 #endif
 #endif
 
-#include "libinfo.h"
+#include "base/libinfo.h"
 
 void libinfo_versions(struct strvec *out)
 {

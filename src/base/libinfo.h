@@ -3,7 +3,7 @@
 #ifndef XCC_LIBINFO_H
 #define XCC_LIBINFO_H
 
-#include "strvec.h"
+#include "base/strvec.h"
 
 /* One "NAME VERSION" line per library: the version linked at run time
  * where the library can tell it, else its headers' (said so). */

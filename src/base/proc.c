@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
-#include "xalloc.h"
+#include "base/proc.h"
+#include "base/xalloc.h"
 
 extern char **environ;
 

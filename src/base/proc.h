@@ -4,8 +4,8 @@
 
 #include <sys/types.h>
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 /* Run argv (argv[0] looked up on PATH), capture stdout (up to a limit) into
  * *out (caller frees), stderr discarded. Returns the exit status, or -1 with

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "base/progress.h"
 
 int progress_mode_parse(const char *s, enum progress_mode *out)
 {

@@ -1,6 +1,6 @@
 #include <config.h>
 
-#include "sha256.h"
+#include "base/sha256.h"
 
 void xcc_sha256_init(struct xcc_sha256 *h)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
 
 static void strvec_push_owned(struct strvec *sv, char *s)
 {

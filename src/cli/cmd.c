@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "request.h"
+#include "db/request.h"
+#include "cli/cmd.h"
 
 const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
 {

@@ -6,9 +6,9 @@
 
 #include <getopt.h>
 
-#include "error.h"
-#include "gpus.h"
-#include "jetpack.h"
+#include "base/error.h"
+#include "db/gpus.h"
+#include "db/jetpack.h"
 
 struct cmd_ctx {
 	const char *progname;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autopatch.h"
-#include "cmd.h"
+#include "elf/autopatch.h"
+#include "cli/cmd.h"
 
 static void usage(FILE *f)
 {

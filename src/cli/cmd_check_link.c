@@ -5,14 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "elfinfo.h"
-#include "flags.h"
-#include "glibc.h"
-#include "proc.h"
-#include "request.h"
-#include "sysroot_meta.h"
-#include "xalloc.h"
+#include "base/proc.h"
+#include "base/xalloc.h"
+#include "db/flags.h"
+#include "db/request.h"
+#include "elf/elfinfo.h"
+#include "elf/glibc.h"
+#include "sysroot/sysroot_meta.h"
+#include "cli/cmd.h"
 
 /*
  * The runtime floor checks after a link, shared by driver mode (after

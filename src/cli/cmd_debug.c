@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "fetch.h"
-#include "strvec.h"
-#include "package.h"
-#include "unpack.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/fetch.h"
+#include "pkg/package.h"
+#include "pkg/unpack.h"
+#include "cli/cmd.h"
 
 static const char debug_usage[] =
 	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--stall-timeout S] [--progress]\n"

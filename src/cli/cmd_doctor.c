@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "doctor.h"
+#include "use/doctor.h"
+#include "cli/cmd.h"
 
 static const char doctor_usage[] =
 	"Usage: cuda-xcc doctor [--sysroot DIR] [--target T] [--cuda V] [--target-fs ROOTFS]\n"

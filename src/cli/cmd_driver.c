@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "driver.h"
-#include "elfinfo.h"
-#include "glibc.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
+#include "elf/glibc.h"
+#include "use/driver.h"
+#include "cli/cmd.h"
 
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 {

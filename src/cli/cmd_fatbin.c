@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "fatbin.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "elf/fatbin.h"
+#include "cli/cmd.h"
 
 static const char fatbin_usage[] =
 	"Usage: cuda-xcc fatbin [--summary] [--json] [--fatbin-sections-only] [--gpu LIST] FILE...\n"

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "flags.h"
-#include "request.h"
+#include "db/flags.h"
+#include "db/request.h"
+#include "cli/cmd.h"
 
 static const char flags_usage[] =
 	"Usage: cuda-xcc flags --target T --cuda V [-arch LIST]... [--ptx none|highest|all]\n"

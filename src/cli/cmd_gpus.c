@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "flags.h"
-#include "request.h"
+#include "db/flags.h"
+#include "db/request.h"
+#include "cli/cmd.h"
 
 static const char gpus_usage[] =
 	"Usage: cuda-xcc gpus [--cuda V] [--target T] [--jetpack J] [--json]\n"

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "elfinfo.h"
-#include "elfpatch.h"
-#include "fileio.h"
+#include "base/fileio.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
+#include "cli/cmd.h"
 
 /* The patchelf release whose interface this follows (for tools that parse
  * `patchelf --version`). */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "run.h"
+#include "use/run.h"
+#include "cli/cmd.h"
 
 static const char run_usage[] =
 	"Usage: cuda-xcc run [--sysroot DIR] [--target-fs ROOTFS] [--dry-run] PROGRAM [ARGS...]\n"

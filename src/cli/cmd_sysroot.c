@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "sysroot.h"
+#include "sysroot/sysroot.h"
+#include "cli/cmd.h"
 
 static const char sysroot_usage[] =
 	"Usage: cuda-xcc sysroot create --target T --cuda V [-arch LIST] [--from SRC]...\n"

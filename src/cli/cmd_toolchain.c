@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "fileio.h"
-#include "toolchain.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "use/toolchain.h"
+#include "cli/cmd.h"
 
 static const char toolchain_usage[] =
 	"Usage: cuda-xcc toolchain cmake|meson [--sysroot DIR] [-arch LIST]...\n"

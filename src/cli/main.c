@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "fileio.h"
-#include "libinfo.h"
-#include "strvec.h"
+#include "base/fileio.h"
+#include "base/libinfo.h"
+#include "base/strvec.h"
+#include "cli/cmd.h"
 
 struct verb {
 	const char *name;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flags.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "db/flags.h"
 
 int ptx_policy_parse(const char *s, enum ptx_policy *out)
 {

@@ -4,9 +4,9 @@
 #ifndef XCC_FLAGS_H
 #define XCC_FLAGS_H
 
-#include "error.h"
-#include "gpus.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
 
 enum ptx_policy {
 	PTX_DEFAULT, /* by GPU: none for Jetson (Tegra) GPUs, whose drivers come

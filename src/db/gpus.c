@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "gpus.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "db/data.h"
+#include "db/gpus.h"
 
 const char *embedded_file_text(const char *name)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* A CUDA toolkit version; patch is -1 when not given. Only major.minor
  * matter for every rule in the database. */

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hostcc.h"
-#include "proc.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/proc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "db/hostcc.h"
 
 char *hostcc_debian_package(const struct target_profile *t, int major)
 {

@@ -3,8 +3,8 @@
 #ifndef XCC_HOSTCC_H
 #define XCC_HOSTCC_H
 
-#include "error.h"
-#include "gpus.h"
+#include "base/error.h"
+#include "db/gpus.h"
 
 struct host_compiler {
 	char *path;  /* full path */

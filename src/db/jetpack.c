@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "jetpack.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "db/data.h"
+#include "db/jetpack.h"
 
 static int str_field(const cJSON *o, const char *key, const char *where, const char **out,
 		     struct xcc_error *err)

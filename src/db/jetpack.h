@@ -6,10 +6,10 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "flags.h"
-#include "gpus.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/flags.h"
+#include "db/gpus.h"
 
 struct jetpack_release {
 	const char *version;   /* "5.1" */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "request.h"
+#include "base/fileio.h"
+#include "db/request.h"
 
 int request_target(const struct gpudb *db, const char *name, const struct target_profile **out,
 		   struct xcc_error *err)

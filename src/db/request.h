@@ -5,9 +5,9 @@
 #ifndef XCC_REQUEST_H
 #define XCC_REQUEST_H
 
-#include "error.h"
-#include "gpus.h"
-#include "jetpack.h"
+#include "base/error.h"
+#include "db/gpus.h"
+#include "db/jetpack.h"
 
 /* --target NAME: a target of the database. */
 int request_target(const struct gpudb *db, const char *name, const struct target_profile **out,

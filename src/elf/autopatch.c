@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "autopatch.h"
-#include "devroot.h"
-#include "elfinfo.h"
-#include "elfpatch.h"
-#include "fileio.h"
-#include "proc.h"
-#include "request.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/proc.h"
+#include "base/xalloc.h"
+#include "db/request.h"
+#include "elf/autopatch.h"
+#include "elf/devroot.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
 
 /* Where an indexed library came from. */
 enum origin {

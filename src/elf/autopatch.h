@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 struct autopatch_opts {
 	/* Files or directories (walked recursively) to patch. Directories

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devroot.h"
-#include "fileio.h"
-#include "sha256.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/sha256.h"
+#include "base/xalloc.h"
+#include "elf/devroot.h"
 
 char *devroot_resolve(const char *rootfs, const char *rel)
 {

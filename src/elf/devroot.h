@@ -4,8 +4,8 @@
 #ifndef XCC_DEVROOT_H
 #define XCC_DEVROOT_H
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 /* Follow rel (relative to rootfs) through symlinks the way the device would
  * see them: an absolute link target is read relative to rootfs. Returns a

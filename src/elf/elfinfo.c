@@ -8,8 +8,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
 
 int elfinfo_is_elf(const void *buf, size_t len)
 {

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 struct elfinfo {
 	int machine;  /* e_machine: EM_X86_64, EM_AARCH64 ... */

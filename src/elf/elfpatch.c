@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "elfpatch.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
 
 /* One change to bytes of the file. */
 struct region {

@@ -13,8 +13,8 @@
 #ifndef XCC_ELFPATCH_H
 #define XCC_ELFPATCH_H
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 enum elfpatch_rpath_op {
 	ELFPATCH_RPATH_KEEP,

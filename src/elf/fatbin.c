@@ -61,10 +61,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "fatbin.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
+#include "elf/fatbin.h"
 
 #define CONTAINER_MAGIC 0xBA55ED50u
 #define CONTAINER_HEADER 16

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "gpus.h"
+#include "base/error.h"
+#include "db/gpus.h"
 
 /* The entry kinds as the fatbin stores them; other values are kept as read. */
 enum fatbin_kind {

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "devroot.h"
-#include "glibc.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "elf/devroot.h"
+#include "elf/elfinfo.h"
+#include "elf/glibc.h"
 
 #define GLIBC_PREFIX "GLIBC_"
 

@@ -3,8 +3,8 @@
 #ifndef XCC_GLIBC_H
 #define XCC_GLIBC_H
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 /* One entry of an ELF file's version needs: "GLIBC_2.34" from "libc.so.6". */
 struct glibc_version_need {

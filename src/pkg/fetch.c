@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fetch.h"
-#include "fileio.h"
-#include "sha256.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/sha256.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/fetch.h"
 
 #define HASH_BLOCK (256 * 1024)
 #define MAX_TEXT (64u << 20)

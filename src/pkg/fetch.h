@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 typedef void fetch_progress_fn(void *arg, uint64_t done, uint64_t total);
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/manifest.h"
 
 /* Tags whose entries we read and validate. Anything else that appears as a
  * platform key (linux-all, source, whatever NVIDIA adds next) is skipped:

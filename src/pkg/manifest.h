@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "gpus.h"
+#include "base/error.h"
+#include "db/gpus.h"
 
 /* One downloadable archive of a package: one platform tag, and for
  * variant-nested packages (cuDNN) one CUDA variant of it. */

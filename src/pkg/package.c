@@ -15,10 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "elfinfo.h"
-#include "package.h"
-#include "strvec.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
+#include "pkg/package.h"
 
 #define MAX_SMALL_MEMBER (1024 * 1024) /* control files, WHEEL, METADATA */
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum package_kind {
 	PACKAGE_REDIST, /* NVIDIA redist <name>-<tag>-<ver>-archive.tar.xz */

@@ -39,11 +39,11 @@
 #endif
 #endif
 
-#include "package.h"
-#include "strvec.h"
-#include "unpack.h"
-#include "xalloc.h"
-#include "xz.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/package.h"
+#include "pkg/unpack.h"
+#include "pkg/xz.h"
 
 #define MAX_SYMLINK_HOPS 40
 #define PROGRESS_STEP (4u << 20)

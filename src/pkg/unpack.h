@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
 
 /*
  * Map one member path (as stored in the archive, after stripping a leading

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strvec.h"
-#include "xalloc.h"
-#include "xz.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/xz.h"
 
 /* ---------------------------------------------------------------------------
  * xz decoded on a thread of its own, with liblzma's multi-threaded decoder

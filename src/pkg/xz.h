@@ -10,7 +10,7 @@
 #ifdef HAVE_LIBLZMA_MT
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct archive;
 

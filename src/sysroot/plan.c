@@ -1,16 +1,15 @@
 #include <config.h>
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fetch.h"
-#include "plan.h"
-#include "sysroot_layout.h"
-#include "sysroot_request.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "pkg/fetch.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot_layout.h"
+#include "sysroot/sysroot_request.h"
 
 const char *plan_side_name(enum plan_side s)
 {
@@ -145,16 +144,6 @@ out:
 	strvec_free(&headers_only);
 	strvec_free(&known);
 	return rc;
-}
-
-int plan_keeps_library(const struct plan *p, const char *lib_path)
-{
-	if (!p->filter_libs)
-		return 1;
-	for (size_t i = 0; i < p->lib_patterns.n; i++)
-		if (fnmatch(p->lib_patterns.v[i], lib_path, FNM_PATHNAME) == 0)
-			return 1;
-	return 0;
 }
 
 static void plan_archive_free(struct plan_archive *a)

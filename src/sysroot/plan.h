@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "gpus.h"
-#include "manifest.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
+#include "pkg/manifest.h"
 
 enum plan_side {
 	PLAN_HOST,   /* runs on the build machine: nvcc, ptxas, cicc */
@@ -122,9 +122,6 @@ void plan_components(const struct gpudb *db, struct cuda_version v, struct strve
  */
 int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err);
-
-/* Whether lib_path (a member's path under lib/) is taken under p's filter. */
-int plan_keeps_library(const struct plan *p, const char *lib_path);
 
 /* The plan as text, one archive per line (what --dry-run prints). */
 char *plan_describe(const struct plan *p);

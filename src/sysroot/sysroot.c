@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "plan.h"
-#include "sysroot.h"
-#include "sysroot_commit.h"
-#include "sysroot_extract.h"
-#include "sysroot_meta.h"
-#include "sysroot_passes.h"
-#include "sysroot_request.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot.h"
+#include "sysroot/sysroot_commit.h"
+#include "sysroot/sysroot_extract.h"
+#include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_passes.h"
+#include "sysroot/sysroot_request.h"
 
 /* Everything that decides the tree: the plan, and the host compiler, root
  * filesystem and JetPack it is made for (another rootfs resolves the

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "gpus.h"
-#include "progress.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/progress.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
 
 struct sysroot_create_opts {
 	const char *target;

@@ -13,11 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "strvec.h"
-#include "sysroot_commit.h"
-#include "sysroot_meta.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "sysroot/sysroot_commit.h"
+#include "sysroot/sysroot_meta.h"
 
 /* The tests kill create at named points with SIGKILL, the way a crash or
  * kill -9 would, to prove that no point leaves a broken sysroot behind;

@@ -5,7 +5,7 @@
 #ifndef XCC_SYSROOT_COMMIT_H
 #define XCC_SYSROOT_COMMIT_H
 
-#include "error.h"
+#include "base/error.h"
 
 struct sysroot_commit {
 	const char *dest; /* the sysroot's place */

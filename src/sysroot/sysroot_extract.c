@@ -9,14 +9,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "package.h"
-#include "strvec.h"
-#include "sysroot_commit.h"
-#include "sysroot_extract.h"
-#include "sysroot_layout.h"
-#include "sysroot_schedule.h"
-#include "unpack.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/package.h"
+#include "pkg/unpack.h"
+#include "sysroot/sysroot_commit.h"
+#include "sysroot/sysroot_extract.h"
+#include "sysroot/sysroot_layout.h"
+#include "sysroot/sysroot_schedule.h"
 
 /* Where a member goes: the plan's layout, and the plan's precedence for
  * headers already in the tree. */

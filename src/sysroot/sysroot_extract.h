@@ -9,10 +9,10 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "fetch.h"
-#include "plan.h"
-#include "progress.h"
+#include "base/error.h"
+#include "base/progress.h"
+#include "pkg/fetch.h"
+#include "sysroot/plan.h"
 
 /* Fetch and extract every archive of p into root, extracting on up to
  * jobs threads (0: one per CPU) while the next archives download. The first failure stops the rest and is returned.

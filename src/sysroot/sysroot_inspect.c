@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "plan.h"
-#include "sysroot.h"
-#include "sysroot_meta.h"
-#include "sysroot_passes.h"
-#include "unpack.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "pkg/unpack.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot.h"
+#include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_passes.h"
 
 int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 		 struct xcc_error *err)

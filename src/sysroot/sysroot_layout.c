@@ -4,12 +4,13 @@
  * with, so --dry-run shows what the real run does. */
 #include <config.h>
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strvec.h"
-#include "sysroot_layout.h"
-#include "xalloc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "sysroot/sysroot_layout.h"
 
 static int starts_with(const char *s, const char *prefix)
 {
@@ -141,6 +142,19 @@ static int is_deb_copyright(const char *member)
 	return slash && slash > member + strlen(pkg) && strcmp(slash, "/copyright") == 0;
 }
 
+/* Whether lib_path (a member's path under lib/) is taken under the plan's
+ * library filter. The layout owns this answer: the plan only records the
+ * patterns, and the layout is the one that places files. */
+int sysroot_layout_keeps_library(const struct plan *p, const char *lib_path)
+{
+	if (!p->filter_libs)
+		return 1;
+	for (size_t i = 0; i < p->lib_patterns.n; i++)
+		if (fnmatch(p->lib_patterns.v[i], lib_path, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}
+
 char *sysroot_member_destination(const struct plan *p, const struct plan_archive *a,
 				 const char *member)
 {
@@ -178,7 +192,7 @@ char *sysroot_member_destination(const struct plan *p, const struct plan_archive
 			     strcmp(path, "lib") == 0 || strcmp(path, "lib64") == 0;
 
 		if (!is_lib || a->format == PLAN_FMT_REDIST || !p->filter_libs ||
-		    (*rest && plan_keeps_library(p, rest)))
+		    (*rest && sysroot_layout_keeps_library(p, rest)))
 			out = *rest ? xasprintf("%s/%s", dir, rest) : xstrdup(dir);
 	}
 	free(dir);

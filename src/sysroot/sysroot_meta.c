@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sysroot_meta.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "sysroot/sysroot_meta.h"
 
 static char *dup_string(const cJSON *obj, const char *key)
 {

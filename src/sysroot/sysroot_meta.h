@@ -4,10 +4,10 @@
 #ifndef XCC_SYSROOT_META_H
 #define XCC_SYSROOT_META_H
 
-#include "error.h"
-#include "fatbin.h"
-#include "plan.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "elf/fatbin.h"
+#include "sysroot/plan.h"
 
 #define SYSROOT_META_FILE "sysroot.json"
 #define SYSROOT_META_FORMAT 1

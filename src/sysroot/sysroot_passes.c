@@ -14,15 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "autopatch.h"
-#include "elfinfo.h"
-#include "fatbin.h"
-#include "glibc.h"
-#include "fileio.h"
-#include "sysroot_meta.h"
-#include "sysroot_passes.h"
-#include "unpack.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "elf/autopatch.h"
+#include "elf/elfinfo.h"
+#include "elf/fatbin.h"
+#include "elf/glibc.h"
+#include "pkg/unpack.h"
+#include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_passes.h"
 
 /* "target half: libfoo.so.1 (needed by targets/x/lib/libbar.so), ..." */
 static void note_missing(struct strvec *notes, const char *half, const char *root,

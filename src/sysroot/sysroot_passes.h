@@ -7,11 +7,11 @@
 #ifndef XCC_SYSROOT_PASSES_H
 #define XCC_SYSROOT_PASSES_H
 
-#include "error.h"
-#include "fatbin.h"
-#include "gpus.h"
-#include "plan.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
+#include "elf/fatbin.h"
+#include "sysroot/plan.h"
 
 /* Each archive's links were checked alone when it was extracted; together
  * they can still build a path out of the tree (a link in one through a link

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fileio.h"
-#include "jetpack.h"
-#include "request.h"
-#include "sysroot_meta.h"
-#include "sysroot_request.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "db/jetpack.h"
+#include "db/request.h"
+#include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_request.h"
 
 /* --jetpack, or the JetPack rules without it: boards x CUDA x release. */
 static int resolve_jetpack(const struct sysroot_create_opts *o, struct sysroot_request *rq,

@@ -10,16 +10,16 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "fetch.h"
-#include "flags.h"
-#include "gpus.h"
-#include "hostcc.h"
-#include "manifest.h"
-#include "package.h"
-#include "plan.h"
-#include "strvec.h"
-#include "sysroot.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/flags.h"
+#include "db/gpus.h"
+#include "db/hostcc.h"
+#include "pkg/fetch.h"
+#include "pkg/manifest.h"
+#include "pkg/package.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot.h"
 
 /* An archive given alone (--from a .deb, a wheel or a redist archive). */
 struct sysroot_package {

@@ -2,8 +2,8 @@
 
 #include <stdlib.h>
 
-#include "sysroot_schedule.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "sysroot/sysroot_schedule.h"
 
 /* qsort has no context argument: sort (phase, size, index) triples. */
 struct key {

@@ -7,19 +7,19 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "devroot.h"
-#include "doctor.h"
-#include "fileio.h"
-#include "glibc.h"
-#include "hostcc.h"
-#include "jetpack.h"
-#include "proc.h"
-#include "request.h"
-#include "strvec.h"
-#include "sysroot.h"
-#include "sysroot_meta.h"
-#include "toolchain.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/proc.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "db/hostcc.h"
+#include "db/jetpack.h"
+#include "db/request.h"
+#include "elf/devroot.h"
+#include "elf/glibc.h"
+#include "sysroot/sysroot.h"
+#include "sysroot/sysroot_meta.h"
+#include "use/doctor.h"
+#include "use/toolchain.h"
 
 /* What the checks share: the target and CUDA release, and the sysroot. */
 struct doctor_ctx {

@@ -4,9 +4,9 @@
 #ifndef XCC_DOCTOR_H
 #define XCC_DOCTOR_H
 
-#include "error.h"
-#include "gpus.h"
-#include "jetpack.h"
+#include "base/error.h"
+#include "db/gpus.h"
+#include "db/jetpack.h"
 
 enum doctor_status {
 	DOCTOR_OK,

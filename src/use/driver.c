@@ -7,16 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devroot.h"
-#include "driver.h"
-#include "fetch.h"
-#include "fileio.h"
-#include "glibc.h"
-#include "hostcc.h"
-#include "proc.h"
-#include "request.h"
-#include "sysroot_meta.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/proc.h"
+#include "base/xalloc.h"
+#include "db/hostcc.h"
+#include "db/request.h"
+#include "elf/devroot.h"
+#include "elf/glibc.h"
+#include "pkg/fetch.h"
+#include "sysroot/sysroot_meta.h"
+#include "use/driver.h"
 
 /* nvcc options whose value is the next argument: that value is passed on
  * untouched, even when it looks like one of cuda-xcc's options. */

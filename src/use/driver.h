@@ -3,10 +3,10 @@
 #ifndef XCC_DRIVER_H
 #define XCC_DRIVER_H
 
-#include "error.h"
-#include "flags.h"
-#include "gpus.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/flags.h"
+#include "db/gpus.h"
 
 struct driver_opts {
 	const char *sysroot;   /* --sysroot */

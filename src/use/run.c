@@ -15,16 +15,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "autopatch.h"
-#include "devroot.h"
-#include "elfinfo.h"
-#include "fetch.h"
-#include "fileio.h"
-#include "proc.h"
-#include "request.h"
-#include "run.h"
-#include "sysroot_meta.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/proc.h"
+#include "base/xalloc.h"
+#include "db/request.h"
+#include "elf/autopatch.h"
+#include "elf/devroot.h"
+#include "elf/elfinfo.h"
+#include "pkg/fetch.h"
+#include "sysroot/sysroot_meta.h"
+#include "use/run.h"
 
 /* The qemu user-mode emulator for an ELF machine; NULL when there is none. */
 static char *qemu_name(const struct elfinfo *e)

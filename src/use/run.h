@@ -5,9 +5,9 @@
 #ifndef XCC_RUN_H
 #define XCC_RUN_H
 
-#include "error.h"
-#include "gpus.h"
-#include "strvec.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
 
 struct run_opts {
 	const char *sysroot;    /* --sysroot; NULL: $CUDA_XCC_SYSROOT, else none */

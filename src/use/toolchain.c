@@ -5,12 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "devroot.h"
-#include "fetch.h"
-#include "fileio.h"
-#include "glibc.h"
-#include "toolchain.h"
-#include "xalloc.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "elf/devroot.h"
+#include "elf/glibc.h"
+#include "pkg/fetch.h"
+#include "use/toolchain.h"
 
 const char *toolchain_data_dir(void)
 {

@@ -5,10 +5,10 @@
 #ifndef XCC_TOOLCHAIN_H
 #define XCC_TOOLCHAIN_H
 
-#include "error.h"
-#include "gpus.h"
-#include "strvec.h"
-#include "sysroot_meta.h"
+#include "base/error.h"
+#include "base/strvec.h"
+#include "db/gpus.h"
+#include "sysroot/sysroot_meta.h"
 
 struct toolchain_request {
 	const char *cuda_xcc;  /* absolute path of the cuda-xcc binary the files call */

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "autopatch.h"
-#include "elfinfo.h"
+#include "base/xalloc.h"
+#include "elf/autopatch.h"
+#include "elf/elfinfo.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char tmp[] = "/tmp/test_autopatch.XXXXXX";
 

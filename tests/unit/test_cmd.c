@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "tap.h"
 
 static struct cmd_ctx ctx = { .progname = "cuda-xcc" };

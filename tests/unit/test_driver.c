@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "driver.h"
-#include "proc.h"
+#include "base/proc.h"
+#include "use/driver.h"
 #include "tap.h"
 
 static struct gpudb db;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfinfo.h"
+#include "elf/elfinfo.h"
 #include "tap.h"
 
 #define IMG_SIZE 0x200

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "elfpatch.h"
+#include "base/xalloc.h"
+#include "elf/elfinfo.h"
+#include "elf/elfpatch.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char tmp[] = "/tmp/test_elfpatch.XXXXXX";
 

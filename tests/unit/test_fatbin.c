@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fatbin.h"
-#include "gpus.h"
+#include "db/gpus.h"
+#include "elf/fatbin.h"
 #include "tap.h"
 
 static struct gpudb db;

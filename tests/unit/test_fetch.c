@@ -8,10 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fetch.h"
-#include "strvec.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/fetch.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char dir[] = "/tmp/test_fetch.XXXXXX";
 static pid_t httpd_pid;

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char dir[] = "/tmp/test_fileio.XXXXXX";
 

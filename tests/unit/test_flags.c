@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 
-#include "flags.h"
+#include "base/xalloc.h"
+#include "db/flags.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static struct gpudb db;
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "glibc.h"
+#include "base/xalloc.h"
+#include "elf/glibc.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static void test_version_cmp(void)
 {

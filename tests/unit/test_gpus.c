@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpus.h"
+#include "db/gpus.h"
 #include "tap.h"
 
 static struct cuda_version V(const char *s)

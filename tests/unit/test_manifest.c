@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "strvec.h"
-#include "fileio.h"
+#include "base/fileio.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/manifest.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char *data_path(const char *rel)
 {

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flags.h"
-#include "plan.h"
-#include "sysroot_request.h"
-#include "fileio.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "db/flags.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot_request.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static struct gpudb db;
 

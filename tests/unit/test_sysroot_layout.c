@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "sysroot_layout.h"
+#include "sysroot/plan.h"
+#include "sysroot/sysroot_layout.h"
 #include "tap.h"
 
 static struct plan p;
@@ -183,8 +183,8 @@ int main(void)
 				q.n_archives = 1;
 				q.lib_patterns = (struct strvec)STRVEC_INIT;
 				ok(plan_set_library_filter(&q, &db, v, &none, &err) == 0 &&
-				   plan_keeps_library(&q, "libcublas.so.12") &&
-				   !plan_keeps_library(&q, "libcufft.so.11"),
+				   sysroot_layout_keeps_library(&q, "libcublas.so.12") &&
+				   !sysroot_layout_keeps_library(&q, "libcufft.so.11"),
 				   "package %s brings libcublas, not libcufft", names[i]);
 				strvec_free(&q.lib_patterns);
 			}
@@ -196,8 +196,8 @@ int main(void)
 				q.n_archives = 1;
 				q.lib_patterns = (struct strvec)STRVEC_INIT;
 				ok(plan_set_library_filter(&q, &db, v, &none, &err) == 0 &&
-				   !plan_keeps_library(&q, "libcublas.so.11") &&
-				   plan_keeps_library(&q, "libcudart.so.11.0"),
+				   !sysroot_layout_keeps_library(&q, "libcublas.so.11") &&
+				   sysroot_layout_keeps_library(&q, "libcudart.so.11.0"),
 				   "nvidia-cuda-dev stands for no single component");
 				strvec_free(&q.lib_patterns);
 			}

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sysroot_meta.h"
+#include "base/fileio.h"
+#include "base/xalloc.h"
+#include "sysroot/sysroot_meta.h"
 #include "tap.h"
-#include "xalloc.h"
 
 static char dir[] = "/tmp/test_sysroot_meta.XXXXXX";
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fatbin.h"
-#include "strvec.h"
-#include "sysroot_passes.h"
+#include "base/strvec.h"
+#include "elf/fatbin.h"
+#include "sysroot/sysroot_passes.h"
 #include "tap.h"
 
 static void same_inventory(const char *path)

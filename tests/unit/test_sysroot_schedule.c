@@ -3,7 +3,7 @@
  * others still download, and an unfetched one never. */
 #include <config.h>
 
-#include "sysroot_schedule.h"
+#include "sysroot/sysroot_schedule.h"
 #include "tap.h"
 
 /* Sizes in plan order; phase 0 unless given. */

@@ -17,11 +17,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "strvec.h"
+#include "base/strvec.h"
+#include "base/xalloc.h"
+#include "pkg/package.h"
+#include "pkg/unpack.h"
 #include "tap.h"
-#include "package.h"
-#include "unpack.h"
-#include "xalloc.h"
 
 struct member {
 	char type; /* f file, d dir, l symlink, h hardlink, c char device, p FIFO */
