@@ -33,3 +33,43 @@ load lib/common
 	assert_output_contains "missing $d/missing.log"
 	assert_output_contains "2 passed, 1 failed, 1 skipped"
 }
+
+# The docs (README.md, HACKING.md, tests/README, doc/*.md, the wrappers'
+# READMEs): every relative link leads to a file, and every test that
+# doc/reliability.md says holds a guarantee exists under that name.
+docs_pages() {
+	(cd "$XCC_SRCDIR" && ls README.md HACKING.md tests/README doc/*.md wrappers/*/README.md)
+}
+
+# shellcheck disable=SC2016 # the backticks are Markdown's
+@test "lint: every relative link of the docs resolves, and every test they name exists" {
+	local pages
+	mapfile -t pages < <(docs_pages)
+	run bash "$XCC_SRCDIR/tests/lib/lint-docs.sh" "$XCC_SRCDIR" "${pages[@]}"
+	assert_status 0
+	# The guarantees page is among them and names its tests in the checked form.
+	run grep -c '^- `tests/[^`]*`: ' "$XCC_SRCDIR/doc/reliability.md"
+	assert_status 0
+	[ "$output" -ge 40 ]
+}
+
+# shellcheck disable=SC2016 # the backticks are Markdown's
+@test "lint: the docs lint finds a link that leads nowhere and a test that does not exist" {
+	local d=$BATS_TEST_TMPDIR/src
+	mkdir -p "$d/doc" "$d/tests/unit"
+	printf '%s\n' '@test "t: one" {' '	true' '}' >"$d/tests/t.bats"
+	printf '%s\n' 'static void holds(void)' '{' '}' >"$d/tests/unit/test_x.c"
+	printf '%s\n' '[up](../README.md) [same](page.md#part) [web](https://example.org/x.md)' \
+		'- `tests/t.bats`: "t: one"' '- `tests/unit/test_x.c`: `holds()`' >"$d/doc/page.md"
+	touch "$d/README.md"
+	run bash "$XCC_SRCDIR/tests/lib/lint-docs.sh" "$d" doc/page.md
+	assert_status 0
+	printf '%s\n' 'see [gone](gone.md) and [code](`x`)' '- `tests/t.bats`: "t: two"' \
+		'- `tests/unit/test_x.c`: `gone()`' '- `tests/t.bats`: "t: one' >"$d/doc/page.md"
+	run bash "$XCC_SRCDIR/tests/lib/lint-docs.sh" "$d" doc/page.md
+	assert_status 1
+	assert_output_contains "doc/page.md:1: the link gone.md leads nowhere"
+	assert_output_contains 'doc/page.md:2: tests/t.bats has no test "t: two"'
+	assert_output_contains "doc/page.md:3: tests/unit/test_x.c has no test function gone()"
+	assert_output_contains "doc/page.md:4: a held-by line names its test"
+}
