@@ -23,7 +23,7 @@ packages=(
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
-	chrpath diffstat cpio gawk locales strace
+	chrpath diffstat cpio gawk locales strace shellcheck
 	rsync bc unzip wget
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

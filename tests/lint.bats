@@ -2,8 +2,8 @@
 # The test suite's own rules, checked like the product (as git's chainlint).
 load lib/common
 
-@test "lint: no bats line chains checks with && (under set -e it cannot fail)" {
-	run sh "$XCC_SRCDIR/tests/lib/lint-bats.sh" "$XCC_SRCDIR"/tests/*.bats
+@test "lint: no bats line that cannot fail under set -e (checks chained with &&, a ! not last)" {
+	run sh "$XCC_SRCDIR/tests/lib/lint-bats.sh" "$XCC_SRCDIR"/tests/*.bats "$XCC_SRCDIR"/tests/lib/*.bash
 	assert_status 0
 }
 
@@ -17,6 +17,31 @@ load lib/common
 		'	if [ -f a ] && [ -f b ]; then true; fi' '	[ -f a ]' '}' >"$f"
 	run sh "$XCC_SRCDIR/tests/lib/lint-bats.sh" "$f"
 	assert_status 0
+}
+
+@test "lint: the negation lint finds a ! that cannot fail and leaves the last one alone" {
+	f=$BATS_TEST_TMPDIR/x.bats
+	printf '%s\n' '#!/usr/bin/env bats' \
+		'@test "t" {' '	! grep -q a f' '	true' '}' \
+		'@test "u" {' '	for x in 1; do' '		! false' '	done' '}' \
+		'@test "v" {' '	true; ! false; true' '	if true; then ! false; fi' '}' \
+		'@test "w" {' '	grep -q a f && false' '}' >"$f"
+	run sh "$XCC_SRCDIR/tests/lib/lint-bats.sh" "$f"
+	assert_status 1
+	assert_output_contains "x.bats:3: "
+	assert_output_contains "x.bats:8: "
+	assert_output_contains "x.bats:12: "
+	assert_output_contains "x.bats:13: "
+	assert_output_contains "x.bats:16: "
+	printf '%s\n' '#!/usr/bin/env bats' \
+		'@test "t" {' '	if ! grep -q a f; then true; fi' \
+		'	if [ -f a ] || ! grep -q a f; then true; fi' '	[ ! -f a ]' \
+		'	run ! false' '	grep -q a f && false' '	cat <<EOF' '! not a command' 'EOF' \
+		'	(' '		cd /' '		! false' '	)' '	! grep -q a f' '' '}' \
+		'g() { ! grep -q a "$1"; }' >"$f"
+	run sh "$XCC_SRCDIR/tests/lib/lint-bats.sh" "$f"
+	assert_status 0
+	assert_output_equals ""
 }
 
 @test "lint: CI's closing line counts every log, one without an XFAIL line too, and its failures fail" {
