@@ -273,7 +273,7 @@ make_rootfs() {
 
 	# Without --target-fs the device's library is nowhere to be found.
 	run xcc --sysroot "$S" -arch sm_90 uses.cu -o uses2 -lfromdevice
-	[ "$status" -ne 0 ]
+	assert_status 1
 	assert_output_contains "fromdevice"
 
 	run xcc --sysroot "$S" -arch sm_90 --target-fs "$d/none" uses.cu -o uses

@@ -261,7 +261,8 @@ used_kib() { df -k --output=used "$1" | tail -n1 | tr -d ' '; }
 	echo keep >"$BATS_TEST_TMPDIR/precious/keep"
 	ln -s "$BATS_TEST_TMPDIR/precious" "$D.old-cuda-xcc-link"
 	# what a kill leaves, and the old tree of a create without exchange
-	CUDA_XCC_TEST_CRASH_AT=tree mk sm_87 && false
+	CUDA_XCC_TEST_CRASH_AT=tree run mk sm_87
+	assert_status 137
 	ls -d "$D".tmp-cuda-xcc-*
 	mkdir -p "$D.old-cuda-xcc-4242/bin"
 	# a tree a live create holds

@@ -127,7 +127,7 @@ make_target_fs() {
 	assert_status 0
 	assert_output_contains "sass   sm_87"
 	run in_root fatbin /tmp/missing.o
-	[ "$status" -ne 0 ]
+	assert_status 2
 	assert_output_contains "/tmp/missing.o"
 }
 
@@ -228,7 +228,7 @@ start_tls_server() {
 	url=https://127.0.0.1:$TLS_PORT/redistrib_12.6.3.json
 	# nothing trusted in the root: the server is refused
 	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$url" --dry-run
-	[ "$status" -ne 0 ]
+	assert_status 1
 	assert_output_contains "$url"
 	assert_output_contains "certificate"
 	# the certificate where Debian keeps CAs, /etc/ssl/certs/<hash>.0

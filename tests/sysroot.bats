@@ -691,7 +691,8 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	for point in fetch extract tree meta synced; do
 		# no old sysroot: nothing that looks like one may remain
 		rm -rf "$D"
-		CUDA_XCC_TEST_CRASH_AT=$point mk126 && false
+		CUDA_XCC_TEST_CRASH_AT=$point run mk126
+		assert_status 137
 		[ ! -e "$D/sysroot.json" ]
 		ls -d "$D".tmp-* >/dev/null
 		mk126
@@ -701,14 +702,16 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 		rm -rf "$D"
 		xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
 		sig_old=$(tree_sig "$D")
-		CUDA_XCC_TEST_CRASH_AT=$point mk126 && false
+		CUDA_XCC_TEST_CRASH_AT=$point run mk126
+		assert_status 137
 		[ "$(tree_sig "$D")" = "$sig_old" ]
 		mk126
 		[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
 	done
 	# killed right after the exchange: the new one is in place, the old one
 	# is cleaned by the next run
-	CUDA_XCC_TEST_CRASH_AT=swap xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never && false
+	CUDA_XCC_TEST_CRASH_AT=swap run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+	assert_status 137
 	grep -q '"7.2"' "$D/sysroot.json"
 	mk126
 	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]

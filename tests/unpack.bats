@@ -105,7 +105,7 @@ toolkit_tree() {
 	assert_output_contains "$S/trunc.deb"
 	echo 'not a package' >"$S/text.deb"
 	run xcc debug identify "$S/text.deb"
-	[ "$status" -ne 0 ]
+	assert_status 1
 	assert_output_contains "$S/text.deb"
 }
 
