@@ -113,12 +113,13 @@ fake_rootfs() {
 	assert_output_contains "no device root filesystem: give --target-fs ROOTFS"
 }
 
-@test "toolchain meson: quotes in paths are escaped for Meson" {
+@test "toolchain meson: a quote in a path is written as Meson reads it back" {
 	d=$(scratch)
 	fake_sysroot "$d/it's"
 	run xcc toolchain meson --sysroot "$d/it's"
 	assert_status 0
-	assert_output_contains "'--sysroot', '$d/it\\'s'"
+	# Meson doubles a machine file's backslashes before parsing: no \' escape.
+	assert_output_contains "'--sysroot', '$d/it' + ''''s'''"
 }
 
 @test "toolchain cmake: a toolchain file bound to the sysroot that includes the shipped one" {
@@ -126,7 +127,7 @@ fake_rootfs() {
 	fake_sysroot "$d/sr"
 	run xcc toolchain cmake --sysroot "$d/sr" -arch 8.7
 	assert_status 0
-	assert_output_contains "set(CUDA_XCC_SYSROOT [[$d/sr]] CACHE PATH"
+	assert_output_contains "set(CUDA_XCC_SYSROOT [[$d/sr]] CACHE STRING"
 	assert_output_contains "set(CUDA_XCC_ARCH [[8.7]] CACHE STRING"
 	line=$(grep '^include(' <<<"$output")
 	file=${line#include([[}

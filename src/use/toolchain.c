@@ -55,42 +55,100 @@ int toolchain_target_fs_flags(const char *rootfs, const char *triple, enum toolc
 	return 0;
 }
 
-/* s as a Meson string literal: single quotes, with \ and ' escaped. */
+/* Whether s is valid UTF-8: Meson decodes its machine files as UTF-8 and
+ * stops at the first byte that is not. */
+static int utf8_valid(const unsigned char *s)
+{
+	while (*s) {
+		int more = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2
+			 : (*s & 0xf8) == 0xf0 ? 3 : -1;
+
+		/* Overlong two-byte forms (0xc0, 0xc1) and beyond U+10FFFF (0xf5..) */
+		if (more < 0 || *s == 0xc0 || *s == 0xc1 || *s > 0xf4)
+			return 0;
+		s++;
+		for (; more; more--, s++)
+			if ((*s & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+/* s as a Meson machine-file value, or NULL where Meson cannot read it back.
+ * Meson (mesonbuild/coredata.py, MachineFileParser) doubles every backslash
+ * of a value before parsing it, so no escape sequence can be written: a
+ * backslash is written as itself and arrives as itself in a '...' string,
+ * but doubled in a '''...''' one, and a quote fits only in the latter. So
+ * the value is a sum of pieces: quote-free runs as '...', and each run of
+ * one or two quotes with the character after it as '''...'''. What that
+ * cannot carry: a line break (configparser's line end), three quotes in a
+ * row, a quote at the end or before a backslash, and bytes that are not
+ * UTF-8. */
 static char *meson_str(const char *s)
 {
-	size_t n = 3;
-	char *out, *p;
+	struct strvec parts = STRVEC_INIT;
+	const char *p = s;
+	char *out = NULL;
 
-	for (const char *c = s; *c; c++)
-		n += (*c == '\\' || *c == '\'') ? 2 : 1;
-	p = out = xmalloc(n);
-	*p++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\\' || *c == '\'')
-			*p++ = '\\';
-		*p++ = *c;
+	if (strpbrk(s, "\n\r") || !utf8_valid((const unsigned char *)s))
+		return NULL;
+	while (*p) {
+		size_t n = strcspn(p, "'"), c = 1;
+
+		if (n) {
+			strvec_pushf(&parts, "'%.*s'", (int)n, p);
+			p += n;
+			continue;
+		}
+		n = strspn(p, "'");
+		if (n > 2 || !p[n] || p[n] == '\\')
+			goto out;
+		/* The whole character after the quotes, not a piece of it. */
+		while (((unsigned char)p[n + c] & 0xc0) == 0x80)
+			c++;
+		strvec_pushf(&parts, "'''%.*s'''", (int)(n + c), p);
+		p += n + c;
 	}
-	*p++ = '\'';
-	*p = '\0';
+	out = parts.n ? strvec_join(&parts, " + ") : xstrdup("''");
+out:
+	strvec_free(&parts);
 	return out;
 }
 
-/* [a, b, c] as a Meson array of string literals. */
-static char *meson_array(const struct strvec *items)
+/* [a, b, c] as a Meson array of string literals; NULL with *bad the first
+ * item Meson cannot read back. */
+static char *meson_array(const struct strvec *items, const char **bad)
 {
 	struct strvec quoted = STRVEC_INIT;
-	char *joined, *out;
+	char *joined, *out = NULL;
 
 	for (size_t i = 0; i < items->n; i++) {
 		char *q = meson_str(items->v[i]);
 
+		if (!q) {
+			*bad = items->v[i];
+			goto out;
+		}
 		strvec_push(&quoted, q);
 		free(q);
 	}
 	joined = quoted.n ? strvec_join(&quoted, ", ") : xstrdup("");
 	out = xasprintf("[%s]", joined);
 	free(joined);
+out:
 	strvec_free(&quoted);
+	return out;
+}
+
+/* s for a comment line: control characters (a line break ends the comment
+ * and the rest would be read as the file's own text) as '?'. */
+static char *comment_safe(const char *s)
+{
+	char *out = xstrdup(s);
+
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return out;
 }
 
@@ -114,91 +172,98 @@ static void push_arch_args(struct strvec *argv, const struct sysroot_meta *m,
 		strvec_pushl(argv, "-arch", caps->v[i], NULL);
 }
 
-char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
-		      const struct toolchain_request *r, struct xcc_error *err)
-{
-	const struct target_profile *t = gpudb_target(db, m->target);
-	const char *target_fs = r->target_fs ? r->target_fs : m->target_fs;
-	struct strvec c_cmd = STRVEC_INIT, cxx_cmd = STRVEC_INIT, cuda = STRVEC_INIT,
-		      wrapper = STRVEC_INIT, inc = STRVEC_INIT, link = STRVEC_INIT;
-	char *cc, *s_cc, *s_cxx, *s_cuda, *s_wrapper, *s_inc, *s_link, *s_ar, *s_strip, *text;
+/* The commands and arguments of a Meson cross file, before quoting. */
+struct meson_values {
+	struct strvec c, cxx, cuda, wrapper, inc, link, ar, strip;
+};
 
-	if (!t)
-		return xcc_fail(err, XCC_EUSAGE, "%s/sysroot.json names an unknown target '%s'",
-				m->dir, m->target), NULL;
-	if (!m->host_compiler || !(cc = c_compiler_for(m->host_compiler)))
-		return xcc_fail(err, XCC_EUSAGE,
-				"%s/sysroot.json names no cross g++ (host_compiler); recreate it with "
-				"'cuda-xcc sysroot create' on a machine that has one",
-				m->dir), NULL;
+static void meson_values_free(struct meson_values *v)
+{
+	struct strvec *all[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper,
+				 &v->inc, &v->link, &v->ar, &v->strip };
+
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		strvec_free(all[i]);
+}
+
+static int meson_values_make(const struct target_profile *t, const struct sysroot_meta *m,
+			     const struct toolchain_request *r, const char *cc,
+			     struct meson_values *v, struct xcc_error *err)
+{
+	const char *target_fs = r->target_fs ? r->target_fs : m->target_fs;
 
 	/* C and C++ go through 'cuda-xcc check-link', which checks each link's
 	 * output against the device's runtime floor as the driver does after its
 	 * own links (Meson has no linker launcher, as CMake has). Compiles pass
 	 * straight through. */
-	strvec_pushl(&c_cmd, r->cuda_xcc, "check-link", "--sysroot", m->dir, NULL);
+	strvec_pushl(&v->c, r->cuda_xcc, "check-link", "--sysroot", m->dir, NULL);
 	if (target_fs)
-		strvec_pushl(&c_cmd, "--target-fs", target_fs, NULL);
-	strvec_push(&c_cmd, "--");
-	strvec_extend(&cxx_cmd, &c_cmd);
-	strvec_push(&c_cmd, cc);
-	strvec_push(&cxx_cmd, m->host_compiler);
+		strvec_pushl(&v->c, "--target-fs", target_fs, NULL);
+	strvec_push(&v->c, "--");
+	strvec_extend(&v->cxx, &v->c);
+	strvec_push(&v->c, cc);
+	strvec_push(&v->cxx, m->host_compiler);
 
-	strvec_pushl(&cuda, r->cuda_xcc, "--sysroot", m->dir, NULL);
-	push_arch_args(&cuda, m, r);
+	strvec_pushl(&v->cuda, r->cuda_xcc, "--sysroot", m->dir, NULL);
+	push_arch_args(&v->cuda, m, r);
 	if (target_fs)
-		strvec_pushl(&cuda, "--target-fs", target_fs, NULL);
+		strvec_pushl(&v->cuda, "--target-fs", target_fs, NULL);
 
 	/* Meson runs test programs through exe_wrapper: 'cuda-xcc run' finds
 	 * the right qemu, the loader prefix and the sysroot's libraries. */
-	strvec_pushl(&wrapper, r->cuda_xcc, "run", "--sysroot", m->dir, NULL);
+	strvec_pushl(&v->wrapper, r->cuda_xcc, "run", "--sysroot", m->dir, NULL);
 	if (target_fs)
-		strvec_pushl(&wrapper, "--target-fs", target_fs, NULL);
+		strvec_pushl(&v->wrapper, "--target-fs", target_fs, NULL);
 
 	/* C and C++ sources that include the CUDA runtime's headers and link
 	 * its libraries find them in the one target directory. */
-	strvec_pushf(&inc, "-I%s/targets/%s/include", m->dir, m->target_dir);
-	strvec_pushf(&link, "-L%s/targets/%s/lib", m->dir, m->target_dir);
-	strvec_pushf(&link, "-Wl,-rpath-link,%s/targets/%s/lib", m->dir, m->target_dir);
+	strvec_pushf(&v->inc, "-I%s/targets/%s/include", m->dir, m->target_dir);
+	strvec_pushf(&v->link, "-L%s/targets/%s/lib", m->dir, m->target_dir);
+	strvec_pushf(&v->link, "-Wl,-rpath-link,%s/targets/%s/lib", m->dir, m->target_dir);
+	strvec_pushf(&v->ar, "%s-ar", t->triple);
+	strvec_pushf(&v->strip, "%s-strip", t->triple);
 	/* C and C++ build against the device's root as the driver's CUDA
 	 * does: --sysroot alone would link the cross toolchain's own libc
 	 * beside the root's libpthread (__libc_pthread_init@GLIBC_PRIVATE). */
 	if (target_fs) {
 		struct strvec fs = STRVEC_INIT;
+		int rc = toolchain_target_fs_flags(target_fs, t->triple, FLAGS_GCC, &fs, err);
 
-		if (toolchain_target_fs_flags(target_fs, t->triple, FLAGS_GCC, &fs, err)) {
-			strvec_free(&fs);
-			free(cc);
-			strvec_free(&c_cmd);
-			strvec_free(&cxx_cmd);
-			strvec_free(&cuda);
-			strvec_free(&wrapper);
-			strvec_free(&inc);
-			strvec_free(&link);
-			return NULL;
-		}
-		strvec_extend(&inc, &fs);
-		strvec_extend(&link, &fs);
+		strvec_extend(&v->inc, &fs);
+		strvec_extend(&v->link, &fs);
 		strvec_free(&fs);
+		if (rc)
+			return -1;
 	}
+	return 0;
+}
 
-	s_cc = meson_array(&c_cmd);
-	s_cxx = meson_array(&cxx_cmd);
-	s_cuda = meson_array(&cuda);
-	s_wrapper = meson_array(&wrapper);
-	s_inc = meson_array(&inc);
-	s_link = meson_array(&link);
-	{
-		char *ar = xasprintf("%s-ar", t->triple), *strip = xasprintf("%s-strip", t->triple);
+static char *meson_text(const struct target_profile *t, const struct sysroot_meta *m,
+			const struct meson_values *v, struct xcc_error *err)
+{
+	const struct strvec *arrays[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper, &v->inc, &v->link };
+	char *q[8] = { NULL }, *c_target = comment_safe(m->target), *c_cuda = comment_safe(m->cuda),
+	     *c_dir = comment_safe(m->target_dir), *sh_dir = shell_quote(m->dir), *text = NULL;
+	const char *bad = NULL;
 
-		s_ar = meson_str(ar);
-		s_strip = meson_str(strip);
-		free(ar);
-		free(strip);
+	for (size_t i = 0; i < 6 && !bad; i++)
+		q[i] = meson_array(arrays[i], &bad);
+	if (!bad && !(q[6] = meson_str(v->ar.v[0])))
+		bad = v->ar.v[0];
+	if (!bad && !(q[7] = meson_str(v->strip.v[0])))
+		bad = v->strip.v[0];
+	if (bad) {
+		xcc_fail(err, XCC_EUSAGE, "a Meson cross file cannot hold '%s': Meson reads no "
+			 "line break, no three quotes in a row, no quote at the end or before a "
+			 "backslash and nothing but UTF-8 there; move the sysroot (or the file "
+			 "named) to a path without these, or link one to it", bad);
+		goto out;
 	}
+	/* The comments name the sysroot only shell-quoted, which a line
+	 * break (refused above) alone could end. */
 	text = xasprintf(
-		"# Meson cross file for the cuda-xcc sysroot %s\n"
-		"# (target %s, CUDA %s, %s), written by 'cuda-xcc toolchain meson'.\n"
+		"# Meson cross file for a cuda-xcc sysroot (target %s, CUDA %s, %s),\n"
+		"# written by 'cuda-xcc toolchain meson'; the sysroot is named below.\n"
 		"# Meson " TOOLCHAIN_MESON_MINIMUM " or later: older ones ignore [built-in options].\n"
 		"#\n"
 		"#   CUDA_PATH=%s meson setup --cross-file THIS-FILE build\n"
@@ -227,23 +292,38 @@ char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
 		"cpu_family = '%s'\n"
 		"cpu = '%s'\n"
 		"endian = 'little'\n",
-		m->dir, m->target, m->cuda, m->target_dir, m->dir, s_cc, s_cxx, s_cuda, s_ar, s_strip,
-		s_wrapper, s_inc, s_inc, s_link, s_link, t->machine, t->machine);
+		c_target, c_cuda, c_dir, sh_dir, q[0], q[1], q[2], q[6], q[7], q[3], q[4], q[4],
+		q[5], q[5], t->machine, t->machine);
+out:
+	for (size_t i = 0; i < 8; i++)
+		free(q[i]);
+	free(c_target);
+	free(c_cuda);
+	free(c_dir);
+	free(sh_dir);
+	return text;
+}
+
+char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
+		      const struct toolchain_request *r, struct xcc_error *err)
+{
+	const struct target_profile *t = gpudb_target(db, m->target);
+	struct meson_values v = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT,
+				  STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
+	char *cc, *text = NULL;
+
+	if (!t)
+		return xcc_fail(err, XCC_EUSAGE, "%s/sysroot.json names an unknown target '%s'",
+				m->dir, m->target), NULL;
+	if (!m->host_compiler || !(cc = c_compiler_for(m->host_compiler)))
+		return xcc_fail(err, XCC_EUSAGE,
+				"%s/sysroot.json names no cross g++ (host_compiler); recreate it with "
+				"'cuda-xcc sysroot create' on a machine that has one",
+				m->dir), NULL;
+	if (meson_values_make(t, m, r, cc, &v, err) == 0)
+		text = meson_text(t, m, &v, err);
 	free(cc);
-	free(s_cc);
-	free(s_cxx);
-	free(s_cuda);
-	free(s_wrapper);
-	free(s_inc);
-	free(s_link);
-	free(s_ar);
-	free(s_strip);
-	strvec_free(&c_cmd);
-	strvec_free(&cxx_cmd);
-	strvec_free(&cuda);
-	strvec_free(&wrapper);
-	strvec_free(&inc);
-	strvec_free(&link);
+	meson_values_free(&v);
 	return text;
 }
 
@@ -264,60 +344,107 @@ char *toolchain_cmake_minimum(const char *generic_file)
 	return v;
 }
 
-/* s as a CMake bracket argument, which needs no escaping: the level of =
- * signs is chosen so that the closing bracket cannot occur inside. */
+/* s as a CMake bracket argument, which needs no escaping: the closing
+ * bracket's level of = signs is one no "]=...]" of s has, counting a "]="
+ * run at its end (the closing "]" would complete it). */
 static char *cmake_str(const char *s)
 {
-	char eq[8] = "";
+	size_t level = 0;
+	char *eq, *out;
 
-	while (strlen(eq) < sizeof eq - 1) {
-		char close[12];
+	for (const char *p = strchr(s, ']'); p; p = strchr(p + 1, ']')) {
+		size_t n = strspn(p + 1, "=");
 
-		snprintf(close, sizeof close, "]%s]", eq);
-		if (!strstr(s, close))
-			break;
-		strcat(eq, "=");
+		if ((p[1 + n] == ']' || !p[1 + n]) && n + 1 > level)
+			level = n + 1;
 	}
-	return xasprintf("[%s[%s]%s]", eq, s, eq);
+	eq = xmalloc(level + 1);
+	memset(eq, '=', level);
+	eq[level] = '\0';
+	out = xasprintf("[%s[%s]%s]", eq, s, eq);
+	free(eq);
+	return out;
+}
+
+/* Why s cannot reach the build as one value through a CMake toolchain
+ * file, or NULL. CMake's bracket arguments carry any byte, but the
+ * generic file hands these values on in lists (the emulator, the linker
+ * launcher, CMAKE_FIND_ROOT_PATH): ';' splits them, a '[' or ']' stops
+ * the splitting at later ones, a '\' before the next element's ';'
+ * escapes it; the cache, through which try_compile projects get the
+ * values, trims the spaces at their ends; and a line break cannot be
+ * part of a command line in a Makefile or build.ninja. */
+static const char *cmake_unsafe(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strpbrk(s, "\n\r"))
+		return "a line break, which no Makefile or build.ninja command can carry";
+	if (strpbrk(s, ";[]"))
+		return "a ';', '[' or ']', which CMake's lists (the emulator, the linker launcher) "
+		       "cannot carry";
+	if (n && s[n - 1] == '\\')
+		return "a '\\' at its end, which would escape the ';' after it in CMake's lists";
+	if (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || *s == ' ' || *s == '\t'))
+		return "a space or tab at its start or end, which CMake's cache drops (try_compile "
+		       "projects read the values from it)";
+	return NULL;
+}
+
+static int cmake_check(const char *what, const char *s, struct xcc_error *err)
+{
+	const char *why = s ? cmake_unsafe(s) : NULL;
+
+	if (!why)
+		return 0;
+	return xcc_fail(err, XCC_EUSAGE, "%s '%s' holds %s: move it to a path without one, or "
+			"link one to it, and name that", what, s, why);
 }
 
 char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_request *r,
 		      const char *generic_file, struct xcc_error *err)
 {
-	struct strvec arch = STRVEC_INIT;
-	char *s_sysroot = cmake_str(m->dir), *s_xcc = cmake_str(r->cuda_xcc),
-	     *s_generic = cmake_str(generic_file), *s_arch = NULL, *s_fs = NULL, *text;
+	char *arch = r->arch.n ? strvec_join(&r->arch, ",") : NULL, *text = NULL;
+	char *s_sysroot, *s_xcc, *s_generic, *s_arch, *s_fs, *c_target, *c_cuda;
 
-	(void)err;
-	for (size_t i = 0; i < r->arch.n; i++)
-		strvec_push(&arch, r->arch.v[i]);
-	if (arch.n) {
-		char *joined = strvec_join(&arch, ",");
-
-		s_arch = cmake_str(joined);
-		free(joined);
+	if (cmake_check("the sysroot", m->dir, err) ||
+	    cmake_check("the cuda-xcc binary", r->cuda_xcc, err) ||
+	    cmake_check("the shipped toolchain file", generic_file, err) ||
+	    cmake_check("-arch", arch, err) || cmake_check("--target-fs", r->target_fs, err)) {
+		free(arch);
+		return NULL;
 	}
-	if (r->target_fs)
-		s_fs = cmake_str(r->target_fs);
+	s_sysroot = cmake_str(m->dir);
+	s_xcc = cmake_str(r->cuda_xcc);
+	s_generic = cmake_str(generic_file);
+	s_arch = arch ? cmake_str(arch) : NULL;
+	s_fs = r->target_fs ? cmake_str(r->target_fs) : NULL;
+	c_target = comment_safe(m->target);
+	c_cuda = comment_safe(m->cuda);
+	/* No path in a comment: a line break in it would end the comment.
+	 * STRING, not PATH: CMake turns a PATH or FILEPATH entry's '\' into
+	 * '/'. */
 	text = xasprintf(
-		"# CMake toolchain file bound to the cuda-xcc sysroot %s\n"
-		"# (target %s, CUDA %s), written by 'cuda-xcc toolchain cmake'.\n"
+		"# CMake toolchain file bound to a cuda-xcc sysroot (the CUDA_XCC_SYSROOT\n"
+		"# below; target %s, CUDA %s), written by 'cuda-xcc toolchain cmake'.\n"
 		"#   cmake -DCMAKE_TOOLCHAIN_FILE=THIS-FILE -S . -B build\n"
-		"set(CUDA_XCC_SYSROOT %s CACHE PATH \"cuda-xcc sysroot\")\n"
-		"set(CUDA_XCC_EXECUTABLE %s CACHE FILEPATH \"cuda-xcc\")\n"
+		"set(CUDA_XCC_SYSROOT %s CACHE STRING \"cuda-xcc sysroot\")\n"
+		"set(CUDA_XCC_EXECUTABLE %s CACHE STRING \"cuda-xcc\")\n"
 		"%s%s%s"
 		"%s%s%s"
 		"include(%s)\n",
-		m->dir, m->target, m->cuda, s_sysroot, s_xcc,
+		c_target, c_cuda, s_sysroot, s_xcc,
 		s_arch ? "set(CUDA_XCC_ARCH " : "", s_arch ? s_arch : "",
 		s_arch ? " CACHE STRING \"GPU capabilities\")\n" : "",
 		s_fs ? "set(CUDA_XCC_TARGET_FS " : "", s_fs ? s_fs : "",
-		s_fs ? " CACHE PATH \"the device's root filesystem\")\n" : "", s_generic);
+		s_fs ? " CACHE STRING \"the device's root filesystem\")\n" : "", s_generic);
 	free(s_sysroot);
 	free(s_xcc);
 	free(s_generic);
 	free(s_arch);
 	free(s_fs);
-	strvec_free(&arch);
+	free(c_target);
+	free(c_cuda);
+	free(arch);
 	return text;
 }

@@ -49,6 +49,22 @@ if(NOT CUDA_XCC_SYSROOT)
 	message(FATAL_ERROR "cuda-xcc: set CUDA_XCC_SYSROOT to a sysroot made by "
 		"'cuda-xcc sysroot create' (-DCUDA_XCC_SYSROOT=DIR or the environment)")
 endif()
+# These reach the build in lists (the emulator, the linker launcher,
+# CMAKE_FIND_ROOT_PATH), which a ';' splits, a '[' or ']' keeps from
+# splitting and a '\' at an element's end escapes the ';' after it; in the
+# cache, through which try_compile projects get them, which trims spaces
+# at their ends; and in command lines, which a line break ends: refused
+# rather than mangled.
+function(_xcc_check_value var)
+	if("${${var}}" MATCHES "[][;\n\r]|\\\\$|^[ \t]|[ \t]$")
+		message(FATAL_ERROR "cuda-xcc: ${var} '${${var}}' holds a ';', '[', ']' or line "
+			"break, or starts or ends in a space or tab, or ends in '\\', which CMake's "
+			"lists, its cache and the build's command lines cannot carry: move it to a path "
+			"without one, or link one to it, and name that")
+	endif()
+endfunction()
+_xcc_check_value(CUDA_XCC_SYSROOT)
+_xcc_check_value(CUDA_XCC_TARGET_FS)
 if(NOT EXISTS "${CUDA_XCC_SYSROOT}/sysroot.json")
 	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT} is not a cuda-xcc sysroot "
 		"(no sysroot.json); create one with 'cuda-xcc sysroot create'")
@@ -69,6 +85,7 @@ string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
 if(NOT CUDA_XCC_EXECUTABLE)
 	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
 endif()
+_xcc_check_value(CUDA_XCC_EXECUTABLE)
 
 # ctest, add_custom_command and try_run run target programs through cuda-xcc.
 set(_xcc_emulator "${CUDA_XCC_EXECUTABLE}" run --sysroot "${CUDA_XCC_SYSROOT}")
