@@ -18,6 +18,30 @@ char *file_read_text(const char *path, size_t *len);
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		      struct xcc_error *err);
 
+/* Writes what the user named as an output to fd. stream 0: fd is a new
+ * regular file, which may be sought, pwritten, fchmodded; stream 1: fd is
+ * the named file itself (a FIFO, a device), which may not seek and is
+ * written front to back. */
+typedef int (*fileio_fill_fn)(int fd, int stream, void *ctx, struct xcc_error *err);
+
+/* Write the file a user named (an --output), as a shell's '>' would land
+ * but without losing the old contents on failure:
+ *  - missing or a regular file: a new file next to it (mode, less the
+ *    umask), filled, synced and renamed over it; a failure leaves the old
+ *    file as it was;
+ *  - a symlink: written through: the same at the file its chain of links
+ *    ends at, which may be missing (a dangling link); the links stay;
+ *  - a FIFO, a device or another file that is neither regular nor a
+ *    directory: opened and written directly, never replaced (a rename
+ *    would turn /dev/null into a regular file);
+ *  - a directory: refused.
+ * Errors name path. */
+int fileio_write_output(const char *path, mode_t mode, fileio_fill_fn fill, void *ctx,
+			struct xcc_error *err);
+/* The same with data as the contents. */
+int fileio_write_output_data(const char *path, const void *data, size_t len, mode_t mode,
+			     struct xcc_error *err);
+
 struct strvec;
 /* The entries of directory dir but "." and "..", sorted (readdir's order
  * is the file system's, and what is reported from them should not be).

@@ -31,7 +31,9 @@ static const char toolchain_usage[] =
 	"  --sysroot DIR     the sysroot (default: $CUDA_XCC_SYSROOT)\n"
 	"  -arch LIST        GPU capabilities (default: the sysroot's)\n"
 	"  --target-fs DIR   the device's root filesystem (default: the sysroot's)\n"
-	"  --output FILE     write FILE (atomically) instead of standard output\n"
+	"  --output FILE     write FILE instead of standard output: a file is replaced\n"
+	"                    atomically, a symlink written through, a FIFO or device\n"
+	"                    written into\n"
 	"  --nvcc            (flags) nvcc's spelling of the options\n"
 	"  --data-dir        print where the shipped wrappers (cmake/, yocto/,\n"
 	"                    buildroot/) are and exit\n";
@@ -160,7 +162,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	if (output) {
-		if (file_write_atomic(output, text, strlen(text), 0644, &err))
+		if (fileio_write_output_data(output, text, strlen(text), 0644, &err))
 			rc = cmd_report(&err);
 	} else {
 		fputs(text, stdout);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/xalloc.h"
 #include "elf/elfinfo.h"
 #include "elf/elfpatch.h"
@@ -2005,26 +2005,20 @@ static int copy_fd(int in, int out)
 	return 0;
 }
 
-/* --output onto something that is not a regular file (a device, a FIFO):
- * it cannot be replaced (a rename would turn /dev/null into a file) and
- * may not seek, so the patched image is written to it front to back. */
-static int write_stream(struct model *m, const char *output, struct xcc_error *err)
+/* --output onto something that is not a regular file (a device, a FIFO),
+ * opened by fileio_write_output: it may not seek, so the patched image is
+ * written to it front to back. */
+static int write_stream(struct model *m, int fd, const char *output, struct xcc_error *err)
 {
 	enum { CHUNK = 1 << 20 };
 	uint64_t end = m->append_len ? m->append_off + m->append_len : m->size;
-	unsigned char *buf = xmalloc(CHUNK);
-	int fd, rc = -1;
+	unsigned char *buf;
+	int rc = -1;
 
 	for (size_t i = 0; i < m->nwrites; i++)
-		if (m->writes[i].off > m->size || m->writes[i].len > m->size - m->writes[i].off) {
-			free(buf);
+		if (m->writes[i].off > m->size || m->writes[i].len > m->size - m->writes[i].off)
 			return corrupt(m, err, "a table lies outside the file");
-		}
-	fd = open(output, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		free(buf);
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
-	}
+	buf = xmalloc(CHUNK);
 	for (uint64_t pos = 0; pos < end;) {
 		size_t n = end - pos < CHUNK ? (size_t)(end - pos) : CHUNK;
 		const unsigned char *out = buf;
@@ -2070,57 +2064,41 @@ static int write_stream(struct model *m, const char *output, struct xcc_error *e
 	}
 	rc = 0;
 out:
-	if (close(fd) && !rc)
-		rc = xcc_fail(err, XCC_EFAIL, "%s: writing: %s", output, strerror(errno));
 	free(buf);
 	return rc;
 }
 
-/* --output: copy, patch the copy, sync, rename. */
-static int write_output(struct model *m, const char *output, struct xcc_error *err)
-{
-	char *dir = xstrdup(output), *tmp;
-	struct stat st;
-	int fd, rc = -1;
+struct output_fill {
+	struct model *m;
+	const char *output;
+};
 
-	if (stat(output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		free(dir);
-		return write_stream(m, output, err);
-	}
-	tmp = xasprintf("%s/.%s.XXXXXX", dirname(dir), strrchr(output, '/')
-							  ? strrchr(output, '/') + 1 : output);
-	fd = mkstemp(tmp);
-	/* Name the output the user asked for, not our temporary file. */
-	if (fd < 0) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
-		goto out;
-	}
-	if (copy_fd(m->fd, fd)) {
-		xcc_fail(err, XCC_EFAIL, "%s: writing: %s", output, strerror(errno));
-		goto fail;
-	}
-	if (fstat(m->fd, &st) == 0) {
+/* A new regular file: a copy of the input with its owner and mode, then
+ * patched in place; a stream: the patched image front to back. */
+static int fill_output(int fd, int stream, void *ctx, struct xcc_error *err)
+{
+	const struct output_fill *o = ctx;
+	struct stat st;
+
+	if (stream)
+		return write_stream(o->m, fd, o->output, err);
+	if (copy_fd(o->m->fd, fd))
+		return xcc_fail(err, XCC_EFAIL, "%s: writing: %s", o->output, strerror(errno));
+	if (fstat(o->m->fd, &st) == 0) {
 		/* Ownership first: chown may clear set-id bits that chmod restores. */
 		if (fchown(fd, st.st_uid, st.st_gid))
-			logf_(m, "%s: keeping the owner: %s", output, strerror(errno));
+			logf_(o->m, "%s: keeping the owner: %s", o->output, strerror(errno));
 		fchmod(fd, st.st_mode & 07777);
 	}
-	if (apply(m, fd, output, err))
-		goto fail;
-	if (rename(tmp, output)) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", output, strerror(errno));
-		goto fail;
-	}
-	rc = 0;
-	close(fd);
-	goto out;
-fail:
-	close(fd);
-	unlink(tmp);
-out:
-	free(tmp);
-	free(dir);
-	return rc;
+	return apply(o->m, fd, o->output, err);
+}
+
+/* --output: written as fileio_write_output writes what a user names. */
+static int write_output(struct model *m, const char *output, struct xcc_error *err)
+{
+	struct output_fill o = { m, output };
+
+	return fileio_write_output(output, 0600, fill_output, &o, err);
 }
 
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,

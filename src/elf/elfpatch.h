@@ -61,10 +61,10 @@ struct elfpatch_result {
  *
  * In place, the new data is written past the old end of the file and
  * synced before the few header bytes change; any failure restores the
- * bytes and the size, so a failed patch leaves the file as it was. With
- * ops->output the result goes to a temporary file next to it, synced and
- * renamed over it, with path's mode; an output that exists and is not a
- * regular file (a device, a FIFO) is opened and written instead.
+ * bytes and the size, so a failed patch leaves the file as it was.
+ * ops->output is written as fileio_write_output writes what a user names
+ * (a new file with path's mode renamed over a regular one, a symlink
+ * written through, a FIFO or device written to, never replaced).
  */
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
 		  struct xcc_error *err);
