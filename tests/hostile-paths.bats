@@ -228,3 +228,26 @@ hostile() {
 	# Only shell-quoted, in the command line it suggests.
 	grep -qF "#   CUDA_PATH='$BATS_TEST_TMPDIR/com'\\''ment' meson setup" <<<"$output"
 }
+
+@test "hostile paths: a --target-fs CMake's flag strings cannot carry is refused" {
+	local fs
+	hostile sr
+	for fs in "$BATS_TEST_TMPDIR/root fs" "$BATS_TEST_TMPDIR/root'fs" "$BATS_TEST_TMPDIR/root\$fs"; do
+		mkdir -p "$fs"
+		run xcc toolchain cmake --sysroot "$sr" --target-fs "$fs" --output "$BATS_TEST_TMPDIR/out"
+		assert_status 2
+		assert_output_contains "one command-line string"
+		[ ! -e "$BATS_TEST_TMPDIR/out" ]
+	done
+}
+
+@test "hostile paths: the shipped toolchain file refuses such a CUDA_XCC_TARGET_FS" {
+	need cmake
+	hostile sr
+	mkdir -p "$BATS_TEST_TMPDIR/root fs"
+	run cmake -S "$PROJ" -B "$BATS_TEST_TMPDIR/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		"-DCUDA_XCC_SYSROOT=$sr" "-DCUDA_XCC_TARGET_FS=$BATS_TEST_TMPDIR/root fs"
+	assert_status 1
+	assert_output_contains "cuda-xcc: CUDA_XCC_TARGET_FS"
+}

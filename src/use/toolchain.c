@@ -391,6 +391,12 @@ static const char *cmake_unsafe(const char *s)
 	return NULL;
 }
 
+/* The characters of a --target-fs path that its compiler options, which the
+ * shipped file hands to CMake as one command-line string
+ * (CMAKE_<LANG>_FLAGS_INIT, which CMake puts into each command as it is),
+ * would give to the shell, make or ninja. */
+#define CMAKE_FLAGS_UNSAFE " \t'\"\\$#&|;<>()`*?[]~!{}"
+
 static int cmake_check(const char *what, const char *s, struct xcc_error *err)
 {
 	const char *why = s ? cmake_unsafe(s) : NULL;
@@ -411,6 +417,15 @@ char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_reque
 	    cmake_check("the cuda-xcc binary", r->cuda_xcc, err) ||
 	    cmake_check("the shipped toolchain file", generic_file, err) ||
 	    cmake_check("-arch", arch, err) || cmake_check("--target-fs", r->target_fs, err)) {
+		free(arch);
+		return NULL;
+	}
+	if (r->target_fs && strpbrk(r->target_fs, CMAKE_FLAGS_UNSAFE)) {
+		xcc_fail(err, XCC_EUSAGE, "--target-fs '%s' holds '%c': its compiler options reach "
+			 "CMake's builds as one command-line string (CMAKE_<LANG>_FLAGS), which "
+			 "nothing quotes; name a path without spaces, quotes or shell characters "
+			 "(a link to it will do)", r->target_fs,
+			 *strpbrk(r->target_fs, CMAKE_FLAGS_UNSAFE));
 		free(arch);
 		return NULL;
 	}

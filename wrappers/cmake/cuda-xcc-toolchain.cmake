@@ -65,6 +65,14 @@ function(_xcc_check_value var)
 endfunction()
 _xcc_check_value(CUDA_XCC_SYSROOT)
 _xcc_check_value(CUDA_XCC_TARGET_FS)
+# The root's options reach the builds as one command-line string
+# (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
+if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
+	message(FATAL_ERROR "cuda-xcc: CUDA_XCC_TARGET_FS '${CUDA_XCC_TARGET_FS}' holds a space, "
+		"a quote or a shell character, and its compiler options reach the builds as one "
+		"command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a path "
+		"without them (a link to it will do)")
+endif()
 if(NOT EXISTS "${CUDA_XCC_SYSROOT}/sysroot.json")
 	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT} is not a cuda-xcc sysroot "
 		"(no sysroot.json); create one with 'cuda-xcc sysroot create'")
