@@ -122,12 +122,15 @@ static char *resolve_links(const char *path, struct xcc_error *err)
 	/* As many hops as the kernel's own limit (MAXSYMLINKS). */
 	for (int hops = 0; hops <= 40; hops++) {
 		char *target, *dir;
+		int missing = lstat(cur, &st) != 0;
 		ssize_t n;
 
-		if (lstat(cur, &st))
-			return errno == ENOENT ? cur : (xcc_fail(err, XCC_EFAIL, "%s: %s", path,
-							       strerror(errno)), free(cur), NULL);
-		if (!S_ISLNK(st.st_mode))
+		if (missing && errno != ENOENT) {
+			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+			free(cur);
+			return NULL;
+		}
+		if (missing || !S_ISLNK(st.st_mode))
 			return cur;
 		target = xmalloc((size_t)st.st_size + 2);
 		n = readlink(cur, target, (size_t)st.st_size + 1);
