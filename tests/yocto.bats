@@ -214,11 +214,11 @@ sim_task() {
 	# the MACHINE's compiler went through the driver's checks (machine, version)
 	grep -qx 'aarch64-poky-linux-g++ -dumpmachine' "$W/toolchain.log"
 	grep -qx 'aarch64-poky-linux-g++ -dumpversion' "$W/toolchain.log"
-	grep -qx "set(CMAKE_CUDA_ARCHITECTURES \"90\" CACHE STRING \"validated by cuda-xcc\")" "$cache"
-	grep -qx "set(CMAKE_CUDA_COMPILER \"$sr/bin/nvcc\" CACHE FILEPATH \"cuda-xcc\")" "$cache"
-	grep -qx 'set(CMAKE_CUDA_HOST_COMPILER "aarch64-poky-linux-g++" CACHE FILEPATH "cuda-xcc")' "$cache"
-	grep -q "^set(CMAKE_CUDA_FLAGS \"-target-dir sbsa-linux -arbin aarch64-poky-linux-gcc-ar -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs\" CACHE STRING \"cuda-xcc\")\$" "$cache"
-	grep -qx "set(CUDAToolkit_ROOT \"$sr\" CACHE PATH \"cuda-xcc\")" "$cache"
+	grep -qxF 'set(CMAKE_CUDA_ARCHITECTURES [[90]] CACHE STRING "validated by cuda-xcc")' "$cache"
+	grep -qxF "set(CMAKE_CUDA_COMPILER [[$sr/bin/nvcc]] CACHE STRING \"cuda-xcc\")" "$cache"
+	grep -qxF 'set(CMAKE_CUDA_HOST_COMPILER [[aarch64-poky-linux-g++]] CACHE STRING "cuda-xcc")' "$cache"
+	grep -q "^set(CMAKE_CUDA_FLAGS \[\[-target-dir sbsa-linux -arbin aarch64-poky-linux-gcc-ar -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs]] CACHE STRING \"cuda-xcc\")\$" "$cache"
+	grep -qxF "set(CUDAToolkit_ROOT [[$sr]] CACHE STRING \"cuda-xcc\")" "$cache"
 }
 
 @test "yocto: do_install's append puts the runtime libraries and NVIDIA's license texts into D" {
@@ -261,4 +261,31 @@ sim_task() {
 	assert_output_contains "sm_35 (Kepler) was removed in CUDA 12.0, last supported by 11.8"
 	[ ! -e "$(sim_var CUDA_XCC_SYSROOT)" ]
 	[ ! -e "$(sim_var CUDA_XCC_CMAKE_CACHE)" ]
+}
+
+@test "yocto: the class's CMake cache entries carry any value as it is" {
+	local d i
+	need cmake
+	d=$(scratch)
+	sed -n '/^cuda_xcc_cmake_set() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" \
+		> "$d/fn.sh"
+	[ -s "$d/fn.sh" ]
+	. "$d/fn.sh"
+	values=('a"b\c$d${e};f' 'x]]y]=]z]==]w' 'ends]' 'ends]=' "it's #h ü" 'back\')
+	for i in "${!values[@]}"; do
+		cuda_xcc_cmake_set "V$i" STRING "${values[$i]}" doc
+	done > "$d/cache.cmake"
+	mkdir "$d/proj"
+	cat > "$d/proj/CMakeLists.txt" <<-'EOS'
+	cmake_minimum_required(VERSION 3.16)
+	project(cache NONE)
+	foreach(i RANGE 5)
+		file(WRITE "${CMAKE_BINARY_DIR}/v${i}.txt" "${V${i}}")
+	endforeach()
+	EOS
+	run cmake -C "$d/cache.cmake" -S "$d/proj" -B "$d/b"
+	assert_status 0
+	for i in "${!values[@]}"; do
+		cmp "$d/b/v$i.txt" <(printf '%s' "${values[$i]}")
+	done
 }

@@ -87,6 +87,20 @@ cuda_xcc_target_dir() {
         ${CUDA_XCC_SYSROOT}/sysroot.json
 }
 
+# cuda_xcc_cmake_set NAME TYPE VALUE DOC: a set() of the initial cache with
+# VALUE as a CMake bracket argument, which CMake reads as it is (no \, $ or
+# ; is special there): the fence is one '=' more than any "]=...]" the
+# value holds, counting a "]=..." at its end, which the closing "]" would
+# complete. Paths are STRING entries: CMake turns a PATH or FILEPATH
+# entry's '\' into '/'.
+cuda_xcc_cmake_set() {
+    fence=
+    while case "$3]" in *"]$fence]"*) true ;; *) false ;; esac; do
+        fence="$fence="
+    done
+    printf 'set(%s [%s[%s]%s] CACHE %s "%s")\n' "$1" "$fence" "$3" "$fence" "$2" "$4"
+}
+
 do_cuda_xcc_sysroot() {
     set -- --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} --dest ${CUDA_XCC_SYSROOT} --progress never \
@@ -107,13 +121,13 @@ do_cuda_xcc_sysroot() {
     archs=$(${CUDA_XCC} flags --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} --format cmake)
     target_dir=$(cuda_xcc_target_dir)
-    cat > ${CUDA_XCC_CMAKE_CACHE} <<EOF
-set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc" CACHE FILEPATH "cuda-xcc")
-set(CMAKE_CUDA_HOST_COMPILER "${CUDA_XCC_HOST_CXX}" CACHE FILEPATH "cuda-xcc")
-set(CMAKE_CUDA_FLAGS "-target-dir $target_dir -arbin ${AR} -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}" CACHE STRING "cuda-xcc")
-set(CMAKE_CUDA_ARCHITECTURES "$archs" CACHE STRING "validated by cuda-xcc")
-set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "cuda-xcc")
-EOF
+    {
+        cuda_xcc_cmake_set CMAKE_CUDA_COMPILER STRING "$CUDA_XCC_SYSROOT/bin/nvcc" cuda-xcc
+        cuda_xcc_cmake_set CMAKE_CUDA_HOST_COMPILER STRING "${CUDA_XCC_HOST_CXX}" cuda-xcc
+        cuda_xcc_cmake_set CMAKE_CUDA_FLAGS STRING "-target-dir $target_dir -arbin ${AR} -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}" cuda-xcc
+        cuda_xcc_cmake_set CMAKE_CUDA_ARCHITECTURES STRING "$archs" "validated by cuda-xcc"
+        cuda_xcc_cmake_set CUDAToolkit_ROOT STRING "$CUDA_XCC_SYSROOT" cuda-xcc
+    } > ${CUDA_XCC_CMAKE_CACHE}
 }
 do_cuda_xcc_sysroot[depends] += "cuda-xcc-native:do_populate_sysroot"
 do_cuda_xcc_sysroot[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
