@@ -251,3 +251,27 @@ hostile() {
 	assert_status 1
 	assert_output_contains "cuda-xcc: CUDA_XCC_TARGET_FS"
 }
+
+@test "hostile paths: Meson carries a --target-fs with spaces, quotes and \$ through a real build" {
+	local fs b
+	needs_tools
+	need python3
+	hostile sr
+	fs="$BATS_TEST_TMPDIR/root fs'\"\$x"
+	mkdir -p "$fs/usr"
+	# The cross toolchain's libc as the root's (a link: 52 MB not copied).
+	ln -s /usr/aarch64-linux-gnu/lib "$fs/usr/lib"
+	ln -s usr/lib "$fs/lib"
+	run xcc toolchain meson --sysroot "$sr" --target-fs "$fs" --output "$BATS_TEST_TMPDIR/cross.ini"
+	assert_status 0
+	b=$BATS_TEST_TMPDIR/meson
+	XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache run meson setup --cross-file "$BATS_TEST_TMPDIR/cross.ini" "$b" "$PROJ"
+	assert_status 0
+	run python3 -c 'import json, sys
+opts = {o["name"]: o["value"] for o in json.load(open(sys.argv[1]))}
+print("\n".join(opts["c_args"]))' "$b/meson-info/intro-buildoptions.json"
+	assert_status 0
+	grep -qxF -- "--sysroot=$fs" <<<"$output"
+	run ninja -C "$b"
+	assert_status 0
+}
