@@ -89,25 +89,34 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 			if (!dir) {
 				fputs("cuda-xcc: the shipped wrappers are not installed and the source "
 				      "tree is gone; reinstall cuda-xcc ('make install')\n", stderr);
-				return XCC_EFAIL;
+				rc = XCC_EFAIL;
+				goto out;
 			}
 			puts(dir);
-			return 0;
+			goto out;
 		}
-		case 'h': fputs(toolchain_usage, stdout); return 0;
+		case 'h': fputs(toolchain_usage, stdout); goto out;
 		default:
-			return XCC_EUSAGE;
+			rc = XCC_EUSAGE;
+			goto out;
 		}
 	}
-	if (optind != argc - 1)
-		return cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
+	/* Every return from here on goes through out: -arch may hold a list. */
+	if (optind != argc - 1) {
+		rc = cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
+		goto out;
+	}
 	kind = argv[optind];
-	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags"))
-		return cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson "
-				       "or flags", kind);
-	if (!sysroot || !*sysroot)
-		return cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made "
-				       "by 'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
+	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags")) {
+		rc = cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson "
+				     "or flags", kind);
+		goto out;
+	}
+	if (!sysroot || !*sysroot) {
+		rc = cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made "
+				     "by 'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
+		goto out;
+	}
 
 	sysroot_abs = absolute(sysroot);
 	if (sysroot_meta_load(sysroot_abs, &meta, &err)) {
