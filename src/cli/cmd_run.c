@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,20 @@ static const char run_usage[] =
 	"  --dry-run          print the command that would run here, run nothing\n"
 	"\n"
 	"Exit status: the program's own (here a signal that kills it kills cuda-xcc too;\n"
-	"on a device it comes back as 128 + N); 1 or 2 when it could not be started.\n";
+	"on a device it comes back as 128 + N); 1 or 2 when it could not be started, or\n"
+	"when ssh failed. SIGINT, SIGTERM or SIGHUP during a device run stop the program\n"
+	"there (its process group), remove its directory, and exit 128 + N.\n";
+
+/* The signals a device run stops on. */
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	default: return "a signal";
+	}
+}
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -101,6 +115,12 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		if (run_remote(&o, &plan, &r, &err)) {
 			rc = cmd_report(&err);
+		} else if (r.interrupted) {
+			fprintf(stderr, "cuda-xcc: interrupted by signal %d (%s): stopped the program "
+				"on %s%s%s\n", r.interrupted, signal_name(r.interrupted), o.device,
+				r.device_dir ? (o.keep ? ", kept " : " and removed ") : "",
+				r.device_dir ? r.device_dir : "");
+			rc = r.status;
 		} else {
 			if (o.keep)
 				fprintf(stderr, "cuda-xcc: kept %s on %s\n", r.device_dir, o.device);
