@@ -14,11 +14,14 @@ load lib/common
 	cp /bin/true "$d/elf"
 	printf 'not an elf\n' > "$d/text"
 	verbs=(gpus flags sysroot fatbin patchelf autopatch toolchain run doctor check-link help)
+	# Each verb's options, as its --help names them (the driver's: the top --help's).
+	declare -A verb_opts
 	opts=()
-	for v in "${verbs[@]}"; do
-		[ "$v" != help ] || continue
-		while read -r o; do opts+=("$o"); done < <("$CUDA_XCC" "$v" --help 2>&1 |
-			grep -o -- '\(^\| \|\[\)-\{1,2\}[a-zA-Z#][a-zA-Z0-9-]*' | tr -d ' [' | sort -u)
+	for v in "${verbs[@]}" driver; do
+		case $v in help) continue ;; driver) h=$("$CUDA_XCC" --help 2>&1) ;; *) h=$("$CUDA_XCC" "$v" --help 2>&1) ;; esac
+		verb_opts[$v]=$(echo "$h" | grep -o -- '\(^\| \|\[\)-\{1,2\}[a-zA-Z#][a-zA-Z0-9-]*' | tr -d ' [' | sort -u | tr '\n' ' ')
+		read -r -a o <<< "${verb_opts[$v]}"
+		opts+=("${o[@]}")
 	done
 	[ "${#opts[@]}" -gt 50 ]
 	words=(create info list verify cmake meson flags --help --version -v -### --dry-run
@@ -29,30 +32,37 @@ load lib/common
 		--mirror http://127.0.0.1:9/ file:///nonexistent --jobs 0 1 -1 99999999999
 		--device ssh://127.0.0.1:9 ssh://-x ssh://[::1]:9 ssh://u@h:0 --lib "$d/elf"
 		--max-expand 1 1k 1Q --progress never always x -- - = ' ' $'\n' '%s%n' ./x)
+	timeout=$(command -v timeout)
 	seed=${XCC_CLI_FUZZ_SEED:-26}
 	runs=${XCC_CLI_FUZZ_RUNS:-300}
 	RANDOM=$seed
 	bad=0
 	for ((i = 0; i < runs; i++)); do
 		args=()
-		# Mostly a verb first (driver mode otherwise), then 0-7 words.
-		if ((RANDOM % 8)); then args+=("${verbs[RANDOM % ${#verbs[@]}]}"); fi
+		# Mostly a verb first (driver mode otherwise), then 0-7 words: half of them
+		# the verb's own options, some any verb's, the rest values.
+		v=driver
+		if ((RANDOM % 8)); then v=${verbs[RANDOM % ${#verbs[@]}]}; args+=("$v"); fi
+		read -r -a own <<< "${verb_opts[$v]:-}"
 		for ((n = RANDOM % 8; n > 0; n--)); do
-			case $((RANDOM % 3)) in
-			0) args+=("${opts[RANDOM % ${#opts[@]}]}") ;;
-			*) args+=("${words[RANDOM % ${#words[@]}]}") ;;
-			esac
+			r=$((RANDOM % 6))
+			if ((r < 3 && ${#own[@]})); then
+				args+=("${own[RANDOM % ${#own[@]}]}")
+			elif ((r == 3)); then
+				args+=("${opts[RANDOM % ${#opts[@]}]}")
+			else
+				args+=("${words[RANDOM % ${#words[@]}]}")
+			fi
 		done
 		set +e
-		(cd "$d/work" && env -i HOME="$d/home" XDG_CACHE_HOME="$d/home/cache" \
+		env -i -C "$d/work" HOME="$d/home" XDG_CACHE_HOME="$d/home/cache" \
 			XDG_DATA_HOME="$d/home/data" PATH="$d/empty" \
 			http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
 			HTTPS_PROXY=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 \
 			${ASAN_OPTIONS:+ASAN_OPTIONS="$ASAN_OPTIONS"} \
 			${LSAN_OPTIONS:+LSAN_OPTIONS="$LSAN_OPTIONS"} \
 			${UBSAN_OPTIONS:+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
-			"$(command -v timeout)" 20 "$CUDA_XCC" "${args[@]}") \
-			< /dev/null > "$d/out" 2>&1
+			"$timeout" 20 "$CUDA_XCC" "${args[@]}" < /dev/null > "$d/out" 2>&1
 		st=$?
 		set -e
 		case $st in

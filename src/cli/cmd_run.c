@@ -49,6 +49,19 @@ static const char *signal_name(int sig)
 	}
 }
 
+/* A device run's exit status, with what was kept or stopped there. */
+static int device_status(const struct run_opts *o, const struct run_remote_result *r)
+{
+	if (r->interrupted)
+		fprintf(stderr, "cuda-xcc: interrupted by signal %d (%s): stopped the program on "
+			"%s%s%s\n", r->interrupted, signal_name(r->interrupted), o->device,
+			r->device_dir ? (o->keep ? ", kept " : " and removed ") : "",
+			r->device_dir ? r->device_dir : "");
+	else if (o->keep)
+		fprintf(stderr, "cuda-xcc: kept %s on %s\n", r->device_dir, o->device);
+	return r->status;
+}
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -113,19 +126,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			run_opts_free(&o);
 			return cmd_report(&err);
 		}
-		if (run_remote(&o, &plan, &r, &err)) {
-			rc = cmd_report(&err);
-		} else if (r.interrupted) {
-			fprintf(stderr, "cuda-xcc: interrupted by signal %d (%s): stopped the program "
-				"on %s%s%s\n", r.interrupted, signal_name(r.interrupted), o.device,
-				r.device_dir ? (o.keep ? ", kept " : " and removed ") : "",
-				r.device_dir ? r.device_dir : "");
-			rc = r.status;
-		} else {
-			if (o.keep)
-				fprintf(stderr, "cuda-xcc: kept %s on %s\n", r.device_dir, o.device);
-			rc = r.status;
-		}
+		rc = run_remote(&o, &plan, &r, &err) ? cmd_report(&err) : device_status(&o, &r);
 		run_remote_result_free(&r);
 		run_plan_free(&plan);
 		run_opts_free(&o);

@@ -101,7 +101,6 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 			goto out;
 		}
 	}
-	/* Every return from here on goes through out: -arch may hold a list. */
 	if (optind != argc - 1) {
 		rc = cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
 		goto out;
