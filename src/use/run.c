@@ -665,17 +665,17 @@ static void ssh_argv(struct strvec *argv, const struct run_opts *o, const struct
 	strvec_pushl(argv, "--", t->host, NULL);
 }
 
-/* Start ssh running command, with stdin (-1: ours), stdout and stderr
- * given; it is the child a signal ends. */
-static pid_t ssh_start(const struct remote *rm, const char *command, int no_stdin, int out_fd,
-		       int err_fd, struct xcc_error *err)
+/* Start ssh running command, with stdin (-1: ours; no_stdin: none),
+ * stdout and stderr given (-1: ours); it is the child a signal ends. */
+static pid_t ssh_start(const struct remote *rm, const char *command, int no_stdin, int in_fd,
+		       int out_fd, int err_fd, struct xcc_error *err)
 {
 	struct strvec argv = STRVEC_INIT;
 	pid_t pid;
 
 	ssh_argv(&argv, rm->o, &rm->t, no_stdin);
 	strvec_push(&argv, command);
-	pid = proc_spawn_fds(argv.v, -1, out_fd, err_fd, err);
+	pid = proc_spawn_fds(argv.v, in_fd, out_fd, err_fd, err);
 	strvec_free(&argv);
 	if (pid > 0) {
 		run_child = pid;
@@ -696,7 +696,7 @@ static int ssh_command(const struct remote *rm, const char *command, char **out,
 
 	if (out && pipe2(pipefd, O_CLOEXEC))
 		return xcc_fail(err, XCC_EFAIL, "pipe: %s", strerror(errno));
-	pid = ssh_start(rm, command, 1, pipefd[1], -1, err);
+	pid = ssh_start(rm, command, 1, -1, pipefd[1], -1, err);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
 	if (pid < 0) {
@@ -800,30 +800,20 @@ static int upload(const struct remote *rm, const struct strvec *paths, const str
 	struct xcc_error wait_err = { 0 };
 	char *qdir = shell_quote(rm->dir), *command = xasprintf("tar -xf - -C %s", qdir);
 	int pipefd[2], status, rc;
-	pid_t pid = -1;
+	pid_t pid;
 
 	free(qdir);
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		free(command);
 		return xcc_fail(err, XCC_EFAIL, "pipe: %s", strerror(errno));
 	}
-	{
-		struct strvec argv = STRVEC_INIT;
-
-		ssh_argv(&argv, rm->o, &rm->t, 0);
-		strvec_push(&argv, command);
-		pid = proc_spawn(argv.v, pipefd[0], -1, err);
-		strvec_free(&argv);
-	}
+	pid = ssh_start(rm, command, 0, pipefd[0], -1, -1, err);
 	free(command);
 	close(pipefd[0]);
 	if (pid < 0) {
 		close(pipefd[1]);
 		return -1;
 	}
-	run_child = pid;
-	if (run_signal)
-		kill(pid, SIGTERM);
 	/* An ssh that dies mid-way is an error to report, not SIGPIPE. */
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
@@ -1091,7 +1081,7 @@ static int run_program(const struct remote *rm, const char *command, int *record
 	*record = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return xcc_fail(err, XCC_EFAIL, "pipe: %s", strerror(errno));
-	pid = ssh_start(rm, command, 0, -1, pipefd[1], err);
+	pid = ssh_start(rm, command, 0, -1, -1, pipefd[1], err);
 	close(pipefd[1]);
 	if (pid < 0) {
 		close(pipefd[0]);
