@@ -290,3 +290,162 @@ need_x86_64() {
 	assert_status 1
 	assert_output_contains "cannot prepare a directory on ssh://nobody@127.0.0.1:$port"
 }
+
+# A program that starts a child of its own, says "pids PID CHILD CWD" and waits forever.
+hang_program() {
+	cat > "$1.c" <<-'EOS'
+	#include <stdio.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		char cwd[4096];
+		pid_t child = fork();
+		if (child == 0)
+			for (;;)
+				pause();
+		printf("pids %d %d %s\n", (int)getpid(), (int)child, getcwd(cwd, sizeof cwd) ? cwd : "?");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	EOS
+	gcc -o "$1" "$1.c"
+}
+
+# Whether a process runs (a zombie does not count: nothing may reap it in a container).
+running() {
+	[ -e "/proc/$1" ] || return 1
+	! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+# Waits until FILE has the "pids" line, then prints it.
+wait_for_pids() {
+	local i
+	for i in $(seq 200); do
+		if grep -q '^pids ' "$1"; then
+			grep '^pids ' "$1"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "the program never started; stderr:" >&2
+	cat "$2" >&2
+	return 1
+}
+
+@test "run --device: SIGINT, SIGTERM and SIGHUP stop the program's process group on the device, remove its directory, exit 128+N" {
+	need_x86_64
+	start_sshd
+	d=$(scratch)
+	hang_program "$d/hang"
+	for sig in INT TERM HUP; do
+		num=$(kill -l "$sig")
+		"$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" "$d/hang" > "$d/out.$sig" 2> "$d/err.$sig" &
+		pid=$!
+		read -r _ prog child dir < <(wait_for_pids "$d/out.$sig" "$d/err.$sig")
+		running "$prog"
+		running "$child"
+		[ -d "$dir" ]
+		kill -"$sig" "$pid"
+		set +e
+		wait "$pid"
+		st=$?
+		set -e
+		echo "SIG$sig: exit $st; $(cat "$d/err.$sig")"
+		[ "$st" -eq $((128 + num)) ]
+		grep -q "interrupted by signal $num (SIG$sig): stopped the program on $SSH_DEVICE and removed $dir" "$d/err.$sig"
+		run running "$prog"
+		assert_status 1
+		run running "$child"
+		assert_status 1
+		[ ! -e "$dir" ]
+	done
+}
+
+@test "run --device: a killed ssh is reported as ssh's failure, and the program there is stopped; the program's own 255 is its own" {
+	need_x86_64
+	need pgrep "finds the run's ssh (procps)"
+	start_sshd
+	d=$(scratch)
+	hang_program "$d/hang"
+	"$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" "$d/hang" > "$d/out" 2> "$d/err" &
+	pid=$!
+	read -r _ prog child dir < <(wait_for_pids "$d/out" "$d/err")
+	ssh_pid=$(pgrep -P "$pid" -x ssh)
+	[ -n "$ssh_pid" ]
+	kill -KILL "$ssh_pid"
+	set +e
+	wait "$pid"
+	st=$?
+	set -e
+	cat "$d/err"
+	[ "$st" -eq 1 ]
+	grep -q "ssh failed: it was killed by signal 9 before the program's exit status came back from $SSH_DEVICE" "$d/err"
+	run running "$prog"
+	assert_status 1
+	[ ! -e "$dir" ]
+	# 255 from the program is not ssh's 255.
+	prog=$(sysroot_for x86_64 "$d/S")
+	run "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" "$prog" 255
+	assert_status 255
+	assert_output_contains "cudart=11080"
+	[[ "$output" != *"ssh failed"* ]]
+}
+
+@test "run --device: a login that prints 'dir /...' lines neither misleads it nor gets its directory removed; its stderr is the program's own" {
+	need_x86_64
+	start_sshd
+	d=$(scratch)
+	prog=$(sysroot_for x86_64 "$d/S")
+	# The victim: a directory the device's user owns, named by the login as if it were ours.
+	victim=$SSHD_DIR/victim
+	mkdir "$victim"
+	echo precious > "$victim/file"
+	[ "$(id -u)" != 0 ] || chown -R "$SSH_USER" "$victim"
+	key=$(cat "$SSHD_DIR/server/authorized_keys")
+	printf 'command="echo dir %s; echo have libcudart.so.11.0; eval \\"$SSH_ORIGINAL_COMMAND\\"" %s\n' "$victim" "$key" > "$SSHD_DIR/server/authorized_keys"
+	"$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" "$prog" 4 > "$d/out" 2> "$d/err" || st=$?
+	cat "$d/out" "$d/err"
+	[ "${st:-0}" -eq 4 ]
+	grep -q "cudart=11080 cublas=111103 args=1 \[4\] cwd=/tmp/cuda-xcc-run\." "$d/out"
+	[ "$(cat "$victim/file")" = precious ]
+	# Nothing of the protocol in the program's stderr.
+	[ "$(cat "$d/err")" = "to stderr" ]
+}
+
+@test "run --device: user, host and port are checked before ssh runs" {
+	d=$(scratch)
+	for url in 'ssh://h$(touch${IFS}x)' 'ssh://a b' 'ssh://[::1' 'ssh://[nothex]:22' 'ssh://h%0a' \
+		$'ssh://h\nx' 'ssh://u;id@h' 'ssh://-oProxyCommand=x@h' 'ssh://u@-h' 'ssh://.h' \
+		'ssh://h:' 'ssh://h:65536' 'ssh://h/path' 'ssh://[::1]x' 'ssh://h`id`'; do
+		run "$CUDA_XCC" run --device "$url" /bin/true
+		assert_status 2
+		assert_output_contains "give it as ssh://[user@]host[:port]"
+	done
+	# Good ones get as far as ssh (nothing listens on port 1).
+	for url in ssh://nobody@127.0.0.1:1 'ssh://nobody@[::1]:1' ssh://no_body.x@local-host.invalid:1/; do
+		run "$CUDA_XCC" run --device "$url" /bin/true
+		assert_status 1
+		assert_output_contains "cannot prepare a directory on $url"
+	done
+}
+
+@test "run --device: long argument lists arrive whole; those no device could take are refused first" {
+	need_x86_64
+	start_sshd
+	d=$(scratch)
+	prog=$(sysroot_for x86_64 "$d/S")
+	a=$(head -c 100000 /dev/zero | tr '\0' a)
+	b=$(head -c 100000 /dev/zero | tr '\0' b)
+	# 200 KB of arguments: more than one shell command line may hold there.
+	# (stdout alone: ssh may put stderr in the middle of a large stdout.)
+	"$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" "$prog" 0 "$a" "$b" "it's" "" > "$d/out" 2> "$d/err"
+	out=$(cat "$d/out")
+	[[ "$out" == *"args=5 [0] [$a] [$b] [it's] [] cwd=/tmp/cuda-xcc-run."* ]]
+	# (One argument over 128 KiB cannot even reach cuda-xcc: Linux here has the same limit.)
+	big=()
+	for i in $(seq 11); do big+=("$a"); done
+	run "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" "$prog" "${big[@]}"
+	assert_status 2
+	assert_output_contains "the program's arguments are 1100011 bytes in all"
+}

@@ -99,6 +99,12 @@ int proc_run(char *const argv[], struct xcc_error *err)
 
 pid_t proc_spawn(char *const argv[], int stdin_fd, int stdout_fd, struct xcc_error *err)
 {
+	return proc_spawn_fds(argv, stdin_fd, stdout_fd, -1, err);
+}
+
+pid_t proc_spawn_fds(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
+		     struct xcc_error *err)
+{
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int rc;
@@ -109,6 +115,8 @@ pid_t proc_spawn(char *const argv[], int stdin_fd, int stdout_fd, struct xcc_err
 		posix_spawn_file_actions_adddup2(&fa, stdin_fd, STDIN_FILENO);
 	if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO)
 		posix_spawn_file_actions_adddup2(&fa, stdout_fd, STDOUT_FILENO);
+	if (stderr_fd >= 0 && stderr_fd != STDERR_FILENO)
+		posix_spawn_file_actions_adddup2(&fa, stderr_fd, STDERR_FILENO);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {

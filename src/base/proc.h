@@ -25,6 +25,9 @@ int proc_run(char *const argv[], struct xcc_error *err);
  * descriptors (-1: this process's own), stderr this process's own. Returns
  * the child's pid, or -1 with err set. */
 pid_t proc_spawn(char *const argv[], int stdin_fd, int stdout_fd, struct xcc_error *err);
+/* The same with stderr from stderr_fd too (-1: this process's own). */
+pid_t proc_spawn_fds(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
+		     struct xcc_error *err);
 
 /* Wait for a child: its exit status (128 + N after signal N), or -1 with
  * err set. */

@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,33 @@ static const char run_usage[] =
 	"  --dry-run          print the command that would run here, run nothing\n"
 	"\n"
 	"Exit status: the program's own (here a signal that kills it kills cuda-xcc too;\n"
-	"on a device it comes back as 128 + N); 1 or 2 when it could not be started.\n";
+	"on a device it comes back as 128 + N); 1 or 2 when it could not be started, or\n"
+	"when ssh failed. SIGINT, SIGTERM or SIGHUP during a device run stop the program\n"
+	"there (its process group), remove its directory, and exit 128 + N.\n";
+
+/* The signals a device run stops on. */
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	default: return "a signal";
+	}
+}
+
+/* A device run's exit status, with what was kept or stopped there. */
+static int device_status(const struct run_opts *o, const struct run_remote_result *r)
+{
+	if (r->interrupted)
+		fprintf(stderr, "cuda-xcc: interrupted by signal %d (%s): stopped the program on "
+			"%s%s%s\n", r->interrupted, signal_name(r->interrupted), o->device,
+			r->device_dir ? (o->keep ? ", kept " : " and removed ") : "",
+			r->device_dir ? r->device_dir : "");
+	else if (o->keep)
+		fprintf(stderr, "cuda-xcc: kept %s on %s\n", r->device_dir, o->device);
+	return r->status;
+}
 
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -99,13 +126,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 			run_opts_free(&o);
 			return cmd_report(&err);
 		}
-		if (run_remote(&o, &plan, &r, &err)) {
-			rc = cmd_report(&err);
-		} else {
-			if (o.keep)
-				fprintf(stderr, "cuda-xcc: kept %s on %s\n", r.device_dir, o.device);
-			rc = r.status;
-		}
+		rc = run_remote(&o, &plan, &r, &err) ? cmd_report(&err) : device_status(&o, &r);
 		run_remote_result_free(&r);
 		run_plan_free(&plan);
 		run_opts_free(&o);

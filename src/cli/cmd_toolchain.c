@@ -58,6 +58,29 @@ static char *absolute(const char *path)
 	return abs ? abs : xstrdup(path);
 }
 
+/* The build system the one operand names, or NULL after a usage error
+ * (none named, an unknown one, no sysroot). */
+static const char *toolchain_kind(int argc, char **argv, const char *sysroot)
+{
+	const char *kind = optind == argc - 1 ? argv[optind] : NULL;
+
+	if (!kind) {
+		cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
+		return NULL;
+	}
+	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags")) {
+		cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson or flags",
+				kind);
+		return NULL;
+	}
+	if (!sysroot || !*sysroot) {
+		cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made by "
+				"'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
+		return NULL;
+	}
+	return kind;
+}
+
 int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -91,25 +114,22 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 			if (!dir) {
 				fputs("cuda-xcc: the shipped wrappers are not installed and the source "
 				      "tree is gone; reinstall cuda-xcc ('make install')\n", stderr);
-				return XCC_EFAIL;
+				rc = XCC_EFAIL;
+				goto out;
 			}
 			puts(dir);
-			return 0;
+			goto out;
 		}
-		case 'h': fputs(toolchain_usage, stdout); return 0;
+		case 'h': fputs(toolchain_usage, stdout); goto out;
 		default:
-			return XCC_EUSAGE;
+			rc = XCC_EUSAGE;
+			goto out;
 		}
 	}
-	if (optind != argc - 1)
-		return cmd_usage_error("toolchain", "name one build system: cmake, meson or flags");
-	kind = argv[optind];
-	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags"))
-		return cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson "
-				       "or flags", kind);
-	if (!sysroot || !*sysroot)
-		return cmd_usage_error("toolchain", "no sysroot: give --sysroot DIR (a sysroot made "
-				       "by 'cuda-xcc sysroot create') or set CUDA_XCC_SYSROOT");
+	if (!(kind = toolchain_kind(argc, argv, sysroot))) {
+		rc = XCC_EUSAGE;
+		goto out;
+	}
 
 	sysroot_abs = absolute(sysroot);
 	if (sysroot_meta_load(sysroot_abs, &meta, &err)) {

@@ -51,7 +51,9 @@ struct ssh_target {
 	char *port; /* NULL: ssh's default */
 };
 
-/* ssh://[user@]host[:port] (host may be [v6-address]). */
+/* ssh://[user@]host[:port] (host may be [v6-address]): user and host of
+ * letters, digits, '-', '.' and '_', never starting with '-'; anything
+ * else, an error (XCC_EUSAGE) before ssh sees it. */
 int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *err);
 void ssh_target_free(struct ssh_target *t);
 
@@ -78,7 +80,10 @@ int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
 void run_libraries_free(struct run_libraries *l);
 
 struct run_remote_result {
-	int status;       /* the program's exit status (128 + N for signal N on the device) */
+	int status;       /* the program's exit status (128 + N for signal N on the device;
+			   * 128 + N too when signal N interrupted the run here) */
+	int interrupted;  /* the signal that interrupted the run here (its program stopped,
+			   * its directory removed), or 0 */
 	char *device_dir; /* the private directory used on the device */
 	struct strvec copied; /* names of the files copied */
 };
@@ -88,7 +93,11 @@ struct run_remote_result {
  * private temporary directory on the device, run it there with that
  * directory on LD_LIBRARY_PATH and this process's stdin/stdout/stderr, and
  * remove the directory unless o->keep. Returns 0 with r->status set, or -1
- * when ssh or the copy failed.
+ * when ssh or the copy failed (ssh's 255 and a killed ssh included: the
+ * program's own status comes back on a line of its own, marked with a
+ * random marker and kept out of its stderr). On SIGINT, SIGTERM or SIGHUP
+ * the program's process group on the device is stopped, the directory
+ * removed, and r->interrupted set.
  */
 int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	       struct run_remote_result *r, struct xcc_error *err);
