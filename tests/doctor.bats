@@ -120,7 +120,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	[[ "$(line_of sysroot)" == "FAIL "*"is not a cuda-xcc sysroot"* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --cuda 12.4
 	assert_status 2
-	assert_output_contains "was made for CUDA 12.6.3, not 12.4"
+	assert_output_contains "holds CUDA 12.6.3, not 12.4"
 }
 
 @test "doctor: serving table with and without an unserved GPU" {

@@ -37,8 +37,8 @@ fake_rootfs() {
 @test "toolchain: a directory that is no sysroot is refused" {
 	d=$(scratch)
 	run xcc toolchain meson --sysroot "$d"
-	assert_status 1
-	assert_output_contains "sysroot.json"
+	assert_status 2
+	assert_output_contains "is not a cuda-xcc sysroot (no sysroot.json)"
 }
 
 @test "toolchain meson: the cross file names the cross compilers, the driver and cuda-xcc run" {

@@ -17,7 +17,8 @@ toolchain() { echo "$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake"; }
 	run env -u CUDA_XCC_SYSROOT cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)"
 	assert_status 1
 	assert_output_contains "set CUDA_XCC_SYSROOT to a sysroot made by"
-	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b2" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" -DCUDA_XCC_SYSROOT="$d"
+	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b2" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" -DCUDA_XCC_SYSROOT="$d" \
+		-DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
 	assert_status 1
 	assert_output_contains "is not a cuda-xcc sysroot"
 }

@@ -368,3 +368,10 @@ const char *file_base_name(const char *path)
 
 	return slash ? slash + 1 : path;
 }
+
+char *file_absolute(const char *path)
+{
+	char *abs = realpath(path, NULL);
+
+	return abs ? abs : xstrdup(path);
+}

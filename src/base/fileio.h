@@ -66,4 +66,8 @@ char *file_dir_name(const char *path);
 /* The last component of path, inside path. */
 const char *file_base_name(const char *path);
 
+/* path made absolute with realpath(3), or a copy of path where that fails
+ * (the caller's next open then says why). Caller frees. */
+char *file_absolute(const char *path);
+
 #endif

@@ -12,6 +12,7 @@
 #include "elf/elfinfo.h"
 #include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_open.h"
 #include "cli/cmd.h"
 
 /*
@@ -259,6 +260,59 @@ static const struct jetpack_release *sysroot_floor(struct cmd_ctx *ctx, const st
 	return floor;
 }
 
+/* What the links are checked against: the sysroot's target and device root
+ * (--target and --target-fs must agree with it), else --target and
+ * --target-fs alone. */
+struct check_against {
+	struct sysroot sr; /* empty when no sysroot is named */
+	const struct target_profile *t;
+	char *libc, *cxx, *gcc_s; /* the device root's, or NULL */
+	const struct jetpack_release *floor;
+};
+
+static int check_against_open(struct cmd_ctx *ctx, const char *sysroot, const char *target,
+			      const char *rootfs, const char *jetpack, struct check_against *ca,
+			      struct xcc_error *err)
+{
+	struct sysroot_want want = { .target = target, .target_fs = rootfs };
+	const struct jetpack_release *jp = NULL;
+	const struct gpudb *db;
+	int opened = sysroot && *sysroot;
+
+	if (!(db = cmd_gpudb(ctx, err)))
+		return -1;
+	if (opened) {
+		if (sysroot_open(db, sysroot, &want, &ca->sr, err))
+			return -1;
+		ca->t = ca->sr.target;
+		rootfs = ca->sr.target_fs;
+		if (!jetpack)
+			jetpack = ca->sr.meta.jetpack;
+	} else if (request_target(db, target, &ca->t, err)) {
+		return -1;
+	}
+	if (jetpack && !(jp = cmd_jetpack(ctx, jetpack, err)))
+		return -1;
+	if (rootfs) {
+		if (opened)
+			ca->libc = xstrdup(ca->sr.target_libc);
+		else if (glibc_check_rootfs(rootfs, ca->t->triple, &ca->libc, err))
+			return -1;
+		ca->cxx = glibc_find_in_rootfs(rootfs, ca->t->triple, "libstdc++.so.6");
+		ca->gcc_s = glibc_find_in_rootfs(rootfs, ca->t->triple, "libgcc_s.so.1");
+	}
+	ca->floor = opened ? sysroot_floor(ctx, db, ca->t, &ca->sr.meta, jp) : jp;
+	return 0;
+}
+
+static void check_against_close(struct check_against *ca)
+{
+	sysroot_close(&ca->sr);
+	free(ca->libc);
+	free(ca->cxx);
+	free(ca->gcc_s);
+}
+
 int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -271,16 +325,12 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct xcc_error err = { 0 };
-	struct sysroot_meta meta;
+	struct check_against ca = { 0 };
 	struct strvec files = STRVEC_INIT;
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *target = NULL, *rootfs = NULL,
 		   *jetpack = NULL;
-	const struct gpudb *db;
-	const struct target_profile *t;
-	const struct jetpack_release *jp = NULL, *floor = NULL;
 	struct linked_program prog = { 0 };
-	char *libc = NULL, *cxx = NULL, *gcc_s = NULL;
-	int c, rc = 0, strict = 0, have_meta = 0, ncmd = -1;
+	int c, rc = 0, strict = 0, ncmd = -1;
 
 	/* Everything after "--" is the link command, left as it is. */
 	for (int i = 1; i < argc; i++)
@@ -308,40 +358,13 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 				       "command, not both");
 	}
 
-	memset(&meta, 0, sizeof meta);
-	if (sysroot && *sysroot) {
-		if (sysroot_meta_load(sysroot, &meta, &err))
-			goto report;
-		have_meta = 1;
-	}
-	if (!target)
-		target = have_meta ? meta.target : NULL;
-	if (!target) {
+	if (!target && !(sysroot && *sysroot)) {
 		rc = cmd_usage_error("check-link", "no target: give --sysroot DIR (or set "
 				     "CUDA_XCC_SYSROOT) or --target T");
 		goto out;
 	}
-	if (!(db = cmd_gpudb(ctx, &err)) || request_target(db, target, &t, &err))
+	if (check_against_open(ctx, sysroot, target, rootfs, jetpack, &ca, &err))
 		goto report;
-	if (!rootfs && have_meta)
-		rootfs = meta.target_fs;
-	if (!jetpack && have_meta)
-		jetpack = meta.jetpack;
-	if (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err)))
-		goto report;
-	if (rootfs) {
-		if (request_rootfs(rootfs, &err))
-			goto report;
-		if (!(libc = glibc_find_libc(rootfs, t->triple))) {
-			xcc_fail(&err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
-				 "usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
-				 rootfs, t->triple, t->triple);
-			goto report;
-		}
-		cxx = glibc_find_in_rootfs(rootfs, t->triple, "libstdc++.so.6");
-		gcc_s = glibc_find_in_rootfs(rootfs, t->triple, "libgcc_s.so.1");
-	}
-	floor = have_meta ? sysroot_floor(ctx, db, t, &meta, jp) : jp;
 
 	if (ncmd > 0) {
 		char **cmd = argv + argc + 1;
@@ -357,25 +380,21 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		if (output)
 			strvec_push(&files, output);
 	}
-	prog.sysroot = have_meta ? meta.dir : NULL;
-	prog.target_dir = have_meta ? meta.target_dir : NULL;
-	prog.target_libc = libc;
-	prog.target_libstdcxx = cxx;
-	prog.target_libgcc_s = gcc_s;
+	prog.sysroot = ca.sr.meta.dir;
+	prog.target_dir = ca.sr.meta.target_dir;
+	prog.target_libc = ca.libc;
+	prog.target_libstdcxx = ca.cxx;
+	prog.target_libgcc_s = ca.gcc_s;
 	for (size_t i = 0; i < files.n; i++) {
 		prog.file = files.v[i];
-		if (cmd_check_linked(&prog, floor, strict))
+		if (cmd_check_linked(&prog, ca.floor, strict))
 			rc = XCC_EFAIL;
 	}
 	goto out;
 report:
 	rc = cmd_report(&err);
 out:
-	if (have_meta)
-		sysroot_meta_free(&meta);
+	check_against_close(&ca);
 	strvec_free(&files);
-	free(libc);
-	free(cxx);
-	free(gcc_s);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "base/fileio.h"
 #include "base/xalloc.h"
+#include "sysroot/sysroot_open.h"
 #include "use/toolchain.h"
 #include "cli/cmd.h"
 
@@ -51,13 +52,6 @@ static char *self_path(void)
 	return xstrdup(buf);
 }
 
-static char *absolute(const char *path)
-{
-	char *abs = realpath(path, NULL);
-
-	return abs ? abs : xstrdup(path);
-}
-
 /* The build system the one operand names, or NULL after a usage error
  * (none named, an unknown one, no sysroot). */
 static const char *toolchain_kind(int argc, char **argv, const char *sysroot)
@@ -95,9 +89,11 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	};
 	struct xcc_error err = { 0 };
 	struct toolchain_request req = { .arch = STRVEC_INIT };
-	struct sysroot_meta meta = { 0 };
+	struct sysroot_want want = { 0 };
+	struct sysroot sr = { 0 };
+	const struct gpudb *db;
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *output = NULL, *kind;
-	char *text = NULL, *sysroot_abs = NULL, *fs_abs = NULL, *self = NULL, *generic = NULL;
+	char *text = NULL, *self = NULL, *generic = NULL;
 	int c, rc = 0, nvcc_form = 0;
 
 	cmd_getopt_begin();
@@ -131,41 +127,35 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 
-	sysroot_abs = absolute(sysroot);
-	if (sysroot_meta_load(sysroot_abs, &meta, &err)) {
+	if (!(db = cmd_gpudb(ctx, &err))) {
 		rc = cmd_report(&err);
 		goto out;
 	}
-	/* The files are read from other directories: every path absolute. */
-	free(meta.dir);
-	meta.dir = xstrdup(sysroot_abs);
-	if (req.target_fs)
-		req.target_fs = fs_abs = absolute(req.target_fs);
+	want.target_fs = req.target_fs;
+	if (sysroot_open(db, sysroot, &want, &sr, &err)) {
+		rc = cmd_report(&err);
+		goto out;
+	}
+	/* The files are read from other directories: every path absolute, and
+	 * the device root the sysroot records is bound as one given here. */
+	req.target_fs = sr.target_fs;
 	req.cuda_xcc = self = self_path();
 
 	if (strcmp(kind, "flags") == 0) {
-		const struct gpudb *db = cmd_gpudb(ctx, &err);
-		const struct target_profile *t = db ? gpudb_target(db, meta.target) : NULL;
-		const char *fs = req.target_fs ? req.target_fs : meta.target_fs;
 		struct strvec flags = STRVEC_INIT;
 
-		if (db && !t) {
-			xcc_fail(&err, XCC_EUSAGE, "%s/sysroot.json names an unknown target '%s'",
-				 meta.dir, meta.target);
-		} else if (db && !fs) {
+		if (!sr.target_fs) {
 			xcc_fail(&err, XCC_EUSAGE, "no device root filesystem: give --target-fs ROOTFS "
-				 "(the sysroot %s records none)", meta.dir);
-		} else if (db && !toolchain_target_fs_flags(fs, t->triple,
-							   nvcc_form ? FLAGS_NVCC : FLAGS_GCC, &flags,
-							   &err)) {
+				 "(the sysroot %s records none)", sr.meta.dir);
+		} else if (!toolchain_target_fs_flags(sr.target_fs, sr.target->triple,
+						      nvcc_form ? FLAGS_NVCC : FLAGS_GCC, &flags,
+						      &err)) {
 			strvec_push(&flags, "");
 			text = strvec_join(&flags, "\n");
 		}
 		strvec_free(&flags);
 	} else if (strcmp(kind, "meson") == 0) {
-		const struct gpudb *db = cmd_gpudb(ctx, &err);
-
-		text = db ? toolchain_meson(db, &meta, &req, &err) : NULL;
+		text = toolchain_meson(db, &sr.meta, &req, &err);
 	} else {
 		const char *dir = toolchain_data_dir();
 
@@ -174,7 +164,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 				 "and the source tree is gone; reinstall cuda-xcc ('make install')");
 		} else {
 			generic = xasprintf("%s/cmake/cuda-xcc-toolchain.cmake", dir);
-			text = toolchain_cmake(&meta, &req, generic, &err);
+			text = toolchain_cmake(&sr.meta, &req, generic, &err);
 		}
 	}
 	if (!text) {
@@ -189,11 +179,9 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 out:
 	free(text);
-	free(sysroot_abs);
-	free(fs_abs);
 	free(self);
 	free(generic);
 	strvec_free(&req.arch);
-	sysroot_meta_free(&meta);
+	sysroot_close(&sr);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/xalloc.h"
 #include "elf/devroot.h"
 #include "elf/elfinfo.h"
@@ -339,5 +340,19 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 		}
 	}
 	glibc_version_needs_free(&needs);
+	return 0;
+}
+
+int glibc_check_rootfs(const char *rootfs, const char *triple, char **libc,
+		       struct xcc_error *err)
+{
+	*libc = NULL;
+	if (!file_is_dir(rootfs))
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
+				"device's root filesystem (a copy or a mount of it)", rootfs);
+	if (!(*libc = glibc_find_libc(rootfs, triple)))
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
+				"usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
+				rootfs, triple, triple);
 	return 0;
 }

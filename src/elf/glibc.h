@@ -66,4 +66,12 @@ struct runtime_floor {
 int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
 			struct xcc_error *err);
 
+/* Whether rootfs is a device's root filesystem for triple: a directory
+ * with the C library (libc.so.6) in lib/<triple>, usr/lib/<triple>, lib or
+ * usr/lib. The one check, with one wording, of every verb that takes
+ * --target-fs. On success *libc is its path (caller frees); otherwise an
+ * XCC_EUSAGE error naming the option. */
+int glibc_check_rootfs(const char *rootfs, const char *triple, char **libc,
+		       struct xcc_error *err);
+
 #endif

@@ -13,53 +13,57 @@
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_open.h"
 #include "sysroot/sysroot_passes.h"
 
 int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 		 struct xcc_error *err)
 {
-	struct sysroot_meta m;
+	static const struct sysroot_want inspect = { .inspect = 1 };
+	struct sysroot s;
+	struct sysroot_meta *mp = &s.meta;
 	struct strvec lines = STRVEC_INIT;
 	char *caps;
 
-	(void)db;
-	if (sysroot_meta_load(dir, &m, err))
+	if (sysroot_open(db, dir, &inspect, &s, err))
 		return -1;
 	if (json) {
-		*out = sysroot_meta_to_json(&m);
-		sysroot_meta_free(&m);
+		*out = sysroot_meta_to_json(mp);
+		sysroot_close(&s);
 		return 0;
 	}
-	caps = m.capabilities.n ? strvec_join(&m.capabilities, " ") : xstrdup("-");
+	caps = mp->capabilities.n ? strvec_join(&mp->capabilities, " ") : xstrdup("-");
 	strvec_pushf(&lines, "sysroot        %s", dir);
-	strvec_pushf(&lines, "CUDA           %s", m.cuda);
-	strvec_pushf(&lines, "target         %s (%s libraries in targets/%s)", m.target, m.tag,
-		     m.target_dir);
+	strvec_pushf(&lines, "CUDA           %s", mp->cuda);
+	strvec_pushf(&lines, "target         %s (%s libraries in targets/%s)", mp->target, mp->tag,
+		     mp->target_dir);
 	strvec_pushf(&lines, "GPUs           %s", caps);
-	strvec_pushf(&lines, "host compiler  %s", m.host_compiler ? m.host_compiler :
+	strvec_pushf(&lines, "host compiler  %s", mp->host_compiler ? mp->host_compiler :
 		     "(none recorded)");
-	if (m.flavour)
-		strvec_pushf(&lines, "libraries      %s build (%s)", m.flavour,
-			     m.flavour_evidence ? m.flavour_evidence : "");
-	else if (strcmp(m.tag, "linux-aarch64") == 0 || strcmp(m.tag, "linux-sbsa") == 0)
+	if (mp->flavour)
+		strvec_pushf(&lines, "libraries      %s build (%s)", mp->flavour,
+			     mp->flavour_evidence ? mp->flavour_evidence : "");
+	else if (strcmp(mp->tag, "linux-aarch64") == 0 || strcmp(mp->tag, "linux-sbsa") == 0)
 		strvec_push(&lines, "libraries      which build (L4T or SBSA) is not known");
-	if (m.target_fs)
-		strvec_pushf(&lines, "target fs      %s", m.target_fs);
+	if (mp->target_fs)
+		strvec_pushf(&lines, "target fs      %s%s%s", mp->target_fs,
+			     s.target_fs_problem ? ": does not hold: " : "",
+			     s.target_fs_problem ? s.target_fs_problem : "");
 	strvec_pushf(&lines, "nvcc           %s/bin/nvcc", dir);
 	strvec_push(&lines, "components:");
-	for (size_t i = 0; i < m.n_components; i++) {
-		const struct sysroot_component *c = &m.components[i];
+	for (size_t i = 0; i < mp->n_components; i++) {
+		const struct sysroot_component *c = &mp->components[i];
 
 		strvec_pushf(&lines, "  %-6s %-22s %-12s %.12s  %s", c->side ? c->side : "?",
 			     c->name ? c->name : "?", c->version ? c->version : "-",
 			     c->sha256 ? c->sha256 : "-", c->source ? c->source : "");
 	}
-	sysroot_serving_text(&m.serving, &lines);
+	sysroot_serving_text(&mp->serving, &lines);
 	strvec_push(&lines, "");
 	*out = strvec_join(&lines, "\n");
 	free(caps);
 	strvec_free(&lines);
-	sysroot_meta_free(&m);
+	sysroot_close(&s);
 	return 0;
 }
 
@@ -130,15 +134,18 @@ static void verify_flavour(const struct gpudb *db, const char *dir, struct sysro
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
 		   struct xcc_error *err)
 {
-	struct sysroot_meta m;
-	const struct target_profile *t;
+	static const struct sysroot_want inspect = { .inspect = 1 };
+	struct sysroot s;
+	struct sysroot_meta *mp = &s.meta;
 	char *path, *want, *have, *profile, *inc;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
 	size_t n_before;
 
-	if (sysroot_meta_load(dir, &m, err))
+	if (sysroot_open(db, dir, &inspect, &s, err))
 		return -1;
+	if (s.target_fs_problem)
+		strvec_push(problems, s.target_fs_problem);
 	path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST);
 	want = file_read_text(path, NULL);
 	if (!want) {
@@ -152,7 +159,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	free(path);
 	n_before = problems->n;
 	if (unpack_check_tree_links(dir, problems, err)) {
-		sysroot_meta_free(&m);
+		sysroot_close(&s);
 		return -1;
 	}
 	/* The checks below follow links: not where one leads out. */
@@ -160,7 +167,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		goto done;
 	path = xasprintf("%s/bin/nvcc.profile", dir);
 	have = file_read_text(path, NULL);
-	inc = xasprintf("%s/targets/%s/include/cccl", dir, m.target_dir);
+	inc = xasprintf("%s/targets/%s/include/cccl", dir, mp->target_dir);
 	profile = sysroot_nvcc_profile(file_is_dir(inc));
 	if (!have || strcmp(have, profile) != 0)
 		strvec_pushf(problems, "%s is not the profile cuda-xcc writes", path);
@@ -172,15 +179,12 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	if (access(path, X_OK))
 		strvec_pushf(problems, "%s is not executable", path);
 	free(path);
-	t = gpudb_target(db, m.target);
-	if (!t)
-		strvec_pushf(problems, "unknown target '%s' in %s", m.target, SYSROOT_META_FILE);
-	else if (sysroot_autopatch(dir, m.target_dir, t->triple, m.target_fs, 1, &notes, &e2))
+	if (sysroot_autopatch(dir, mp->target_dir, s.target->triple, s.target_fs, 1, &notes, &e2))
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
-	verify_flavour(db, dir, &m, problems);
+	verify_flavour(db, dir, mp, problems);
 done:
 	strvec_free(&notes);
-	sysroot_meta_free(&m);
+	sysroot_close(&s);
 	if (problems->n)
 		return xcc_fail(err, XCC_EFAIL, "%s has %zu problem%s", dir, problems->n,
 				problems->n == 1 ? "" : "s");

@@ -187,9 +187,15 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 
 	memset(m, 0, sizeof *m);
 	if (!text) {
-		xcc_fail(err, XCC_EFAIL, "%s is not a cuda-xcc sysroot: cannot read %s: %s%s", dir,
-			 path, strerror(errno),
-			 errno == ENOENT ? "\nCreate one with 'cuda-xcc sysroot create'." : "");
+		/* A directory without the file is not the kind the option wants; one
+		 * whose file cannot be read is damaged. */
+		if (errno == ENOENT)
+			xcc_fail(err, XCC_EUSAGE, "%s is not a cuda-xcc sysroot (no %s): create one "
+				 "with 'cuda-xcc sysroot create --dest %s ...'", dir,
+				 SYSROOT_META_FILE, dir);
+		else
+			xcc_fail(err, XCC_EFAIL, "%s is not a cuda-xcc sysroot: cannot read %s: %s",
+				 dir, path, strerror(errno));
 		goto out;
 	}
 	root = cJSON_Parse(text);

@@ -13,6 +13,7 @@
 #include "base/xalloc.h"
 #include "db/jetpack.h"
 #include "db/request.h"
+#include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_request.h"
 
@@ -68,8 +69,14 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	rq->plan.components = &rq->components;
 
 	/* Recorded for the driver, which runs from anywhere: absolute. */
-	if (o->target_fs && request_rootfs_for_nvcc(o->target_fs, &rq->target_fs, err))
-		return -1;
+	if (o->target_fs) {
+		char *libc;
+
+		if (request_rootfs_for_nvcc(o->target_fs, &rq->target_fs, err) ||
+		    glibc_check_rootfs(rq->target_fs, rq->target->triple, &libc, err))
+			return -1;
+		free(libc);
+	}
 	if (hostcc_find(db, rq->target, rq->cuda, 0, &rq->host_compiler, &hc_err))
 		rq->host_compiler_problem = xstrdup(hc_err.msg);
 

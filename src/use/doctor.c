@@ -18,6 +18,7 @@
 #include "elf/glibc.h"
 #include "sysroot/sysroot.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_open.h"
 #include "use/doctor.h"
 #include "use/toolchain.h"
 
@@ -29,7 +30,7 @@ struct doctor_ctx {
 	struct cuda_version cuda;
 	int have_cuda;
 	char *sysroot;          /* the sysroot's directory, or NULL */
-	struct sysroot_meta meta;
+	struct sysroot sr;      /* opened when have_meta */
 	int have_meta;
 	char *meta_error;       /* why the sysroot could not be read */
 	char *host_compiler;    /* the cross g++ found, or NULL */
@@ -83,8 +84,8 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 		return;
 	}
 	cuda_version_str(c->cuda, b, sizeof b);
-	if (c->have_meta && c->meta.host_compiler) {
-		char *path = proc_which(c->meta.host_compiler);
+	if (c->have_meta && c->sr.meta.host_compiler) {
+		char *path = proc_which(c->sr.meta.host_compiler);
 
 		if (!path) {
 			const struct host_compiler_limit *lim = gpudb_host_limit(c->db, c->cuda);
@@ -92,7 +93,7 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 
 			add(r, "cross-g++", DOCTOR_FAIL,
 			    xasprintf("%s, which the sysroot was made with, is not on PATH",
-				      c->meta.host_compiler),
+				      c->sr.meta.host_compiler),
 			    xasprintf("apt-get install %s", pkg));
 			free(pkg);
 			return;
@@ -192,8 +193,8 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 		free(first);
 	} else {
 		add(r, "sysroot", DOCTOR_OK,
-		    xasprintf("%s (CUDA %s, %s, %s) verifies", c->sysroot, c->meta.cuda,
-			      c->meta.target, c->meta.target_dir), NULL);
+		    xasprintf("%s (CUDA %s, %s, %s) verifies", c->sysroot, c->sr.meta.cuda,
+			      c->sr.meta.target, c->sr.meta.target_dir), NULL);
 	}
 	strvec_free(&problems);
 }
@@ -202,7 +203,7 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
  * fails at run time with "no kernel image is available". */
 static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
 {
-	const struct sysroot_serving *t = &c->meta.serving;
+	const struct sysroot_serving *t = &c->sr.meta.serving;
 	struct strvec unserved = STRVEC_INIT;
 	size_t libs = t->n_rows, jit = sysroot_serving_count(t, FATBIN_SERVED_PTX_JIT);
 
@@ -425,7 +426,7 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 	int links_against_rootfs;
 
 	if (!rootfs && c->have_meta)
-		rootfs = c->meta.target_fs;
+		rootfs = c->sr.meta.target_fs;
 	if (!rootfs && !c->jp) {
 		add(r, "glibc-floor", DOCTOR_SKIP,
 		    xstrdup("no device root filesystem to compare with: give --target-fs ROOTFS "
@@ -441,22 +442,14 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 		check_floor_jetpack(c, r);
 		return;
 	}
-	if (!file_is_dir(rootfs)) {
-		add(r, "glibc-floor", DOCTOR_FAIL, xasprintf("%s is not a directory", rootfs),
+	if (glibc_check_rootfs(rootfs, c->target->triple, &dev_libc, &err)) {
+		add(r, "glibc-floor", DOCTOR_FAIL, xstrdup(err.msg),
 		    xstrdup("give --target-fs the device's root filesystem"));
 		return;
 	}
 	/* The driver links against the rootfs's libc when it is given or recorded. */
-	links_against_rootfs = c->have_meta && c->meta.target_fs && !c->o->target_fs;
-	dev_libc = glibc_find_libc(rootfs, c->target->triple);
+	links_against_rootfs = c->have_meta && c->sr.meta.target_fs && !c->o->target_fs;
 	dev_cxx = glibc_find_in_rootfs(rootfs, c->target->triple, "libstdc++.so.6");
-	if (!dev_libc) {
-		add(r, "glibc-floor", DOCTOR_FAIL,
-		    xasprintf("%s has no libc.so.6 in its lib dirs: it is not a %s root filesystem",
-			      rootfs, c->target->triple),
-		    xstrdup("give --target-fs the device's root filesystem"));
-		goto out;
-	}
 	dev_glibc = glibc_version_defs_max(dev_libc, "GLIBC_", &err);
 	if (dev_cxx)
 		dev_glibcxx = glibc_version_defs_max(dev_cxx, "GLIBCXX_", &err);
@@ -495,7 +488,6 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 					"records it)" : ""),
 		    NULL);
 	}
-out:
 	strvec_free(&bad);
 	strvec_free(&fixes);
 	free(dev_libc);
@@ -519,7 +511,7 @@ static void check_target_fs_links(struct doctor_ctx *c, struct doctor_report *r)
 	struct strvec ok = STRVEC_INIT, broken = STRVEC_INIT;
 
 	if (!rootfs && c->have_meta)
-		rootfs = c->meta.target_fs;
+		rootfs = c->sr.meta.target_fs;
 	if (!rootfs || !c->target) {
 		add(r, "target-fs-links", DOCTOR_SKIP,
 		    xstrdup(rootfs ? "no target given: the root's library directories are unknown"
@@ -581,7 +573,7 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 			      c->jp->version), NULL);
 		return;
 	}
-	if (!c->have_meta || !c->meta.capabilities.n) {
+	if (!c->have_meta || !c->sr.meta.capabilities.n) {
 		struct cuda_version max = jetpack_cuda_max(c->jp);
 		char m[32];
 
@@ -598,7 +590,7 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 				      "boards", c->jp->version, b, m), NULL);
 		return;
 	}
-	if (flags_resolve(c->db, c->target, c->cuda, &c->meta.capabilities, PTX_NONE, &choice,
+	if (flags_resolve(c->db, c->target, c->cuda, &c->sr.meta.capabilities, PTX_NONE, &choice,
 			  &err)) {
 		add(r, "jetpack", DOCTOR_FAIL,
 		    xasprintf("the sysroot's GPUs do not resolve: %s", err.msg), create_hint(c));
@@ -610,7 +602,7 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 			    "(--jetpack V on sysroot create checks it), or name the JetPack the "
 			    "board really has"));
 	} else {
-		char *caps = strvec_join(&c->meta.capabilities, ", ");
+		char *caps = strvec_join(&c->sr.meta.capabilities, ", ");
 
 		add(r, "jetpack", DOCTOR_OK,
 		    xasprintf("JetPack %s (L4T %s, Ubuntu %s) runs CUDA %s on %s", c->jp->version,
@@ -825,6 +817,9 @@ static int resolve(struct doctor_ctx *c, struct xcc_error *err)
 {
 	const struct doctor_opts *o = c->o;
 	const char *dir = o->sysroot ? o->sysroot : getenv("CUDA_XCC_SYSROOT");
+	/* The device root is checked by glibc-floor, as a finding. */
+	const struct sysroot_want open_want = { .inspect = 1 },
+				  want = { .target = o->target, .cuda = o->cuda };
 	struct xcc_error e = { 0 };
 
 	if (o->target && request_target(c->db, o->target, &c->target, err))
@@ -848,37 +843,25 @@ static int resolve(struct doctor_ctx *c, struct xcc_error *err)
 	}
 	if (!c->sysroot)
 		return 0;
-	if (sysroot_meta_load(c->sysroot, &c->meta, &e)) {
+	/* A sysroot that cannot be opened is a finding of the report; one made
+	 * for another target or CUDA than the command line names is refused. */
+	if (sysroot_open(c->db, c->sysroot, &open_want, &c->sr, &e)) {
 		c->meta_error = xstrdup(e.msg);
 		return 0;
 	}
 	c->have_meta = 1;
-	/* The sysroot says what it is for; --target/--cuda must agree with it. */
-	if (!c->target && !(c->target = gpudb_target(c->db, c->meta.target)))
-		return xcc_fail(err, XCC_EFAIL, "%s names the unknown target '%s'", c->sysroot,
-				c->meta.target);
-	if (strcmp(c->target->name, c->meta.target) != 0)
-		return xcc_fail(err, XCC_EUSAGE, "%s was made for --target %s, not %s", c->sysroot,
-				c->meta.target, c->target->name);
-	if (!c->have_cuda) {
-		if (cuda_version_parse(c->meta.cuda, &c->cuda))
-			return xcc_fail(err, XCC_EFAIL, "%s names the CUDA release '%s', which does "
-					"not parse", c->sysroot, c->meta.cuda);
-		c->have_cuda = 1;
-	} else {
-		struct cuda_version mv;
-
-		if (cuda_version_parse(c->meta.cuda, &mv) == 0 && cuda_version_cmp(mv, c->cuda) != 0)
-			return xcc_fail(err, XCC_EUSAGE, "%s was made for CUDA %s, not %s", c->sysroot,
-					c->meta.cuda, o->cuda);
-	}
+	if (sysroot_check_want(&c->sr, &want, err))
+		return -1;
+	c->target = c->sr.target;
+	c->cuda = c->sr.cuda;
+	c->have_cuda = 1;
 	return 0;
 }
 
 /* --jetpack, else the sysroot's own: Jetson only, and the two must agree. */
 static int resolve_jetpack(struct doctor_ctx *c, struct xcc_error *err)
 {
-	const char *recorded = c->have_meta ? c->meta.jetpack : NULL;
+	const char *recorded = c->have_meta ? c->sr.meta.jetpack : NULL;
 	const char *v = c->o->jetpack ? c->o->jetpack : recorded;
 
 	if (!v)
@@ -935,8 +918,7 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_meson(&c, r);
 	rc = 0;
 out:
-	if (c.have_meta)
-		sysroot_meta_free(&c.meta);
+	sysroot_close(&c.sr);
 	free(c.sysroot);
 	free(c.meta_error);
 	free(c.host_compiler);

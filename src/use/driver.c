@@ -16,6 +16,7 @@
 #include "elf/glibc.h"
 #include "pkg/fetch.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_open.h"
 #include "use/driver.h"
 
 /* nvcc options whose value is the next argument: that value is passed on
@@ -281,11 +282,7 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 
 	if (request_rootfs_for_nvcc(rootfs, &abs, err))
 		return -1;
-	plan->target_libc = glibc_find_libc(abs, t->triple);
-	if (!plan->target_libc) {
-		xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, usr/lib/%s, "
-			 "lib or usr/lib: is it the device's root filesystem?", rootfs, t->triple,
-			 t->triple);
+	if (glibc_check_rootfs(abs, t->triple, &plan->target_libc, err)) {
 		free(abs);
 		return -1;
 	}
@@ -323,16 +320,6 @@ int driver_run_child(const struct driver_plan *plan, struct xcc_error *err)
 	return proc_run(plan->argv.v, err);
 }
 
-/* Does the --cuda the user gave (12.6, or 12.6.3) name the sysroot's release? */
-static int cuda_matches(const char *asked, const char *have)
-{
-	struct cuda_version a, h;
-
-	if (cuda_version_parse(asked, &a) || cuda_version_parse(have, &h))
-		return strcmp(asked, have) == 0;
-	return cuda_version_cmp(a, h) == 0 && (a.patch < 0 || a.patch == h.patch);
-}
-
 /* 'cuda-xcc sysroot create ...' for these GPUs, ready to paste. */
 static char *driver_create_command(const struct arch_choice *c, const char *cuda)
 {
@@ -349,162 +336,186 @@ static char *driver_create_command(const struct arch_choice *c, const char *cuda
 	return cmd;
 }
 
-int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
-		struct xcc_error *err)
+/* The sysroot the command line names (--sysroot, CUDA_XCC_SYSROOT, or the
+ * store's for --target and --cuda), opened and checked against them. None is
+ * not an error unless one was named; *opened says whether s holds one. */
+static int driver_open_sysroot(const struct gpudb *db, const struct driver_opts *o,
+			       struct driver_plan *plan, struct sysroot *s, int *opened,
+			       struct xcc_error *err)
 {
-	struct sysroot_meta meta;
-	struct user_flags u;
-	struct host_compiler hc = { 0 };
-	struct link_info li;
-	const char *target_name = o->target, *cuda_str = o->cuda, *target_fs;
-	const struct target_profile *t;
-	struct cuda_version v;
-	char *nvcc;
-	int have_meta = 0, rc = -1;
+	struct sysroot_want want = { .target = o->target, .cuda = o->cuda,
+				     .target_fs = o->target_fs };
 
-	memset(plan, 0, sizeof *plan);
-	memset(&meta, 0, sizeof meta);
-	scan_user_flags(&o->nvcc_args, &u);
-
+	*opened = 0;
 	plan->sysroot = locate_sysroot(o);
-	if (plan->sysroot && file_is_dir(plan->sysroot)) {
-		if (sysroot_meta_load(plan->sysroot, &meta, err))
-			goto out;
-		have_meta = plan->sysroot_exists = 1;
-		if (o->target && strcmp(o->target, meta.target) != 0) {
-			xcc_fail(err, XCC_EUSAGE, "sysroot %s was made for --target %s, not %s",
-				 plan->sysroot, meta.target, o->target);
-			goto out;
-		}
-		if (o->cuda && !cuda_matches(o->cuda, meta.cuda)) {
-			xcc_fail(err, XCC_EUSAGE, "sysroot %s holds CUDA %s, not %s", plan->sysroot,
-				 meta.cuda, o->cuda);
-			goto out;
-		}
-		target_name = meta.target;
-		cuda_str = meta.cuda;
-	} else if (o->sysroot || getenv("CUDA_XCC_SYSROOT")) {
-		xcc_fail(err, XCC_EUSAGE, "sysroot %s does not exist; create it with 'cuda-xcc "
-			 "sysroot create --dest %s ...'", plan->sysroot, plan->sysroot);
-		goto out;
-	}
+	if (!plan->sysroot)
+		return 0;
+	if (!file_is_dir(plan->sysroot) && !o->sysroot && !getenv("CUDA_XCC_SYSROOT"))
+		return 0; /* the store has none yet: said after the GPUs are known */
+	if (sysroot_open(db, plan->sysroot, &want, s, err))
+		return -1;
+	*opened = plan->sysroot_exists = 1;
+	return 0;
+}
 
+/* The target and CUDA release: the sysroot's, else the command line's. */
+static int driver_request(const struct gpudb *db, const struct driver_opts *o,
+			  const struct sysroot *s, int opened, const struct target_profile **t,
+			  struct cuda_version *v, const char **cuda_str, struct xcc_error *err)
+{
+	const char *target_name = opened ? s->meta.target : o->target;
+
+	*cuda_str = opened ? s->meta.cuda : o->cuda;
 	if (!target_name) {
 		char *names = gpudb_target_names(db);
 
 		xcc_fail(err, XCC_EUSAGE, "no target: pass --target (one of %s) or --sysroot DIR",
 			 names);
 		free(names);
-		goto out;
+		return -1;
 	}
-	if (request_target(db, target_name, &t, err))
-		goto out;
-	if (!cuda_str) {
-		xcc_fail(err, XCC_EUSAGE,
-			 "no sysroot found for --target %s: pass --sysroot DIR, set CUDA_XCC_SYSROOT, "
-			 "or give --cuda V (and create it with 'cuda-xcc sysroot create --target %s "
-			 "--cuda V')", t->name, t->name);
-		goto out;
-	}
-	if (request_cuda(cuda_str, &v, err))
-		goto out;
+	if (request_target(db, target_name, t, err))
+		return -1;
+	if (!*cuda_str)
+		return xcc_fail(err, XCC_EUSAGE,
+				"no sysroot found for --target %s: pass --sysroot DIR, set "
+				"CUDA_XCC_SYSROOT, or give --cuda V with the GPUs (-arch sm_XX); "
+				"'cuda-xcc sysroot create --target %s --cuda V -arch sm_XX' makes one",
+				(*t)->name, (*t)->name);
+	return request_cuda(*cuda_str, v, err);
+}
 
-	/* The user's own -gencode/-code win over -arch; they are only checked. */
-	if (u.has_gencode) {
-		struct strvec all = STRVEC_INIT;
-		int bad;
+/* The GPUs: the user's own -gencode/-code win over -arch and are only checked. */
+static int driver_arch(const struct gpudb *db, const struct driver_opts *o,
+		       const struct user_flags *u, const struct target_profile *t,
+		       struct cuda_version v, struct driver_plan *plan, struct xcc_error *err)
+{
+	struct strvec all = STRVEC_INIT;
+	int bad;
 
-		strvec_extend(&all, &u.specs);
-		strvec_extend(&all, &o->arch);
-		bad = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
-		strvec_free(&all);
-		if (bad)
-			goto out;
-	} else if (flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err)) {
-		goto out;
-	}
+	if (!u->has_gencode)
+		return flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err);
+	strvec_extend(&all, &u->specs);
+	strvec_extend(&all, &o->arch);
+	bad = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
+	strvec_free(&all);
+	return bad;
+}
+
+/* Whether the sysroot serves these GPUs; checked after them, so that the
+ * command suggested names them (a Jetson create without -arch is refused). */
+static int driver_check_sysroot(const struct driver_opts *o, const struct sysroot *s, int opened,
+				const struct target_profile *t, const char *cuda_str,
+				struct driver_plan *plan, struct xcc_error *err)
+{
 	plan->create_command = driver_create_command(&plan->arch, cuda_str);
-	/* Checked after the GPUs, so that the command suggested names them:
-	 * a Jetson create without -arch is refused. */
-	if (!have_meta && !o->dry_run) {
-		xcc_fail(err, XCC_EUSAGE,
-			 "no sysroot for --target %s --cuda %s at %s.\nCreate it with '%s', or pass "
-			 "--sysroot DIR (--dry-run shows the command without one).", t->name,
-			 cuda_str, plan->sysroot, plan->create_command);
-		goto out;
-	}
-	if (have_meta && strcmp(meta.tag, plan->arch.tag) != 0) {
-		xcc_fail(err, XCC_EUSAGE,
-			 "sysroot %s holds %s libraries, but these GPUs need %s.\nCreate a sysroot for "
-			 "them: %s --dest DIR", plan->sysroot, meta.tag, plan->arch.tag,
-			 plan->create_command);
-		goto out;
-	}
+	if (!opened && !o->dry_run)
+		return xcc_fail(err, XCC_EUSAGE,
+				"no sysroot for --target %s --cuda %s at %s.\nCreate it with '%s', or "
+				"pass --sysroot DIR (--dry-run shows the command without one).",
+				t->name, cuda_str, plan->sysroot, plan->create_command);
+	if (opened && strcmp(s->meta.tag, plan->arch.tag) != 0)
+		return xcc_fail(err, XCC_EUSAGE,
+				"sysroot %s holds %s libraries, but these GPUs need %s.\nCreate a "
+				"sysroot for them: %s --dest DIR", plan->sysroot, s->meta.tag,
+				plan->arch.tag, plan->create_command);
+	return 0;
+}
 
-	if (u.ccbin) {
-		if (hostcc_check_machine(u.ccbin, t, err) ||
-		    hostcc_check_version(db, t, v, u.ccbin, u.allow_unsupported, err))
-			goto out;
-	} else if (have_meta && meta.host_compiler && (hc.path = proc_which(meta.host_compiler))) {
-		hc.name = xstrdup(meta.host_compiler);
-	} else if (hostcc_find(db, t, v, u.allow_unsupported, &hc, err)) {
-		goto out;
+/* -ccbin: the user's (checked), the sysroot's, else one found for t and v. */
+static int driver_host_compiler(const struct gpudb *db, const struct user_flags *u,
+				const struct sysroot *s, int opened, const struct target_profile *t,
+				struct cuda_version v, struct host_compiler *hc,
+				struct xcc_error *err)
+{
+	if (u->ccbin)
+		return hostcc_check_machine(u->ccbin, t, err) ||
+				       hostcc_check_version(db, t, v, u->ccbin,
+							    u->allow_unsupported, err)
+			       ? -1 : 0;
+	if (opened && s->meta.host_compiler && (hc->path = proc_which(s->meta.host_compiler))) {
+		hc->name = xstrdup(s->meta.host_compiler);
+		return 0;
 	}
+	return hostcc_find(db, t, v, u->allow_unsupported, hc, err);
+}
 
-	nvcc = plan->sysroot ? xasprintf("%s/bin/nvcc", plan->sysroot) : xstrdup("nvcc");
-	strvec_push(&plan->argv, nvcc);
-	free(nvcc);
+/* The libraries the program links: the device root's (--target-fs, else the
+ * sysroot's own), else the sysroot's libcudart by an rpath. */
+static int driver_link_args(const struct driver_opts *o, const struct sysroot *s, int opened,
+			    const struct target_profile *t, const struct link_info *li,
+			    struct driver_plan *plan, struct xcc_error *err)
+{
+	const char *target_fs = opened ? s->target_fs : o->target_fs;
+
+	if (target_fs)
+		return target_fs_args(target_fs, t, plan, err);
+	if (li->links && li->cudart_shared && opened) {
+		/* The sysroot is the only place this machine has the target's
+		 * libcudart: record it so the program runs under qemu without
+		 * LD_LIBRARY_PATH. On the device the path does not exist and the
+		 * loader goes on to its usual directories. With --target-fs the
+		 * program is meant for that device, so nothing is added. nvcc
+		 * would split a path with a comma into two linker options. */
+		if (!strchr(s->meta.dir, ','))
+			strvec_pushf(&plan->argv, "-Xlinker=-rpath=%s/targets/%s/lib", s->meta.dir,
+				     plan->arch.target_dir);
+	}
+	return 0;
+}
+
+int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
+		struct xcc_error *err)
+{
+	struct sysroot s;
+	struct user_flags u;
+	struct host_compiler hc = { 0 };
+	struct link_info li;
+	const struct target_profile *t;
+	struct cuda_version v;
+	const char *cuda_str;
+	int opened = 0, rc = -1;
+
+	memset(plan, 0, sizeof *plan);
+	memset(&s, 0, sizeof s);
+	scan_user_flags(&o->nvcc_args, &u);
+	scan_link(&o->nvcc_args, &li);
+
+	/* What to build for: the sysroot, the target and release, the GPUs. */
+	if (driver_open_sysroot(db, o, plan, &s, &opened, err) ||
+	    driver_request(db, o, &s, opened, &t, &v, &cuda_str, err) ||
+	    driver_arch(db, o, &u, t, v, plan, err) ||
+	    driver_check_sysroot(o, &s, opened, t, cuda_str, plan, err) ||
+	    driver_host_compiler(db, &u, &s, opened, t, v, &hc, err))
+		goto out;
+
+	/* nvcc's command line: the sysroot's nvcc and what the user left out. */
+	if (plan->sysroot)
+		strvec_pushf(&plan->argv, "%s/bin/nvcc", plan->sysroot);
+	else
+		strvec_push(&plan->argv, "nvcc");
 	if (!u.ccbin)
 		strvec_pushl(&plan->argv, "-ccbin", hc.name, NULL);
 	if (!u.has_target_dir)
 		strvec_pushl(&plan->argv, "-target-dir", plan->arch.target_dir, NULL);
 	if (!u.has_arbin)
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
-	scan_link(&o->nvcc_args, &li);
-	/* The sysroot made for a device's rootfs builds against it unless the
-	 * command line names another. */
-	target_fs = o->target_fs;
-	if (!target_fs && have_meta && meta.target_fs) {
-		if (!file_is_dir(meta.target_fs)) {
-			xcc_fail(err, XCC_EUSAGE, "sysroot %s was made for the device root filesystem "
-				 "%s, which is no longer a directory: mount it again, pass "
-				 "--target-fs DIR, or recreate the sysroot", plan->sysroot,
-				 meta.target_fs);
-			goto out;
-		}
-		target_fs = meta.target_fs;
-	}
-	if (target_fs) {
-		if (target_fs_args(target_fs, t, plan, err))
-			goto out;
-	} else if (li.links && li.cudart_shared && plan->sysroot_exists) {
-		/* The sysroot is the only place this machine has the target's
-		 * libcudart: record it so the program runs under qemu without
-		 * LD_LIBRARY_PATH. On the device the path does not exist and the
-		 * loader goes on to its usual directories. With --target-fs the
-		 * program is meant for that device, so nothing is added. */
-		char *abs = realpath(plan->sysroot, NULL);
+	if (driver_link_args(o, &s, opened, t, &li, plan, err))
+		goto out;
 
-		/* nvcc would split a path with a comma into two linker options. */
-		if (abs && !strchr(abs, ','))
-			strvec_pushf(&plan->argv, "-Xlinker=-rpath=%s/targets/%s/lib", abs,
-				     plan->arch.target_dir);
-		free(abs);
-	}
-	/* The runtime floors are checked on every linked program. */
+	/* What is checked after nvcc: the runtime floors of every linked program. */
 	if (li.links)
 		plan->linked_output = xstrdup(li.output ? li.output : "a.out");
 	if (o->jetpack)
 		plan->jetpack = xstrdup(o->jetpack);
-	else if (have_meta && meta.jetpack)
-		plan->jetpack = xstrdup(meta.jetpack);
+	else if (opened && s.meta.jetpack)
+		plan->jetpack = xstrdup(s.meta.jetpack);
 	if (!u.has_gencode)
 		arch_choice_gencode(&plan->arch, &plan->argv);
 	strvec_extend(&plan->argv, &o->nvcc_args);
 	rc = 0;
 out:
-	if (have_meta)
-		sysroot_meta_free(&meta);
+	sysroot_close(&s);
 	host_compiler_free(&hc);
 	strvec_free(&u.specs);
 	/* A failed plan owns nothing: the caller only reports the error. */

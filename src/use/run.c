@@ -28,6 +28,7 @@
 #include "elf/elfinfo.h"
 #include "pkg/fetch.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_open.h"
 #include "use/run.h"
 
 /* The qemu user-mode emulator for an ELF machine; NULL when there is none. */
@@ -99,7 +100,7 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 {
 	const char *sysroot = o->sysroot ? o->sysroot : getenv("CUDA_XCC_SYSROOT");
 	const struct target_profile *profile = NULL;
-	struct sysroot_meta meta;
+	struct sysroot s = { 0 };
 	int have_meta = 0;
 
 	memset(plan, 0, sizeof *plan);
@@ -118,16 +119,18 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 	plan->machine = elfinfo_machine_name(elf->machine, elf->elfclass);
 
 	if (sysroot && *sysroot) {
-		if (sysroot_meta_load(sysroot, &meta, err))
+		struct sysroot_want want = { .target_fs = o->target_fs };
+
+		if (sysroot_open(db, sysroot, &want, &s, err))
 			return -1;
 		have_meta = 1;
 		plan->sysroot = xstrdup(sysroot);
-		profile = gpudb_target(db, meta.target);
-		if (profile && strcmp(profile->machine, plan->machine) != 0)
+		profile = s.target;
+		if (strcmp(profile->machine, plan->machine) != 0)
 			profile = NULL; /* a build-machine tool of the project: the sysroot is not its */
 		if (profile)
 			push_dir_if_exists(&plan->lib_dirs,
-					   xasprintf("%s/targets/%s/lib", sysroot, meta.target_dir));
+					   xasprintf("%s/targets/%s/lib", sysroot, s.meta.target_dir));
 	}
 	if (!profile)
 		profile = profile_for_machine(db, plan->machine);
@@ -146,9 +149,8 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 			goto fail;
 		}
 		plan->prefix = xstrdup(o->target_fs);
-	} else if (!plan->native && have_meta && meta.target_fs && profile &&
-		   strcmp(profile->machine, plan->machine) == 0) {
-		plan->prefix = xstrdup(meta.target_fs);
+	} else if (!plan->native && have_meta && s.target_fs && profile) {
+		plan->prefix = xstrdup(s.target_fs);
 	} else if (!plan->native && plan->triple) {
 		plan->prefix = xasprintf("/usr/%s", plan->triple);
 		if (!file_is_dir(plan->prefix) && !elf->is_static) {
@@ -159,12 +161,10 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 			goto fail;
 		}
 	}
-	if (have_meta)
-		sysroot_meta_free(&meta);
+	sysroot_close(&s);
 	return 0;
 fail:
-	if (have_meta)
-		sysroot_meta_free(&meta);
+	sysroot_close(&s);
 	return -1;
 }
 

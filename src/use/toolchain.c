@@ -36,14 +36,8 @@ int toolchain_target_fs_flags(const char *rootfs, const char *triple, enum toolc
 	char *cache, *libc;
 	int rc;
 
-	if (!file_is_dir(rootfs))
-		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
-				"device's root filesystem (a copy or a mount of it)", rootfs);
-	libc = glibc_find_libc(rootfs, triple);
-	if (!libc)
-		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
-				"usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
-				rootfs, triple, triple);
+	if (glibc_check_rootfs(rootfs, triple, &libc, err))
+		return -1;
 	free(libc);
 	cache = fetch_default_cache_dir();
 	rc = devroot_args_make(rootfs, triple, cache, &dr, err);

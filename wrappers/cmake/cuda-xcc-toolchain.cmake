@@ -64,6 +64,35 @@ function(_xcc_check_value var)
 	endif()
 endfunction()
 _xcc_check_value(CUDA_XCC_SYSROOT)
+if(NOT CUDA_XCC_EXECUTABLE)
+	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
+endif()
+_xcc_check_value(CUDA_XCC_EXECUTABLE)
+
+# What the sysroot is, as cuda-xcc's one opener of a sysroot reads and checks
+# it (the same answers and refusals as the driver and 'toolchain meson').
+execute_process(
+	COMMAND "${CUDA_XCC_EXECUTABLE}" sysroot info "${CUDA_XCC_SYSROOT}" --json
+	OUTPUT_VARIABLE _xcc_meta ERROR_VARIABLE _xcc_err RESULT_VARIABLE _xcc_rc)
+if(NOT _xcc_rc EQUAL 0)
+	message(FATAL_ERROR "${_xcc_err}")
+endif()
+string(JSON _xcc_target GET "${_xcc_meta}" target)
+string(JSON _xcc_cuda GET "${_xcc_meta}" cuda)
+string(JSON _xcc_target_dir GET "${_xcc_meta}" target_dir)
+string(JSON _xcc_hostcc ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" host_compiler)
+if(_xcc_err OR NOT _xcc_hostcc)
+	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT}/sysroot.json names no cross g++ "
+		"(host_compiler); recreate it with 'cuda-xcc sysroot create' on a machine that has one")
+endif()
+# The device root the sysroot was made for, unless one is named here: the
+# driver and the Meson cross file build against it too.
+if(NOT CUDA_XCC_TARGET_FS)
+	string(JSON _xcc_recorded_fs ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" target_fs)
+	if(NOT _xcc_err AND _xcc_recorded_fs)
+		set(CUDA_XCC_TARGET_FS "${_xcc_recorded_fs}")
+	endif()
+endif()
 _xcc_check_value(CUDA_XCC_TARGET_FS)
 # The root's options reach the builds as one command-line string
 # (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
@@ -73,27 +102,9 @@ if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
 		"command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a path "
 		"without them (a link to it will do)")
 endif()
-if(NOT EXISTS "${CUDA_XCC_SYSROOT}/sysroot.json")
-	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT} is not a cuda-xcc sysroot "
-		"(no sysroot.json); create one with 'cuda-xcc sysroot create'")
-endif()
-
-file(READ "${CUDA_XCC_SYSROOT}/sysroot.json" _xcc_meta)
-string(JSON _xcc_target GET "${_xcc_meta}" target)
-string(JSON _xcc_cuda GET "${_xcc_meta}" cuda)
-string(JSON _xcc_target_dir GET "${_xcc_meta}" target_dir)
-string(JSON _xcc_hostcc ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" host_compiler)
-if(_xcc_err OR NOT _xcc_hostcc)
-	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT}/sysroot.json names no host compiler")
-endif()
 # aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11
 string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc}")
 string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
-
-if(NOT CUDA_XCC_EXECUTABLE)
-	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
-endif()
-_xcc_check_value(CUDA_XCC_EXECUTABLE)
 
 # ctest, add_custom_command and try_run run target programs through cuda-xcc.
 set(_xcc_emulator "${CUDA_XCC_EXECUTABLE}" run --sysroot "${CUDA_XCC_SYSROOT}")
