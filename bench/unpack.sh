@@ -1,10 +1,10 @@
 #!/bin/bash
-# The unpack module alone (`cuda-xcc debug unpack`) against the reference
+# The unpack module alone (the suite's `test-tool unpack`) against the reference
 # extractors, on the same input in one run: `tar -xJf` for a redist-shaped
 # .tar.xz, `dpkg-deb -x` for .deb packages. Prints wall times, peak RSS and
 # the ratios (below 1.0: cuda-xcc is faster).
 #
-#   bench/unpack.sh [--cuda-xcc PATH] [--lib DIR] [--mb N] [--deb FILE]... [--tmp DIR]
+#   bench/unpack.sh [--test-tool PATH] [--lib DIR] [--mb N] [--deb FILE]... [--tmp DIR]
 #
 # --lib DIR, --mb N: pack about N MB of files from DIR (default: this
 # machine's /usr/local/cuda/lib64, 200 MB) into one
@@ -13,14 +13,14 @@
 # CUDA packages from scripts/fetch-debian-cuda.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-xcc=${CUDA_XCC:-$top/build/src/cuda-xcc}
+xcc=${XCC_TEST_TOOL:-$top/build/tests/helper/test-tool}
 lib=/usr/local/cuda/lib64
 mb=200
 tmp=${TMPDIR:-/tmp}
 debs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--cuda-xcc) xcc=$2; shift 2 ;;
+	--test-tool) xcc=$2; shift 2 ;;
 	--lib) lib=$2; shift 2 ;;
 	--mb) mb=$2; shift 2 ;;
 	--deb) debs+=("$2"); shift 2 ;;
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 	*) sed -n '2,14p' "$0" >&2; exit 2 ;;
 	esac
 done
-[ -x "$xcc" ] || { echo "$0: $xcc is not built (pass --cuda-xcc PATH)" >&2; exit 2; }
+[ -x "$xcc" ] || { echo "$0: $xcc is not built (make check builds it; or pass --test-tool PATH)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "$0: /usr/bin/time (GNU time) is needed for peak RSS" >&2; exit 2; }
 
 work=$(mktemp -d "$tmp/bench-unpack.XXXXXX")
@@ -63,7 +63,7 @@ cat "$work/$name.tar.xz" >/dev/null
 mkdir "$work/a" "$work/b"
 measure "tar -xJf" tar -C "$work/a" -xJf "$work/$name.tar.xz"
 t_tar=$wall
-measure "cuda-xcc debug unpack" "$xcc" debug unpack "$work/$name.tar.xz" "$work/b"
+measure "test-tool unpack" "$xcc" unpack "$work/$name.tar.xz" "$work/b"
 t_xcc=$wall
 diff -r "$work/a" "$work/b" >/dev/null || { echo "$0: the trees differ" >&2; exit 1; }
 echo "redist .tar.xz: ratio $(ratio "$t_xcc" "$t_tar") (cuda-xcc / tar), peak RSS $rss KiB"
@@ -75,7 +75,7 @@ for deb in "${debs[@]}"; do
 	measure "dpkg-deb -x $(basename "$deb" | cut -d_ -f1)" dpkg-deb -x "$deb" "$work/a"
 	t_dpkg=$wall
 	# Debian's absolute nvcc.profile symlink is refused unless skipped.
-	measure "cuda-xcc debug unpack" "$xcc" debug unpack \
+	measure "test-tool unpack" "$xcc" unpack \
 		--skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile "$deb" "$work/b"
 	t_xcc=$wall
 	echo "$(basename "$deb"): ratio $(ratio "$t_xcc" "$t_dpkg") (cuda-xcc / dpkg-deb), peak RSS $rss KiB"

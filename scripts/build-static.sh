@@ -640,7 +640,7 @@ if [ "$(cat "$builddir/.static-configure-key" 2>/dev/null)" != "$conf_key" ]; th
 fi
 cd "$builddir"
 log "cuda-xcc: building"
-make -j"$jobs" src/cuda-xcc >make.out 2>&1 ||
+make -j"$jobs" src/cuda-xcc tests/helper/test-tool >make.out 2>&1 ||
 	{ tail -n 40 make.out >&2; die "cuda-xcc: build failed (log: $builddir/make.out)"; }
 bin=$builddir/src/cuda-xcc
 

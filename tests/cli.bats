@@ -53,6 +53,8 @@ load lib/common
 	run xcc help debug
 	assert_status 2
 	run xcc debug sha256 "$XCC_SRCDIR/README.md"
+	assert_status 2
+	run test_tool sha256 "$XCC_SRCDIR/README.md"
 	assert_status 0
 }
 

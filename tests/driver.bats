@@ -174,7 +174,7 @@ fake_sysroot() {
 	assert_output_contains "$XDG_DATA_HOME/cuda-xcc/sysroots/sbsa-12.6/bin/nvcc "
 	run xcc --sysroot "$BATS_TEST_TMPDIR/nope" -arch 90 a.cu
 	assert_status 2
-	assert_output_contains "sysroot $BATS_TEST_TMPDIR/nope does not exist"
+	assert_output_contains "no sysroot at $BATS_TEST_TMPDIR/nope (no such directory)"
 }
 
 @test "driver: the sysroot decides target and CUDA, and refuses what it cannot serve" {

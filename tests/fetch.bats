@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Downloads through libcurl against a real HTTP server on 127.0.0.1, the
 # content-addressed cache, and verification of local files. Driven through
-# the internal `cuda-xcc debug fetch|text` commands.
+# the internal `cuda-test_tool fetch|text` commands.
 
 load lib/common
 load lib/httpd
@@ -21,7 +21,7 @@ teardown() {
 }
 
 fetch() {
-	run xcc debug fetch --cache "$S/cache" "$@"
+	run test_tool fetch --cache "$S/cache" "$@"
 }
 
 cache_is_empty() {
@@ -46,7 +46,7 @@ cache_is_empty() {
 
 @test "XDG_CACHE_HOME decides where the cache is" {
 	start_httpd normal "$S/www"
-	XDG_CACHE_HOME="$S/xdg" run xcc debug fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	XDG_CACHE_HOME="$S/xdg" run test_tool fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
 	assert_status 0
 	assert_output_equals "$S/xdg/cuda-xcc/$SHA"
 }
@@ -202,20 +202,20 @@ cache_is_empty() {
 
 @test "texts (manifests) come from URLs, file:// URLs and paths" {
 	start_httpd normal "$S/www"
-	run xcc debug text "$HTTPD_URL/redistrib_1.0.json"
+	run test_tool text "$HTTPD_URL/redistrib_1.0.json"
 	assert_status 0
 	assert_output_equals '{"release_date": "2026-01-01"}'
-	run xcc debug text "file://$S/www/redistrib_1.0.json"
+	run test_tool text "file://$S/www/redistrib_1.0.json"
 	assert_output_equals '{"release_date": "2026-01-01"}'
-	run xcc debug text "$S/www/redistrib_1.0.json"
+	run test_tool text "$S/www/redistrib_1.0.json"
 	assert_output_equals '{"release_date": "2026-01-01"}'
-	run xcc debug text "$HTTPD_URL/missing.json"
+	run test_tool text "$HTTPD_URL/missing.json"
 	assert_status 1
 	assert_output_contains "$HTTPD_URL/missing.json: the server answered HTTP status 404"
 }
 
 @test "sha256 of a file" {
-	run xcc debug sha256 "$S/www/sub/pkg-archive.tar.xz"
+	run test_tool sha256 "$S/www/sub/pkg-archive.tar.xz"
 	assert_status 0
 	assert_output_equals "$SHA 300000"
 }
@@ -237,7 +237,7 @@ cache_is_empty() {
 	# the slow server keeps the first one downloading while the others
 	# open the .part and wait for its lock
 	for i in 1 2 3 4; do
-		"$CUDA_XCC" debug fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE" \
+		"$XCC_TEST_TOOL" fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE" \
 			>"$S/out$i" 2>&1 &
 		pids+=($!)
 	done

@@ -620,12 +620,15 @@ make_debian_debs() {
 		--target-fs "$new"
 	assert_status 0
 	[[ "$output" != *warning* ]]
-	# a root with no C library: said, not guessed
+	# a root with no C library is no device root: refused before anything is
+	# written, as the driver and the toolchain files refuse it
 	mkdir -p "$BATS_TEST_TMPDIR/nolibc/usr/lib"
+	cp "$D/sysroot.json" "$BATS_TEST_TMPDIR/before.json"
 	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never "${from[@]}" \
 		--target-fs "$BATS_TEST_TMPDIR/nolibc"
-	assert_status 0
-	assert_output_contains "warning: cannot check the target libraries against the device's glibc: --target-fs"
+	assert_status 2
+	assert_output_contains "--target-fs $BATS_TEST_TMPDIR/nolibc has no libc.so.6"
+	cmp "$D/sysroot.json" "$BATS_TEST_TMPDIR/before.json"
 }
 
 @test "sysroot: from a mirror over HTTP, and --cuda 12.6 finds 12.6.3 in the index" {
@@ -777,8 +780,12 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_output_contains "bin/ptxas"
 	assert_output_contains "include/cuda.h"
 	run xcc sysroot info "$BATS_TEST_TMPDIR/nothing"
-	assert_status 1
-	assert_output_contains "not a cuda-xcc sysroot"
+	assert_status 2
+	assert_output_contains "no sysroot at $BATS_TEST_TMPDIR/nothing (no such directory)"
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run xcc sysroot info "$BATS_TEST_TMPDIR/empty"
+	assert_status 2
+	assert_output_contains "is not a cuda-xcc sysroot (no sysroot.json)"
 }
 
 @test "sysroot: usage errors" {

@@ -2,7 +2,7 @@
 # Extraction and identification of real packages built at test time: .debs
 # made by dpkg-deb, wheels made by python3's zipfile, redist archives made
 # by tar, and hostile archives made by python3's tarfile and zipfile. Driven
-# through the internal `cuda-xcc debug unpack|identify` commands.
+# through the internal `cuda-test_tool unpack|identify` commands.
 
 load lib/common
 
@@ -50,11 +50,11 @@ toolkit_tree() {
 	toolkit_tree
 	for z in xz zstd gzip none; do
 		make_deb "$S/pkg" $z "$S/t-$z.deb"
-		run xcc debug identify "$S/t-$z.deb"
+		run test_tool identify "$S/t-$z.deb"
 		assert_status 0
 		assert_output_equals "$(printf 'kind deb\nname nvidia-cuda-toolkit\nversion 11.8.89~11.8.0-5~deb12u1\nmachine x86_64')"
 		mkdir "$S/d-$z"
-		run xcc debug unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile \
+		run test_tool unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile \
 			"$S/t-$z.deb" "$S/d-$z"
 		assert_status 0
 		assert_output_equals "files 3 bytes $(( $(stat -c %s "$S/pkg/usr/lib/nvidia-cuda-toolkit/bin/nvcc") + 10 + 10 )) skipped 1"
@@ -73,7 +73,7 @@ toolkit_tree() {
 	toolkit_tree
 	make_deb "$S/pkg" xz "$S/t.deb"
 	mkdir "$S/d"
-	run xcc debug unpack "$S/t.deb" "$S/d"
+	run test_tool unpack "$S/t.deb" "$S/d"
 	assert_status 1
 	assert_output_contains "member usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile refused: a symlink to the absolute path /etc/nvcc.profile"
 }
@@ -84,11 +84,11 @@ toolkit_tree() {
 	printf 'Package: libcudart11.0\nVersion: 11.8.89~11.8.0-5~deb12u1\nArchitecture: arm64\nMaintainer: T <t@e.org>\nDescription: t\n' >"$S/a/DEBIAN/control"
 	echo x >"$S/a/usr/lib/aarch64-linux-gnu/libcudart.so.11.0"
 	make_deb "$S/a" xz "$S/a.deb"
-	run xcc debug identify "$S/a.deb"
+	run test_tool identify "$S/a.deb"
 	assert_output_contains "machine aarch64"
 	sed -i 's/^Architecture: .*/Architecture: all/' "$S/a/DEBIAN/control"
 	make_deb "$S/a" xz "$S/all.deb"
-	run xcc debug identify "$S/all.deb"
+	run test_tool identify "$S/all.deb"
 	assert_output_contains "machine all"
 }
 
@@ -100,11 +100,11 @@ toolkit_tree() {
 	make_deb "$S/pkg" xz "$S/t.deb"
 	head -c $(( $(stat -c %s "$S/t.deb") - 1000 )) "$S/t.deb" >"$S/trunc.deb"
 	mkdir "$S/d"
-	run xcc debug unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile "$S/trunc.deb" "$S/d"
+	run test_tool unpack --skip usr/lib/nvidia-cuda-toolkit/bin/nvcc.profile "$S/trunc.deb" "$S/d"
 	assert_status 1
 	assert_output_contains "$S/trunc.deb"
 	echo 'not a package' >"$S/text.deb"
-	run xcc debug identify "$S/text.deb"
+	run test_tool identify "$S/text.deb"
 	assert_status 1
 	assert_output_contains "$S/text.deb"
 }
@@ -136,26 +136,26 @@ wheel() { # OUT TAG NAME SO-FILE
 	aarch64-linux-gnu-gcc -shared -fPIC -o "$S/arm.so" "$S/f.c"
 
 	wheel "$S/x.whl" py3-none-manylinux2014_x86_64 nvidia-cuda-runtime-cu12 "$S/x86.so"
-	run xcc debug identify "$S/x.whl"
+	run test_tool identify "$S/x.whl"
 	assert_status 0
 	assert_output_equals "$(printf 'kind wheel\nname nvidia_cuda_runtime_cu12\nversion 12.4.127\nmachine x86_64')"
 
 	wheel "$S/a.whl" py3-none-manylinux_2_17_aarch64 nvidia-cuda-runtime-cu12 "$S/arm.so"
-	run xcc debug identify "$S/a.whl"
+	run test_tool identify "$S/a.whl"
 	assert_output_contains "machine aarch64"
 
 	wheel "$S/any-arm.whl" py3-none-any nvidia-cuda-runtime-cu12 "$S/arm.so"
-	run xcc debug identify "$S/any-arm.whl"
+	run test_tool identify "$S/any-arm.whl"
 	assert_output_contains "machine aarch64"
 	wheel "$S/any-x86.whl" py3-none-any nvidia-cuda-runtime-cu12 "$S/x86.so"
-	run xcc debug identify "$S/any-x86.whl"
+	run test_tool identify "$S/any-x86.whl"
 	assert_output_contains "machine x86_64"
 	wheel "$S/pure.whl" py3-none-any nvidia-cuda-runtime-cu12 ""
-	run xcc debug identify "$S/pure.whl"
+	run test_tool identify "$S/pure.whl"
 	assert_output_contains "machine all"
 
 	mkdir "$S/d"
-	run xcc debug unpack "$S/a.whl" "$S/d"
+	run test_tool unpack "$S/a.whl" "$S/d"
 	assert_status 0
 	cmp "$S/d/nvidia/cuda_runtime/lib/libcudart.so.12" "$S/arm.so"
 	[ "$(stat -c %a "$S/d/nvidia/cuda_runtime/lib/libcudart.so.12")" = 755 ]
@@ -177,12 +177,12 @@ wheel() { # OUT TAG NAME SO-FILE
 	chmod 0755 "$S/src/$top/bin/tool"
 	tar -C "$S/src" -cJf "$S/$top.tar.xz" "$top"
 
-	run xcc debug identify "$S/$top.tar.xz"
+	run test_tool identify "$S/$top.tar.xz"
 	assert_status 0
 	assert_output_equals "$(printf 'kind redist\nname libcublas\nversion 12.4.5.8\nmachine aarch64')"
 
 	mkdir "$S/ours" "$S/tars"
-	run xcc debug unpack "$S/$top.tar.xz" "$S/ours"
+	run test_tool unpack "$S/$top.tar.xz" "$S/ours"
 	assert_status 0
 	tar -C "$S/tars" -xJf "$S/$top.tar.xz"
 	diff -r --no-dereference "$S/ours" "$S/tars"
@@ -194,7 +194,7 @@ wheel() { # OUT TAG NAME SO-FILE
 	mkdir -p "$S/src/$odd/lib"
 	gcc -shared -fPIC -o "$S/src/$odd/lib/libthing.so" "$S/f.c"
 	tar -C "$S/src" -cJf "$S/$odd.tar.xz" "$odd"
-	run xcc debug identify "$S/$odd.tar.xz"
+	run test_tool identify "$S/$odd.tar.xz"
 	assert_output_equals "$(printf 'kind redist\nname thing\nversion 1.0\nmachine x86_64')"
 }
 
@@ -239,7 +239,7 @@ hostile_tar() { # OUT CASE
 	while read -r case needle; do
 		hostile_tar "$S/$case.tar.xz" "$case"
 		mkdir "$S/d-$case"
-		run xcc debug unpack "$S/$case.tar.xz" "$S/d-$case"
+		run test_tool unpack "$S/$case.tar.xz" "$S/d-$case"
 		[ "$status" -eq 1 ] || { echo "$case: status $status: $output" >&2; return 1; }
 		assert_output_contains "$needle"
 		canary_intact
@@ -265,7 +265,7 @@ hostile_tar() { # OUT CASE
 	    z.writestr("../evil", "evil\n")
 	EOF
 	mkdir "$S/d"
-	run xcc debug unpack "$S/evil.whl" "$S/d"
+	run test_tool unpack "$S/evil.whl" "$S/d"
 	assert_status 1
 	assert_output_contains "member ../evil refused: a path with .."
 	canary_intact
@@ -276,7 +276,7 @@ hostile_tar() { # OUT CASE
 	head -c 3000000 /dev/urandom >"$S/src/x-linux-x86_64-1-archive/blob"
 	tar -C "$S/src" -cJf "$S/x.tar.xz" x-linux-x86_64-1-archive
 	mkdir "$S/d"
-	run xcc debug unpack --progress --strip 1 "$S/x.tar.xz" "$S/d"
+	run test_tool unpack --progress --strip 1 "$S/x.tar.xz" "$S/d"
 	assert_status 0
 	assert_output_contains "progress $(stat -c %s "$S/x.tar.xz")"
 	assert_output_contains "files 1 bytes 3000000 skipped 1"
@@ -295,7 +295,7 @@ hostile_tar() { # OUT CASE
 	tar -C "$S/src" -cf - "$top" | xz -T2 --block-size=65536 >"$S/$top.tar.xz"
 	[ "$(xz -lv "$S/$top.tar.xz" | awk '/^ +Blocks:/ { print $2; exit }')" -gt 10 ]
 	mkdir "$S/ours" "$S/tars"
-	run xcc debug unpack "$S/$top.tar.xz" "$S/ours"
+	run test_tool unpack "$S/$top.tar.xz" "$S/ours"
 	assert_status 0
 	tar -C "$S/tars" -xJf "$S/$top.tar.xz"
 	diff -r "$S/ours" "$S/tars"
@@ -307,17 +307,17 @@ hostile_tar() { # OUT CASE
 	tar -C "$S/deb" -cJf "$S/deb/control.tar.xz" ./control
 	tar -C "$S/src" -cf - "$top" | xz -T2 --block-size=65536 >"$S/deb/data.tar.xz"
 	(cd "$S/deb" && ar rc "$S/p.deb" debian-binary control.tar.xz data.tar.xz)
-	run xcc debug unpack "$S/p.deb" "$S/fromdeb"
+	run test_tool unpack "$S/p.deb" "$S/fromdeb"
 	assert_status 0
 	diff -r "$S/fromdeb" "$S/tars"
 
 	# On one CPU, libarchive's own single-threaded xz reader does it.
 	if command -v taskset >/dev/null; then
 		mkdir "$S/one" "$S/onedeb"
-		run taskset -c 0 "$CUDA_XCC" debug unpack "$S/$top.tar.xz" "$S/one"
+		run taskset -c 0 "$XCC_TEST_TOOL" unpack "$S/$top.tar.xz" "$S/one"
 		assert_status 0
 		diff -r "$S/one" "$S/tars"
-		run taskset -c 0 "$CUDA_XCC" debug unpack "$S/p.deb" "$S/onedeb"
+		run taskset -c 0 "$XCC_TEST_TOOL" unpack "$S/p.deb" "$S/onedeb"
 		assert_status 0
 		diff -r "$S/onedeb" "$S/tars"
 	fi
@@ -327,7 +327,7 @@ hostile_tar() { # OUT CASE
 	size=$(stat -c %s "$S/bad.tar.xz")
 	printf '\x55\xaa\x55\xaa' | dd of="$S/bad.tar.xz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 	mkdir "$S/bad"
-	run xcc debug unpack "$S/bad.tar.xz" "$S/bad"
+	run test_tool unpack "$S/bad.tar.xz" "$S/bad"
 	assert_status 1
 	assert_output_contains "$S/bad.tar.xz"
 }
@@ -341,7 +341,7 @@ hostile_tar() { # OUT CASE
 	tar -C "$S/src" -cf - "$top" | xz -1 >"$S/good.tar.xz"
 	[ "$(xz -lv "$S/good.tar.xz" | awk '/^ +Blocks:/ { print $2; exit }')" = 1 ]
 	mkdir "$S/ok"
-	run timeout 120 "$CUDA_XCC" debug unpack "$S/good.tar.xz" "$S/ok"
+	run timeout 120 "$XCC_TEST_TOOL" unpack "$S/good.tar.xz" "$S/ok"
 	assert_status 0
 	cmp "$S/ok/$top/big.txt" "$S/src/$top/big.txt"
 
@@ -350,7 +350,7 @@ hostile_tar() { # OUT CASE
 	size=$(stat -c %s "$S/bad.tar.xz")
 	printf '\x55\xaa\x55\xaa' | dd of="$S/bad.tar.xz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 	mkdir "$S/bad"
-	run timeout 120 "$CUDA_XCC" debug unpack "$S/bad.tar.xz" "$S/bad"
+	run timeout 120 "$XCC_TEST_TOOL" unpack "$S/bad.tar.xz" "$S/bad"
 	assert_status 1
 	assert_output_contains "$S/bad.tar.xz: corrupt xz data"
 
@@ -366,7 +366,7 @@ hostile_tar() { # OUT CASE
 	        t.addfile(ti, io.BytesIO(data))
 	PY
 	mkdir "$S/refused"
-	run timeout 120 "$CUDA_XCC" debug unpack "$S/evil.tar.xz" "$S/refused"
+	run timeout 120 "$XCC_TEST_TOOL" unpack "$S/evil.tar.xz" "$S/refused"
 	assert_status 1
 	assert_output_contains "member top/../../evil refused: a path with .."
 	[ ! -e "$S/refused/top/after.txt" ]
@@ -392,18 +392,18 @@ hostile_tar() { # OUT CASE
 	(cd "$S/deb" && ar rc "$S/bad.deb" debian-binary control.tar.xz data.tar.xz)
 	# Taking everything decodes everything: the damage is found.
 	mkdir "$S/all"
-	run xcc debug unpack "$S/bad.deb" "$S/all"
+	run test_tool unpack "$S/bad.deb" "$S/all"
 	assert_status 1
 	assert_output_contains "$S/bad.deb"
 	# Skipping big.bin never decodes its blocks; the members around it are whole.
 	mkdir "$S/some" "$S/ref"
-	run xcc debug unpack --skip usr/lib/big.bin "$S/bad.deb" "$S/some"
+	run test_tool unpack --skip usr/lib/big.bin "$S/bad.deb" "$S/some"
 	assert_status 0
 	[ ! -e "$S/some/usr/lib/big.bin" ]
 	cmp "$S/some/usr/lib/first.txt" "$S/src/usr/lib/first.txt"
 	cmp "$S/some/usr/lib/last.txt" "$S/src/usr/lib/last.txt"
 	# The undamaged package gives the same files, and big.bin whole when asked.
-	run xcc debug unpack "$S/good.deb" "$S/ref"
+	run test_tool unpack "$S/good.deb" "$S/ref"
 	assert_status 0
 	diff -r "$S/ref" "$S/src"
 }
@@ -416,9 +416,9 @@ hostile_tar() { # OUT CASE
 	tar -C "$S/src" -cJf "$S/a.tar.xz" "$top"
 	for round in 1 2 3; do
 		mkdir "$S/d$round"
-		"$CUDA_XCC" debug unpack "$S/a.tar.xz" "$S/d$round" >"$S/out1" 2>&1 &
+		"$XCC_TEST_TOOL" unpack "$S/a.tar.xz" "$S/d$round" >"$S/out1" 2>&1 &
 		p1=$!
-		"$CUDA_XCC" debug unpack "$S/a.tar.xz" "$S/d$round" >"$S/out2" 2>&1 &
+		"$XCC_TEST_TOOL" unpack "$S/a.tar.xz" "$S/d$round" >"$S/out2" 2>&1 &
 		p2=$!
 		wait $p1 || { cat "$S/out1" >&2; return 1; }
 		wait $p2 || { cat "$S/out2" >&2; return 1; }
@@ -465,7 +465,7 @@ loose_expected() { # PREFIX
 	need python3 "building archives with chosen modes and owners"
 	loose_tar "$S/loose.tar.xz"
 	mkdir "$S/d"
-	run xcc debug unpack "$S/loose.tar.xz" "$S/d"
+	run test_tool unpack "$S/loose.tar.xz" "$S/d"
 	assert_status 0
 	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
 	[ -z "$(find "$S/d" -perm /022)" ]
@@ -480,7 +480,7 @@ loose_expected() { # PREFIX
 	tar -C "$S/deb" -cJf "$S/deb/control.tar.xz" ./control
 	loose_tar "$S/deb/data.tar.xz"
 	(cd "$S/deb" && ar rc "$S/p.deb" debian-binary control.tar.xz data.tar.xz)
-	run xcc debug unpack "$S/p.deb" "$S/d"
+	run test_tool unpack "$S/p.deb" "$S/d"
 	assert_status 0
 	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
 	# dpkg-deb's own packing of a 0777 tree, owned by another user
@@ -491,7 +491,7 @@ loose_expected() { # PREFIX
 	chmod 0777 "$S/pkg/usr" "$S/pkg/usr/bin" "$S/pkg/usr/bin/tool"
 	if [ "$(id -u)" = 0 ]; then chown -R 4242:4343 "$S/pkg/usr"; fi
 	dpkg-deb -Zxz --build "$S/pkg" "$S/q.deb" >/dev/null
-	run xcc debug unpack "$S/q.deb" "$S/d2"
+	run test_tool unpack "$S/q.deb" "$S/d2"
 	assert_status 0
 	[ "$(stat -c '%a %u' "$S/d2/usr/bin/tool")" = "755 $(id -u)" ]
 	[ "$(stat -c '%a %u' "$S/d2/usr/bin")" = "755 $(id -u)" ]
@@ -520,7 +520,7 @@ loose_expected() { # PREFIX
 	    add(z, "top/ro", 0o100444, b"r")
 	EOF
 	mkdir "$S/d"
-	run xcc debug unpack "$S/loose.whl" "$S/d"
+	run test_tool unpack "$S/loose.whl" "$S/d"
 	assert_status 0
 	[ "$(modes_of "$S/d")" = "$(loose_expected top)" ] || { diff <(modes_of "$S/d") <(loose_expected top) >&2; return 1; }
 }
@@ -551,22 +551,22 @@ loose_expected() { # PREFIX
 	        t.addfile(tarfile.TarInfo(f"top/e{i}"), io.BytesIO(b""))
 	EOF
 	mkdir "$S/a" "$S/b" "$S/c" "$S/d"
-	run xcc debug unpack --max-bytes 10000000 "$S/zeros.tar.xz" "$S/a"
+	run test_tool unpack --max-bytes 10000000 "$S/zeros.tar.xz" "$S/a"
 	assert_status 1
-	assert_output_contains "$S/zeros.tar.xz: refused: it expands to more than 10.0 MB (at member top/zeros.bin); (debug unpack --max-bytes)"
+	assert_output_contains "$S/zeros.tar.xz: refused: it expands to more than 10.0 MB (at member top/zeros.bin); (test-tool unpack --max-bytes)"
 	[ ! -e "$S/a/top/zeros.bin" ]
 	mkdir "$S/w"
-	run xcc debug unpack --max-bytes 10000000 "$S/zeros.whl" "$S/w"
+	run test_tool unpack --max-bytes 10000000 "$S/zeros.whl" "$S/w"
 	assert_status 1
 	assert_output_contains "refused: it expands to more than 10.0 MB (at member top/zeros.bin)"
 	[ ! -e "$S/w/top/zeros.bin" ]
-	run xcc debug unpack --max-bytes 30000000 "$S/zeros.tar.xz" "$S/b"
+	run test_tool unpack --max-bytes 30000000 "$S/zeros.tar.xz" "$S/b"
 	assert_status 0
 	[ "$(stat -c %s "$S/b/top/zeros.bin")" = $((20 << 20)) ]
 	# each empty file is 1 KiB, as dpkg counts Installed-Size
-	run xcc debug unpack --max-bytes 4000000 "$S/empty.tar.xz" "$S/c"
+	run test_tool unpack --max-bytes 4000000 "$S/empty.tar.xz" "$S/c"
 	assert_status 1
 	assert_output_contains "refused: it expands to more than 4.0 MB"
-	run xcc debug unpack --max-bytes 6000000 "$S/empty.tar.xz" "$S/d"
+	run test_tool unpack --max-bytes 6000000 "$S/empty.tar.xz" "$S/d"
 	assert_status 0
 }

@@ -359,7 +359,7 @@ char *file_dir_name(const char *path)
 		return xstrdup(".");
 	if (slash == path)
 		return xstrdup("/");
-	return strndup(path, (size_t)(slash - path));
+	return xstrndup(path, (size_t)(slash - path));
 }
 
 const char *file_base_name(const char *path)

@@ -31,11 +31,29 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xcalloc(size_t n, size_t elem)
+{
+	void *p = calloc(n ? n : 1, elem ? elem : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 
 	return memcpy(xmalloc(n), s, n);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory();
+	return p;
 }
 
 char *xvasprintf(const char *fmt, va_list ap)

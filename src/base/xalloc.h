@@ -8,7 +8,9 @@
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+void *xcalloc(size_t n, size_t elem);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -11,7 +11,6 @@
 #include "db/jetpack.h"
 
 struct cmd_ctx {
-	const char *progname;
 	struct gpudb db;
 	int db_loaded;
 	struct jetpack_db jetpacks;
@@ -78,7 +77,6 @@ cmd_fn cmd_flags;
 cmd_fn cmd_driver;
 cmd_fn cmd_patchelf;
 cmd_fn cmd_autopatch;
-cmd_fn cmd_debug; /* the test suite's helper, not a product verb */
 cmd_fn cmd_fatbin;
 cmd_fn cmd_sysroot;
 cmd_fn cmd_toolchain;

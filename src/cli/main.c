@@ -32,7 +32,6 @@ static const struct verb verbs[] = {
 /* Helpers of the test suite, not part of the product: dispatched, but never
  * listed and without 'cuda-xcc help VERB'. */
 static const struct verb test_verbs[] = {
-	{ "debug", cmd_debug, NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -114,7 +113,7 @@ static const struct verb *find_verb(const struct verb *table, const char *name)
 
 int main(int argc, char **argv)
 {
-	struct cmd_ctx ctx = { .progname = "cuda-xcc" };
+	struct cmd_ctx ctx = { 0 };
 	const char *self = argc > 0 ? file_base_name(argv[0]) : "cuda-xcc";
 	static const struct verb driver = { "", cmd_driver, NULL };
 	const struct verb *v;

@@ -131,7 +131,7 @@ static void add_entry(struct arch_choice *c, const struct gpu_cap *cap, int ptx)
 			return;
 		}
 	}
-	c->entries = xrealloc(c->entries, (c->n + 1) * sizeof *c->entries);
+	XGROW(c->entries, c->n + 1, c->cap_entries);
 	c->entries[c->n++] = (struct arch_entry){ cap, 1, ptx, 0 };
 }
 

@@ -32,7 +32,7 @@ struct arch_choice {
 	const struct target_profile *target;
 	struct cuda_version cuda;
 	struct arch_entry *entries; /* ascending, one per capability */
-	size_t n;
+	size_t n, cap_entries;
 	const char *tag;        /* linux-aarch64, linux-sbsa, linux-x86_64 */
 	const char *target_dir; /* aarch64-linux, sbsa-linux, x86_64-linux */
 	struct strvec extra_components; /* e.g. cuda_compat_orin */

@@ -306,7 +306,7 @@ static char *header_field(const char *text, const char *key)
 				v++;
 			while (end > v && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 				end--;
-			return strndup(v, (size_t)(end - v));
+			return xstrndup(v, (size_t)(end - v));
 		}
 		line = *eol ? eol + 1 : NULL;
 	}
@@ -418,7 +418,7 @@ static int wheel_tags_machine(const char *wheel, const char *path, char **machin
 		const char *eol = strchrnul(line, '\n');
 
 		if (strncasecmp(line, "Tag:", 4) == 0) {
-			char *tag = strndup(line + 4, (size_t)(eol - line - 4));
+			char *tag = xstrndup(line + 4, (size_t)(eol - line - 4));
 			char *t = tag, *plat, *m, *end;
 
 			while (*t == ' ' || *t == '\t')
@@ -595,7 +595,7 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 	info->version = xstrdup(dash + 1);
 	machine = redist_tag_machine(name_tag, &tag_len);
 	if (machine) {
-		info->name = strndup(name_tag, strlen(name_tag) - tag_len - 1);
+		info->name = xstrndup(name_tag, strlen(name_tag) - tag_len - 1);
 		info->machine = xstrdup(machine);
 		return 0;
 	}
@@ -604,7 +604,7 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 	{
 		char *linux_tag = strstr(name_tag, "-linux-");
 
-		info->name = linux_tag ? strndup(name_tag, (size_t)(linux_tag - name_tag))
+		info->name = linux_tag ? xstrndup(name_tag, (size_t)(linux_tag - name_tag))
 				       : xstrdup(name_tag);
 	}
 	do {

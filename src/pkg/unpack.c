@@ -506,10 +506,7 @@ static int make_dir(struct unpacker *u, struct archive_entry *e, const char *map
 				u->archive, member, mapped, resolve_problem(r));
 	if (make_dirs(u, canon, member, err))
 		return -1;
-	if (u->ndirs == u->dirs_cap) {
-		u->dirs_cap = u->dirs_cap ? 2 * u->dirs_cap : 64;
-		u->dirs = xrealloc(u->dirs, u->dirs_cap * sizeof *u->dirs);
-	}
+	XGROW(u->dirs, u->ndirs + 1, u->dirs_cap);
 	/* The owner keeps full access so that the rest of the archive, and
 	 * later a cleanup, can write and delete inside it. */
 	u->dirs[u->ndirs].canon = xstrdup(canon);

@@ -160,7 +160,7 @@ static struct plan_archive *plan_push(struct plan *p)
 {
 	struct plan_archive *a;
 
-	p->archives = xrealloc(p->archives, (p->n_archives + 1) * sizeof *p->archives);
+	XGROW(p->archives, p->n_archives + 1, p->cap_archives);
 	a = &p->archives[p->n_archives++];
 	memset(a, 0, sizeof *a);
 	a->size = -1;

@@ -54,7 +54,7 @@ struct plan {
 	char *target_dir; /* aarch64-linux */
 	struct strvec capabilities; /* 8.7 */
 	struct plan_archive *archives;
-	size_t n_archives;
+	size_t n_archives, cap_archives;
 	/* .debs and wheels may hold many components: their lib/ members are
 	 * taken only when they match one of these fnmatch(3) patterns (the
 	 * path under lib/, FNM_PATHNAME). Unused while filter_libs is 0. */

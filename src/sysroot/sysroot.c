@@ -4,8 +4,11 @@
  *   plan      plan.c             every archive, its side, parts, phase and
  *             sysroot_layout.c   precedence; where each member goes. Frozen
  *                                from here: --dry-run prints it
- *   fetch,    sysroot_extract.c  a pool of workers, each fetching one archive
- *   extract                      (fetch.c) and unpacking it (unpack.c)
+ *   fetch,    sysroot_extract.c  overlapped: one download pipeline fetches and
+ *   extract   sysroot_schedule.c verifies the archives one after the other
+ *                                (fetch.c), phase by phase and largest first,
+ *                                while up to --jobs workers extract the
+ *                                verified ones (unpack.c)
  *   passes    sysroot_passes.c   links, tree check, nvcc.profile, autopatch,
  *                                glibc floor, serving
  *   metadata  sysroot_meta.c     sysroot.files and sysroot.json, last

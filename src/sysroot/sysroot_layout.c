@@ -96,7 +96,7 @@ static char *top_destination(const struct plan *p, const struct plan_archive *a,
 #define TOP_IS(s) (len == strlen(s) && strncmp(top, s, len) == 0)
 	if (TOP_IS("bin") || TOP_IS("nvvm")) {
 		if (a->parts & PART_TOOLS)
-			return strndup(top, len);
+			return xstrndup(top, len);
 		if (a->parts & PART_LIBS)
 			return xasprintf("targets/%s/%.*s", p->target_dir, (int)len, top);
 		return NULL;

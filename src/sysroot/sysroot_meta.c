@@ -190,9 +190,9 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 		/* A directory without the file is not the kind the option wants; one
 		 * whose file cannot be read is damaged. */
 		if (errno == ENOENT)
-			xcc_fail(err, XCC_EUSAGE, "%s is not a cuda-xcc sysroot (no %s): create one "
-				 "with 'cuda-xcc sysroot create --dest %s ...'", dir,
-				 SYSROOT_META_FILE, dir);
+			xcc_fail(err, XCC_EUSAGE, "%s is not a cuda-xcc sysroot (no %s): make one "
+				 "with 'cuda-xcc sysroot create' and the --target, --cuda and -arch "
+				 "it is for", dir, SYSROOT_META_FILE);
 		else
 			xcc_fail(err, XCC_EFAIL, "%s is not a cuda-xcc sysroot: cannot read %s: %s",
 				 dir, path, strerror(errno));

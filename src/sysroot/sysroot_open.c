@@ -87,9 +87,9 @@ int sysroot_open(const struct gpudb *db, const char *dir, const struct sysroot_w
 	if (!want)
 		want = &none;
 	if (!file_is_dir(dir))
-		return xcc_fail(err, XCC_EUSAGE, "sysroot %s does not exist: create it with "
-				"'cuda-xcc sysroot create --dest %s ...', or pass another --sysroot",
-				dir, dir);
+		return xcc_fail(err, XCC_EUSAGE, "no sysroot at %s (no such directory): make "
+				"one there with 'cuda-xcc sysroot create --dest %s' and the --target, "
+				"--cuda and -arch it is for", dir, dir);
 	abs = file_absolute(dir);
 	if (sysroot_meta_load(abs, &s->meta, err))
 		goto fail;

@@ -1,6 +1,5 @@
 #include <config.h>
 
-#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -104,7 +103,7 @@ static char *manifest_base(const char *src)
 	const char *slash = strrchr(src, '/');
 
 	if (fetch_is_url(src))
-		return slash ? strndup(src, (size_t)(slash - src + 1)) : xstrdup(src);
+		return slash ? xstrndup(src, (size_t)(slash - src + 1)) : xstrdup(src);
 	return file_dir_name(src);
 }
 
@@ -203,7 +202,6 @@ int sysroot_request_read_sources(struct sysroot_request *rq, const struct sysroo
 	char *mirror_path = NULL;
 	int rc = -1;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	for (size_t i = 0; i < o->from.n; i++)
 		strvec_push(is_manifest_name(o->from.v[i]) ? &manifest_srcs : &singles,
 			    o->from.v[i]);

@@ -42,7 +42,7 @@ static void add(struct doctor_report *r, const char *name, enum doctor_status st
 {
 	struct doctor_check *c;
 
-	r->v = xrealloc(r->v, (r->n + 1) * sizeof *r->v);
+	XGROW(r->v, r->n + 1, r->cap);
 	c = &r->v[r->n++];
 	c->name = name;
 	c->status = st;
@@ -661,7 +661,7 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 
 		if (p) {
 			p += strlen("interpreter ");
-			interp = strndup(p, strcspn(p, "\n"));
+			interp = xstrndup(p, strcspn(p, "\n"));
 		}
 	}
 	if (strncmp(entry, "enabled", 7) != 0) {
@@ -713,7 +713,7 @@ static char *tool_version(const char *path)
 		out[strcspn(out, "\n")] = '\0';
 		for (p = out; *p; p += strcspn(p, " "), p += strspn(p, " "))
 			if (*p >= '0' && *p <= '9') {
-				v = strndup(p, strspn(p, "0123456789."));
+				v = xstrndup(p, strspn(p, "0123456789."));
 				break;
 			}
 	}

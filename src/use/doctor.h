@@ -23,7 +23,7 @@ struct doctor_check {
 
 struct doctor_report {
 	struct doctor_check *v;
-	size_t n;
+	size_t n, cap;
 	char *target;  /* the target and CUDA release checked for, when known */
 	char *cuda;
 	char *sysroot;

@@ -5,6 +5,8 @@
 export XCC_SRCDIR CUDA_XCC
 
 xcc() { "$CUDA_XCC" "$@"; }
+# The suite's helper (tests/helper/test-tool.c): fetch and unpack on their own.
+test_tool() { "$XCC_TEST_TOOL" "$@"; }
 
 # Skip (with the reason) when a tool this test needs is missing; CI installs
 # them all, so nothing is skipped there.

@@ -11,7 +11,7 @@
 #include "cli/cmd.h"
 #include "tap.h"
 
-static struct cmd_ctx ctx = { .progname = "cuda-xcc" };
+static struct cmd_ctx ctx;
 
 /* Run fn with argv (NULL-terminated), its stdout and stderr caught in
  * out/errout (caller frees); returns its exit status. */

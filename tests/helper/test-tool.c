@@ -1,6 +1,8 @@
-/* `cuda-xcc debug ...`: the fetch and unpack modules on their own, for the
- * test suite and for looking into a failing download or archive. Internal:
- * not listed in --help, and its interface may change. */
+/* test-tool: the fetch and unpack modules on their own, for the test suite
+ * (tests/fetch.bats, tests/unpack.bats, bench/unpack.sh) and for looking
+ * into a failing download or archive. Not part of the product: it is built
+ * by make check (and by scripts/build-static.sh, so that the static pass
+ * runs these modules over the static build's libraries), never installed. */
 #include <config.h>
 
 #include <inttypes.h>
@@ -16,12 +18,12 @@
 #include "cli/cmd.h"
 
 static const char debug_usage[] =
-	"Usage: cuda-xcc debug fetch [--cache DIR] [--retries N] [--stall-timeout S] [--progress]\n"
+	"Usage: test-tool fetch [--cache DIR] [--retries N] [--stall-timeout S] [--progress]\n"
 	"                            SRC [SHA256|-] [SIZE|-]\n"
-	"       cuda-xcc debug text [--retries N] [--stall-timeout S] SRC\n"
-	"       cuda-xcc debug sha256 FILE\n"
-	"       cuda-xcc debug identify ARCHIVE\n"
-	"       cuda-xcc debug unpack [--strip N] [--skip MEMBER]... [--max-bytes N] [--progress]\n"
+	"       test-tool text [--retries N] [--stall-timeout S] SRC\n"
+	"       test-tool sha256 FILE\n"
+	"       test-tool identify ARCHIVE\n"
+	"       test-tool unpack [--strip N] [--skip MEMBER]... [--max-bytes N] [--progress]\n"
 	"                             ARCHIVE DIR\n"
 	"\n"
 	"Internal commands for tests and troubleshooting; their interface may change.\n";
@@ -70,13 +72,13 @@ static int debug_fetch(int argc, char **argv, int text)
 		case 'c': o.cache_dir = optarg; break;
 		case 'r':
 			if (parse_count(optarg, &n))
-				return cmd_usage_error("debug", "bad --retries '%s'", optarg);
+				return cmd_usage_error("test-tool", "bad --retries '%s'", optarg);
 			o.retries = n ? (int)n : -1;
 			break;
 		case 'p': o.progress = print_fetch_progress; break;
 		case 's':
 			if (parse_count(optarg, &n) || n < 1 || n > 3600)
-				return cmd_usage_error("debug", "bad --stall-timeout '%s' (1 to 3600 "
+				return cmd_usage_error("test-tool", "bad --stall-timeout '%s' (1 to 3600 "
 						       "seconds)", optarg);
 			o.stall_s = (int)n;
 			break;
@@ -86,7 +88,7 @@ static int debug_fetch(int argc, char **argv, int text)
 	i = optind;
 	if (text) {
 		if (argc - i != 1)
-			return cmd_usage_error("debug", "debug text takes one SRC");
+			return cmd_usage_error("test-tool", "debug text takes one SRC");
 		if (fetch_text(&o, argv[i], &body, &len, &err))
 			return cmd_report(&err);
 		fwrite(body, 1, len, stdout);
@@ -94,7 +96,7 @@ static int debug_fetch(int argc, char **argv, int text)
 		return 0;
 	}
 	if (argc - i < 1 || argc - i > 3)
-		return cmd_usage_error("debug", "debug fetch takes SRC [SHA256] [SIZE]");
+		return cmd_usage_error("test-tool", "debug fetch takes SRC [SHA256] [SIZE]");
 	if (argc - i >= 2 && strcmp(argv[i + 1], "-") != 0)
 		sha = argv[i + 1];
 	if (argc - i >= 3 && strcmp(argv[i + 2], "-") != 0) {
@@ -102,7 +104,7 @@ static int debug_fetch(int argc, char **argv, int text)
 
 		size = strtoll(argv[i + 2], &end, 10);
 		if (!*argv[i + 2] || *end || size < 0)
-			return cmd_usage_error("debug", "bad SIZE '%s'", argv[i + 2]);
+			return cmd_usage_error("test-tool", "bad SIZE '%s'", argv[i + 2]);
 	}
 	if (fetch_file(&o, argv[i], sha, size, &path, &err))
 		return cmd_report(&err);
@@ -154,7 +156,7 @@ static int debug_unpack(int argc, char **argv)
 		case 's':
 			if (parse_count(optarg, &map.strip)) {
 				strvec_free(&map.skip);
-				return cmd_usage_error("debug", "bad --strip '%s'", optarg);
+				return cmd_usage_error("test-tool", "bad --strip '%s'", optarg);
 			}
 			break;
 		case 'k': strvec_push(&map.skip, optarg); break;
@@ -162,10 +164,10 @@ static int debug_unpack(int argc, char **argv)
 		case 'm':
 			if (parse_count(optarg, &n)) {
 				strvec_free(&map.skip);
-				return cmd_usage_error("debug", "bad --max-bytes '%s'", optarg);
+				return cmd_usage_error("test-tool", "bad --max-bytes '%s'", optarg);
 			}
 			o.max_bytes = (uint64_t)n;
-			o.max_bytes_note = "(debug unpack --max-bytes)";
+			o.max_bytes_note = "(test-tool unpack --max-bytes)";
 			break;
 		default: strvec_free(&map.skip); return XCC_EUSAGE;
 		}
@@ -173,7 +175,7 @@ static int debug_unpack(int argc, char **argv)
 	i = optind;
 	if (argc - i != 2) {
 		strvec_free(&map.skip);
-		return cmd_usage_error("debug", "debug unpack takes ARCHIVE DIR");
+		return cmd_usage_error("test-tool", "debug unpack takes ARCHIVE DIR");
 	}
 	rc = unpack_archive(argv[i], argv[i + 1], &o, &st, &err);
 	strvec_free(&map.skip);
@@ -191,7 +193,7 @@ static int debug_identify(int argc, char **argv)
 	struct xcc_error err = { 0 };
 
 	if (argc != 2)
-		return cmd_usage_error("debug", "debug identify takes ARCHIVE");
+		return cmd_usage_error("test-tool", "debug identify takes ARCHIVE");
 	if (package_identify(argv[1], &info, &err))
 		return cmd_report(&err);
 	printf("kind %s\nname %s\nversion %s\nmachine %s\n", kinds[info.kind], info.name,
@@ -209,16 +211,15 @@ static int debug_sha256(int argc, char **argv)
 	uint64_t size;
 
 	if (argc != 2)
-		return cmd_usage_error("debug", "debug sha256 takes FILE");
+		return cmd_usage_error("test-tool", "debug sha256 takes FILE");
 	if (fetch_sha256_file(argv[1], hex, &size, &err))
 		return cmd_report(&err);
 	printf("%s %" PRIu64 "\n", hex, size);
 	return 0;
 }
 
-int cmd_debug(int argc, char **argv, struct cmd_ctx *ctx)
+int main(int argc, char **argv)
 {
-	(void)ctx;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
 		fputs(debug_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? XCC_EUSAGE : 0;
@@ -233,5 +234,5 @@ int cmd_debug(int argc, char **argv, struct cmd_ctx *ctx)
 		return debug_identify(argc - 1, argv + 1);
 	if (strcmp(argv[1], "unpack") == 0)
 		return debug_unpack(argc - 1, argv + 1);
-	return cmd_usage_error("debug", "no debug command '%s'", argv[1]);
+	return cmd_usage_error("test-tool", "no command '%s'", argv[1]);
 }
