@@ -3,6 +3,7 @@
  * links (and can be unit-tested) without the dispatcher. */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,4 +95,15 @@ int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option
 	if (c == '?')
 		return cmd_usage_error(verb, "unknown option '%s'", argv[optind - 1]), '?';
 	return c;
+}
+
+int cmd_parse_page_size(const char *verb, const char *value, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(value, &end, 0);
+	if (errno || end == value || *end || !*out || (*out & (*out - 1)))
+		return cmd_usage_error(verb, "--page-size '%s' is not a power of two", value);
+	return 0;
 }

@@ -30,6 +30,9 @@ const struct jetpack_release *cmd_jetpack(struct cmd_ctx *ctx, const char *versi
 
 /* Print "cuda-xcc: MESSAGE" to stderr; returns err->status. */
 int cmd_report(const struct xcc_error *err);
+/* --page-size VALUE for verb: a power of two into *out, else a usage error
+ * (its status, 2). */
+int cmd_parse_page_size(const char *verb, const char *value, unsigned long *out);
 /* A usage error: print the message and a pointer to --help; returns 2. */
 int cmd_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

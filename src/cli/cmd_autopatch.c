@@ -61,7 +61,6 @@ int cmd_autopatch(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	int json = 0, verbose = 0, in_libs = 0, rc = 0, run_rc, c;
-	char *end;
 
 	(void)ctx;
 	/* In order ('-'): operands after --libs are library dirs, before it
@@ -81,12 +80,8 @@ int cmd_autopatch(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'i': strvec_push(&o.ignore_missing, optarg); break;
 		case 'r': strvec_push(&o.append_rpath, optarg); break;
 		case 'P':
-			o.page_size = strtoul(optarg, &end, 0);
-			if (*end || !o.page_size || (o.page_size & (o.page_size - 1))) {
-				rc = cmd_usage_error("autopatch",
-						     "--page-size '%s' is not a power of two", optarg);
+			if ((rc = cmd_parse_page_size("autopatch", optarg, &o.page_size)))
 				goto out;
-			}
 			break;
 		case 'R': o.force_rpath = 1; break;
 		case 'n': o.dry_run = 1; break;

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,189 +170,291 @@ static int modifies(const struct elfpatch_ops *o)
 	       o->clear_symbol_version.n || o->rename_symbols.n;
 }
 
-int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
+/* What the command line asks: the edits, the prints, the files. */
+struct patchelf_args {
+	struct elfpatch_ops ops;
+	struct prints pr;
+	struct strvec files;
+	struct strvec from_files; /* @FILE contents, which ops point into */
+	int debug;
+};
+
+/* One option of patchelf's command line: its value (0, 1 or 2 words; -1: one
+ * word taken as it is, without @FILE) and what it sets. val2 is the second
+ * word of a two-word option. A handler returns 0, -1 with err set, or a
+ * usage error's exit status (2, already printed). */
+struct patchelf_option {
+	const char *name;
+	int nargs;
+	int (*set)(struct patchelf_args *a, const char *opt, const char *val, const char *val2,
+		   struct xcc_error *err);
+};
+
+static int set_interp(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		      struct xcc_error *err)
 {
-	struct elfpatch_ops ops = ELFPATCH_OPS_INIT;
-	struct prints pr = { 0 };
-	struct strvec files = STRVEC_INIT, from_files = STRVEC_INIT;
-	struct xcc_error err = { 0 };
-	int debug = 0, rc = 0, no_more_opts = 0;
+	(void)o, (void)v2, (void)err;
+	a->ops.set_interp = v;
+	return 0;
+}
 
-	(void)ctx;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		/* Every option that takes a value. */
-		static const char *const with_value[] = {
-			"--set-interpreter", "--interpreter", "--page-size", "--set-os-abi",
-			"--set-soname", "--set-rpath", "--add-rpath", "--allowed-rpath-prefixes",
-			"--add-needed", "--remove-needed", "--output", "--clear-symbol-version", NULL
-		};
-		const char *val = NULL;
+static int set_page_size(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+			 struct xcc_error *err)
+{
+	(void)o, (void)v2, (void)err;
+	return cmd_parse_page_size("patchelf", v, &a->ops.page_size);
+}
 
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
-			strvec_push(&files, a);
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
-			no_more_opts = 1;
-			continue;
-		}
-		for (const char *const *w = with_value; *w; w++)
-			if (strcmp(a, *w) == 0) {
-				if (i + 1 >= argc) {
-					rc = cmd_usage_error("patchelf", "%s needs an argument", a);
-					goto out;
-				}
-				val = argv[++i];
-				/* patchelf's @FILE: the argument is the file's contents. */
-				if (val[0] == '@') {
-					char *text = file_read_text(val + 1, NULL);
+static int set_os_abi(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		      struct xcc_error *err)
+{
+	(void)o, (void)v2, (void)err;
+	a->ops.set_os_abi = elfinfo_osabi_parse(v);
+	if (a->ops.set_os_abi < 0)
+		return cmd_usage_error("patchelf", "unrecognized OS ABI '%s' (try none, linux, "
+				       "freebsd, ...)", v);
+	return 0;
+}
 
-					if (!text) {
-						xcc_fail(&err, XCC_EFAIL, "%s: getting info about '%s': "
-							 "%s", a, val + 1, strerror(errno));
-						rc = cmd_report(&err);
-						goto out;
-					}
-					strvec_push(&from_files, text);
-					free(text);
-					val = from_files.v[from_files.n - 1];
-				}
-			}
-		if (strcmp(a, "--set-interpreter") == 0 || strcmp(a, "--interpreter") == 0) {
-			ops.set_interp = val;
-		} else if (strcmp(a, "--page-size") == 0) {
-			char *end;
+static int set_soname(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		      struct xcc_error *err)
+{
+	(void)o, (void)v2, (void)err;
+	a->ops.set_soname = v;
+	return 0;
+}
 
-			ops.page_size = strtoul(val, &end, 0);
-			if (*end || !ops.page_size || (ops.page_size & (ops.page_size - 1))) {
-				rc = cmd_usage_error("patchelf", "--page-size '%s' is not a power of two",
-						     val);
-				goto out;
-			}
-		} else if (strcmp(a, "--set-os-abi") == 0) {
-			ops.set_os_abi = elfinfo_osabi_parse(val);
-			if (ops.set_os_abi < 0) {
-				rc = cmd_usage_error("patchelf", "unrecognized OS ABI '%s' (try none, "
-						     "linux, freebsd, ...)", val);
-				goto out;
-			}
-		} else if (strcmp(a, "--set-soname") == 0) {
-			ops.set_soname = val;
-		} else if (strcmp(a, "--set-rpath") == 0) {
-			ops.rpath_op = ELFPATCH_RPATH_SET;
-			ops.rpath = val;
-		} else if (strcmp(a, "--add-rpath") == 0) {
-			ops.rpath_op = ELFPATCH_RPATH_ADD;
-			ops.rpath = val;
-		} else if (strcmp(a, "--allowed-rpath-prefixes") == 0) {
-			ops.allowed_rpath_prefixes = val;
-		} else if (strcmp(a, "--add-needed") == 0) {
-			strvec_push(&ops.add_needed, val);
-		} else if (strcmp(a, "--remove-needed") == 0) {
-			strvec_push(&ops.remove_needed, val);
-		} else if (strcmp(a, "--output") == 0) {
-			ops.output = val;
-		} else if (strcmp(a, "--replace-needed") == 0) {
-			if (i + 2 >= argc) {
-				rc = cmd_usage_error("patchelf", "--replace-needed needs two arguments");
-				goto out;
-			}
-			strvec_push(&ops.replace_needed, argv[i + 1]);
-			strvec_push(&ops.replace_needed, argv[i + 2]);
-			i += 2;
-		} else if (strcmp(a, "--remove-rpath") == 0) {
-			ops.rpath_op = ELFPATCH_RPATH_REMOVE;
-		} else if (strcmp(a, "--shrink-rpath") == 0) {
-			ops.rpath_op = ELFPATCH_RPATH_SHRINK;
-		} else if (strcmp(a, "--force-rpath") == 0) {
-			ops.force_rpath = 1;
-		} else if (strcmp(a, "--no-default-lib") == 0) {
-			ops.no_default_lib = 1;
-		} else if (strcmp(a, "--clear-symbol-version") == 0) {
-			strvec_push(&ops.clear_symbol_version, val);
-		} else if (strcmp(a, "--rename-dynamic-symbols") == 0) {
-			/* A file name, never @FILE-expanded: patchelf reads it itself. */
-			if (i + 1 >= argc) {
-				rc = cmd_usage_error("patchelf", "%s needs an argument", a);
-				goto out;
-			}
-			if (read_rename_map(argv[++i], &ops.rename_symbols, &err)) {
-				rc = cmd_report(&err);
-				goto out;
-			}
-		} else if (strcmp(a, "--no-sort") == 0) {
-			continue;
-		} else if (strcmp(a, "--add-debug-tag") == 0) {
-			ops.add_debug_tag = 1;
-		} else if (strcmp(a, "--set-execstack") == 0) {
-			ops.execstack = 1;
-		} else if (strcmp(a, "--clear-execstack") == 0) {
-			ops.execstack = 0;
-		} else if (strcmp(a, "--print-execstack") == 0) {
-			pr.execstack = 1;
-		} else if (strcmp(a, "--print-interpreter") == 0) {
-			pr.interp = 1;
-		} else if (strcmp(a, "--print-os-abi") == 0) {
-			pr.os_abi = 1;
-		} else if (strcmp(a, "--print-soname") == 0) {
-			pr.soname = 1;
-		} else if (strcmp(a, "--print-rpath") == 0) {
-			pr.rpath = 1;
-		} else if (strcmp(a, "--print-needed") == 0) {
-			pr.needed = 1;
-		} else if (strcmp(a, "--debug") == 0) {
-			debug = 1;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			goto out;
-		} else if (strcmp(a, "--version") == 0) {
-			printf("patchelf %s (%s)\n", PATCHELF_COMPAT_VERSION, PACKAGE_STRING);
-			goto out;
-		} else if (!val) {
-			rc = cmd_usage_error("patchelf", "unknown option '%s'", a);
-			goto out;
-		}
-	}
-	if (!files.n) {
-		usage(stderr);
-		rc = XCC_EUSAGE;
-		goto out;
-	}
-	if (ops.output && files.n != 1) {
-		rc = cmd_usage_error("patchelf", "--output takes exactly one input file");
-		goto out;
-	}
-	for (size_t f = 0; f < files.n; f++) {
+/* --set-rpath, --add-rpath, --remove-rpath, --shrink-rpath: one rpath edit. */
+static int set_rpath(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		     struct xcc_error *err)
+{
+	(void)v2, (void)err;
+	a->ops.rpath = v;
+	a->ops.rpath_op = strcmp(o, "--set-rpath") == 0	   ? ELFPATCH_RPATH_SET
+			  : strcmp(o, "--add-rpath") == 0    ? ELFPATCH_RPATH_ADD
+			  : strcmp(o, "--remove-rpath") == 0 ? ELFPATCH_RPATH_REMOVE
+							     : ELFPATCH_RPATH_SHRINK;
+	return 0;
+}
+
+static int set_allowed_prefixes(struct patchelf_args *a, const char *o, const char *v,
+				const char *v2, struct xcc_error *err)
+{
+	(void)o, (void)v2, (void)err;
+	a->ops.allowed_rpath_prefixes = v;
+	return 0;
+}
+
+/* The options that collect a list: --add-needed, --remove-needed,
+ * --clear-symbol-version and --replace-needed's pairs. */
+static int push_value(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		      struct xcc_error *err)
+{
+	(void)err;
+	if (strcmp(o, "--add-needed") == 0)
+		strvec_push(&a->ops.add_needed, v);
+	else if (strcmp(o, "--remove-needed") == 0)
+		strvec_push(&a->ops.remove_needed, v);
+	else if (strcmp(o, "--clear-symbol-version") == 0)
+		strvec_push(&a->ops.clear_symbol_version, v);
+	else
+		strvec_pushl(&a->ops.replace_needed, v, v2, NULL);
+	return 0;
+}
+
+static int set_output(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		      struct xcc_error *err)
+{
+	(void)o, (void)v2, (void)err;
+	a->ops.output = v;
+	return 0;
+}
+
+static int set_rename_map(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+			  struct xcc_error *err)
+{
+	(void)o, (void)v2;
+	return read_rename_map(v, &a->ops.rename_symbols, err);
+}
+
+/* The switches: each sets one flag. */
+static int set_flag(struct patchelf_args *a, const char *o, const char *v, const char *v2,
+		    struct xcc_error *err)
+{
+	static const struct {
+		const char *name;
+		size_t off; /* of an int in struct patchelf_args */
+		int value;
+	} flags[] = {
+		{ "--force-rpath", offsetof(struct patchelf_args, ops.force_rpath), 1 },
+		{ "--no-default-lib", offsetof(struct patchelf_args, ops.no_default_lib), 1 },
+		{ "--add-debug-tag", offsetof(struct patchelf_args, ops.add_debug_tag), 1 },
+		{ "--set-execstack", offsetof(struct patchelf_args, ops.execstack), 1 },
+		{ "--clear-execstack", offsetof(struct patchelf_args, ops.execstack), 0 },
+		{ "--print-execstack", offsetof(struct patchelf_args, pr.execstack), 1 },
+		{ "--print-interpreter", offsetof(struct patchelf_args, pr.interp), 1 },
+		{ "--print-os-abi", offsetof(struct patchelf_args, pr.os_abi), 1 },
+		{ "--print-soname", offsetof(struct patchelf_args, pr.soname), 1 },
+		{ "--print-rpath", offsetof(struct patchelf_args, pr.rpath), 1 },
+		{ "--print-needed", offsetof(struct patchelf_args, pr.needed), 1 },
+		{ "--debug", offsetof(struct patchelf_args, debug), 1 },
+		{ "--no-sort", (size_t)-1, 0 }, /* patchelf's; nothing here is sorted */
+	};
+
+	(void)v, (void)v2, (void)err;
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		if (strcmp(o, flags[i].name) == 0 && flags[i].off != (size_t)-1)
+			*(int *)((char *)a + flags[i].off) = flags[i].value;
+	return 0;
+}
+
+static const struct patchelf_option patchelf_options[] = {
+	{ "--set-interpreter", 1, set_interp },
+	{ "--interpreter", 1, set_interp },
+	{ "--page-size", 1, set_page_size },
+	{ "--set-os-abi", 1, set_os_abi },
+	{ "--set-soname", 1, set_soname },
+	{ "--set-rpath", 1, set_rpath },
+	{ "--add-rpath", 1, set_rpath },
+	{ "--remove-rpath", 0, set_rpath },
+	{ "--shrink-rpath", 0, set_rpath },
+	{ "--allowed-rpath-prefixes", 1, set_allowed_prefixes },
+	{ "--add-needed", 1, push_value },
+	{ "--remove-needed", 1, push_value },
+	{ "--clear-symbol-version", 1, push_value },
+	{ "--replace-needed", 2, push_value },
+	{ "--output", 1, set_output },
+	/* A file name, never @FILE-expanded: patchelf reads it itself. */
+	{ "--rename-dynamic-symbols", -1, set_rename_map },
+	{ "--force-rpath", 0, set_flag },
+	{ "--no-default-lib", 0, set_flag },
+	{ "--add-debug-tag", 0, set_flag },
+	{ "--set-execstack", 0, set_flag },
+	{ "--clear-execstack", 0, set_flag },
+	{ "--print-execstack", 0, set_flag },
+	{ "--print-interpreter", 0, set_flag },
+	{ "--print-os-abi", 0, set_flag },
+	{ "--print-soname", 0, set_flag },
+	{ "--print-rpath", 0, set_flag },
+	{ "--print-needed", 0, set_flag },
+	{ "--debug", 0, set_flag },
+	{ "--no-sort", 0, set_flag },
+	{ NULL, 0, NULL },
+};
+
+/* patchelf's @FILE: a value that starts with @ is the named file's contents. */
+static int expand_at_file(struct patchelf_args *a, const char *opt, const char **val,
+			  struct xcc_error *err)
+{
+	char *text;
+
+	if ((*val)[0] != '@')
+		return 0;
+	if (!(text = file_read_text(*val + 1, NULL)))
+		return xcc_fail(err, XCC_EFAIL, "%s: getting info about '%s': %s", opt, *val + 1,
+				strerror(errno));
+	strvec_push(&a->from_files, text);
+	free(text);
+	*val = a->from_files.v[a->from_files.n - 1];
+	return 0;
+}
+
+/* Apply the option at argv[*i] (advancing *i past its values). Returns 0,
+ * -1 with err set, or a usage error's status. */
+static int parse_option(struct patchelf_args *a, int argc, char **argv, int *i,
+			struct xcc_error *err)
+{
+	const char *opt = argv[*i], *val = NULL, *val2 = NULL;
+	const struct patchelf_option *po = patchelf_options;
+	int words;
+
+	while (po->name && strcmp(po->name, opt) != 0)
+		po++;
+	if (!po->name)
+		return cmd_usage_error("patchelf", "unknown option '%s'", opt);
+	words = po->nargs < 0 ? -po->nargs : po->nargs;
+	if (*i + words >= argc)
+		return words == 2 ? cmd_usage_error("patchelf", "%s needs two arguments", opt)
+				  : cmd_usage_error("patchelf", "%s needs an argument", opt);
+	if (words >= 1)
+		val = argv[++*i];
+	if (words == 2)
+		val2 = argv[++*i];
+	if (po->nargs == 1 && expand_at_file(a, opt, &val, err))
+		return -1;
+	return po->set(a, opt, val, val2, err);
+}
+
+/* Print what was asked and make the edits, file by file; the first error
+ * stops. */
+static int patch_files(const struct patchelf_args *a, struct xcc_error *err)
+{
+	for (size_t f = 0; f < a->files.n; f++) {
+		const char *file = a->files.v[f];
 		struct elfpatch_result res = { 0 };
 
-		if (print_file(files.v[f], &pr, &err)) {
-			rc = cmd_report(&err);
-			break;
-		}
-		if (!modifies(&ops) && !ops.output)
+		if (print_file(file, &a->pr, err))
+			return -1;
+		if (!modifies(&a->ops) && !a->ops.output)
 			continue;
-		if (elfpatch_file(files.v[f], &ops, &res, &err)) {
-			rc = cmd_report(&err);
+		if (elfpatch_file(file, &a->ops, &res, err)) {
 			elfpatch_result_free(&res);
-			break;
+			return -1;
 		}
 		for (size_t i = 0; i < res.warnings.n; i++)
 			fprintf(stderr, "cuda-xcc: warning: %s\n", res.warnings.v[i]);
-		if (debug) {
+		if (a->debug) {
 			for (size_t i = 0; i < res.log.n; i++)
 				fprintf(stderr, "%s\n", res.log.v[i]);
-			fprintf(stderr, "%s: %s, %llu -> %llu bytes\n", files.v[f],
+			fprintf(stderr, "%s: %s, %llu -> %llu bytes\n", file,
 				res.changed ? (res.grew ? "patched, grown" : "patched in place")
 					    : "unchanged",
 				res.old_size, res.new_size);
 		}
 		elfpatch_result_free(&res);
 	}
+	return 0;
+}
+
+int cmd_patchelf(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct patchelf_args a = { .ops = ELFPATCH_OPS_INIT, .files = STRVEC_INIT,
+				   .from_files = STRVEC_INIT };
+	struct xcc_error err = { 0 };
+	int rc = 0, no_more_opts = 0;
+
+	(void)ctx;
+	for (int i = 1; i < argc && rc == 0; i++) {
+		const char *arg = argv[i];
+
+		if (no_more_opts || arg[0] != '-' || strcmp(arg, "-") == 0) {
+			strvec_push(&a.files, arg);
+		} else if (strcmp(arg, "--") == 0) {
+			no_more_opts = 1;
+		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			goto out;
+		} else if (strcmp(arg, "--version") == 0) {
+			printf("patchelf %s (%s)\n", PATCHELF_COMPAT_VERSION, PACKAGE_STRING);
+			goto out;
+		} else if ((rc = parse_option(&a, argc, argv, &i, &err)) < 0) {
+			rc = cmd_report(&err);
+		}
+	}
+	if (rc)
+		goto out;
+	if (!a.files.n) {
+		usage(stderr);
+		rc = XCC_EUSAGE;
+	} else if (a.ops.output && a.files.n != 1) {
+		rc = cmd_usage_error("patchelf", "--output takes exactly one input file");
+	} else if (patch_files(&a, &err)) {
+		rc = cmd_report(&err);
+	}
 out:
 	fflush(stdout);
-	elfpatch_ops_free(&ops);
-	strvec_free(&files);
-	strvec_free(&from_files);
+	elfpatch_ops_free(&a.ops);
+	strvec_free(&a.files);
+	strvec_free(&a.from_files);
 	return rc;
 }
