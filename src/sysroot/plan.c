@@ -321,35 +321,24 @@ static int manifest_cuda_release(const struct manifest *m, struct cuda_version *
 	return -1;
 }
 
-int plan_add_redist(struct plan *p, const struct plan_request *rq,
-		    const struct manifest *const *ms, const char *const *base_urls, size_t n,
-		    struct xcc_error *err)
+/* The CUDA manifest among ms (the others, cuDNN..., are products of their
+ * own and recorded as such), checked against the CUDA release asked for. */
+static const struct manifest *plan_cuda_manifest(struct plan *p, const struct plan_request *rq,
+						 const struct manifest *const *ms, size_t n,
+						 struct xcc_error *err)
 {
-	struct strvec host = STRVEC_INIT, target = STRVEC_INIT, optional = STRVEC_INIT,
-		headers_only = STRVEC_INIT;
-	const struct manifest_package *pkg;
-	const struct manifest_archive *ma;
-	const char *host_tag = "linux-x86_64";
-	struct cuda_version mv;
 	const struct manifest *cm = NULL;
-	int target_has_nvcc = 0, rc = -1;
-	size_t which;
-	char b[32];
+	struct cuda_version mv;
+	char b[32], b2[32];
 
-	if (n == 0)
-		return xcc_fail(err, XCC_EUSAGE, "no manifest to plan from");
-	/* The CUDA release comes from the CUDA manifest, wherever it is among
-	 * the --from; the others (cuDNN, ...) are products of their own. */
 	for (size_t i = 0; i < n; i++) {
 		if (manifest_cuda_release(ms[i], &mv) == 0) {
-			if (cm)
-				continue;
-			cm = ms[i];
-			continue;
-		}
-		if (ms[i]->release_product && ms[i]->release_label)
+			if (!cm)
+				cm = ms[i];
+		} else if (ms[i]->release_product && ms[i]->release_label) {
 			strvec_pushf(&p->products, "%s %s", ms[i]->release_product,
 				     ms[i]->release_label);
+		}
 	}
 	if (!cm)
 		cm = ms[0];
@@ -357,96 +346,139 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		return xcc_fail(err, XCC_EUSAGE, "%s describes CUDA %d.%d, not %s; pass the "
 				"redistrib_%s*.json manifest or --cuda %d.%d", cm->source,
 				mv.major, mv.minor, cuda_version_str(rq->cuda, b, sizeof b), b,
-				mv.major, mv.minor);
+				mv.major, mv.minor), NULL;
 	if (manifest_cuda_release(cm, &mv) == 0 && rq->cuda.patch >= 0 && mv.patch >= 0 &&
 	    mv.patch != rq->cuda.patch)
 		strvec_pushf(&p->notes, "--cuda %s asked for, but %s is CUDA %s: the sysroot "
 			     "holds %s", cuda_version_str(rq->cuda, b, sizeof b), cm->source,
-			     cuda_version_str(mv, (char[32]){ 0 }, 32),
-			     cuda_version_str(mv, (char[32]){ 0 }, 32));
+			     cuda_version_str(mv, b2, sizeof b2), b2);
 	if (cm->release_label) {
 		free(p->cuda);
 		p->cuda = xstrdup(cm->release_label);
 	}
-	for (const char *tag = rq->tag;; tag = host_tag) {
+	return cm;
+}
+
+/* Both tags the plan takes archives of must be in some manifest. */
+static int plan_check_tags(const struct plan_request *rq, const struct manifest *cm,
+			   const struct manifest *const *ms, size_t n, const char *host_tag,
+			   struct xcc_error *err)
+{
+	const char *tags[] = { rq->tag, host_tag };
+	char b[32];
+
+	for (size_t t = 0; t < 2; t++) {
 		int found = 0;
+		char *have;
 
 		for (size_t i = 0; i < n && !found; i++)
-			found = manifest_has_tag(ms[i], tag);
-		if (!found) {
-			char *tags = manifest_tags(cm);
-
-			xcc_fail(err, XCC_EUSAGE, "%s has no %s archives at all (CUDA %s is not "
-				 "published for %s; tags it has: %s)", cm->source, tag,
-				 cuda_version_str(rq->cuda, b, sizeof b), tag, tags);
-			free(tags);
-			return -1;
-		}
-		if (tag == host_tag)
-			break;
+			found = manifest_has_tag(ms[i], tags[t]);
+		if (found)
+			continue;
+		have = manifest_tags(cm);
+		xcc_fail(err, XCC_EUSAGE, "%s has no %s archives at all (CUDA %s is not published "
+			 "for %s; tags it has: %s)", cm->source, tags[t],
+			 cuda_version_str(rq->cuda, b, sizeof b), tags[t], have);
+		free(have);
+		return -1;
 	}
-	plan_components(rq->db, rq->cuda, &host, &target, &optional, &headers_only);
+	return 0;
+}
+
+/* The three kinds of redist archive a plan takes, in this order: */
+enum redist_kind {
+	REDIST_OPTIONAL, /* target-side archives taken when the manifest has them */
+	REDIST_HOST,     /* the x86_64 tools: nvcc runs on the build machine */
+	REDIST_TARGET,   /* the target's headers and libraries */
+};
+
+/* Why an archive that must be there is needed, for the refusal. */
+static char *redist_missing_why(enum redist_kind kind, const struct plan_request *rq,
+				const char *name)
+{
+	char vb[16];
+
+	if (kind == REDIST_HOST)
+		return xstrdup("(the host side: nvcc runs on x86_64)");
+	/* Who asked for it: the user or the GPUs, or the toolkit set. */
+	if (rq->components && strvec_contains(rq->components, name))
+		return xasprintf("(named with --components or needed by these GPUs; %s is the tag "
+				 "they need)", rq->tag);
+	return xasprintf("(part of every CUDA %s cross toolkit, sysroots/components.json; %s is "
+			 "the tag these GPUs need)",
+			 cuda_version_str((struct cuda_version){ rq->cuda.major, rq->cuda.minor, -1 },
+					  vb, sizeof vb), rq->tag);
+}
+
+/* The parts of archive name that a kind takes. cuda_nvcc's headers are
+ * needed by every compile: the target tag's copy when it has one, else the
+ * host's. */
+static unsigned redist_parts(enum redist_kind kind, const char *name,
+			     const struct strvec *headers_only, int target_has_nvcc)
+{
+	unsigned parts = PART_LICENSE;
+
+	if (kind == REDIST_HOST)
+		return parts | PART_TOOLS |
+		       (strcmp(name, "cuda_nvcc") == 0 && !target_has_nvcc ? PART_HEADERS : 0);
+	parts |= PART_HEADERS;
+	if (!strvec_contains(headers_only, name))
+		parts |= PART_LIBS;
+	return parts;
+}
+
+int plan_add_redist(struct plan *p, const struct plan_request *rq,
+		    const struct manifest *const *ms, const char *const *base_urls, size_t n,
+		    struct xcc_error *err)
+{
+	static const char host_tag[] = "linux-x86_64";
+	struct strvec names[3] = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT },
+		      headers_only = STRVEC_INIT;
+	const struct manifest *cm;
+	int target_has_nvcc = 0, rc = -1;
+
+	if (n == 0)
+		return xcc_fail(err, XCC_EUSAGE, "no manifest to plan from");
+	if (!(cm = plan_cuda_manifest(p, rq, ms, n, err)) ||
+	    plan_check_tags(rq, cm, ms, n, host_tag, err))
+		return -1;
+	plan_components(rq->db, rq->cuda, &names[REDIST_HOST], &names[REDIST_TARGET],
+			&names[REDIST_OPTIONAL], &headers_only);
 	if (rq->components)
 		for (size_t i = 0; i < rq->components->n; i++)
-			if (!strvec_contains(&target, rq->components->v[i]))
-				strvec_push(&target, rq->components->v[i]);
+			if (!strvec_contains(&names[REDIST_TARGET], rq->components->v[i]))
+				strvec_push(&names[REDIST_TARGET], rq->components->v[i]);
 
-	/* cuda_nvcc's headers are needed by every compile; the target tag's copy
-	 * when it has one, else the host's. */
-	for (size_t i = 0; i < optional.n; i++) {
-		ma = find_archive(ms, n, optional.v[i], rq->tag, rq->cuda, &pkg, &which);
-		if (!ma)
-			continue;
-		if (strcmp(optional.v[i], "cuda_nvcc") == 0)
-			target_has_nvcc = 1;
-		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_TARGET,
-				     (strvec_contains(&headers_only, optional.v[i]) ? PART_HEADERS :
-				      PART_HEADERS | PART_LIBS) | PART_LICENSE);
-	}
-	for (size_t i = 0; i < host.n; i++) {
-		unsigned parts = PART_TOOLS | PART_LICENSE;
+	for (enum redist_kind k = REDIST_OPTIONAL; k <= REDIST_TARGET; k++) {
+		const char *tag = k == REDIST_HOST ? host_tag : rq->tag;
 
-		if (strcmp(host.v[i], "cuda_nvcc") == 0 && !target_has_nvcc)
-			parts |= PART_HEADERS;
-		ma = find_archive(ms, n, host.v[i], host_tag, rq->cuda, &pkg, &which);
-		if (!ma) {
-			explain_missing(ms, n, host.v[i], host_tag, rq->cuda,
-					"(the host side: nvcc runs on x86_64)", err);
-			goto out;
+		for (size_t i = 0; i < names[k].n; i++) {
+			const char *name = names[k].v[i];
+			const struct manifest_package *pkg;
+			const struct manifest_archive *ma;
+			size_t which;
+
+			if (!(ma = find_archive(ms, n, name, tag, rq->cuda, &pkg, &which))) {
+				char *why;
+
+				if (k == REDIST_OPTIONAL)
+					continue;
+				why = redist_missing_why(k, rq, name);
+				explain_missing(ms, n, name, tag, rq->cuda, why, err);
+				free(why);
+				goto out;
+			}
+			if (k == REDIST_OPTIONAL && strcmp(name, "cuda_nvcc") == 0)
+				target_has_nvcc = 1;
+			add_manifest_archive(p, pkg, ma, base_urls[which],
+					     k == REDIST_HOST ? PLAN_HOST : PLAN_TARGET,
+					     redist_parts(k, name, &headers_only, target_has_nvcc));
 		}
-		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_HOST, parts);
-	}
-	for (size_t i = 0; i < target.n; i++) {
-		unsigned parts = PART_HEADERS | PART_LICENSE;
-
-		if (!strvec_contains(&headers_only, target.v[i]))
-			parts |= PART_LIBS;
-		ma = find_archive(ms, n, target.v[i], rq->tag, rq->cuda, &pkg, &which);
-		if (!ma) {
-			char vb[16], *why;
-
-			/* Say who asked for it: the user or the GPUs, or the toolkit
-			 * set of this CUDA version. */
-			if (rq->components && strvec_contains(rq->components, target.v[i]))
-				why = xasprintf("(named with --components or needed by these GPUs; "
-						"%s is the tag they need)", rq->tag);
-			else
-				why = xasprintf("(part of every CUDA %s cross toolkit, "
-						"sysroots/components.json; %s is the tag these GPUs need)",
-						cuda_version_str((struct cuda_version){ rq->cuda.major,
-											 rq->cuda.minor, -1 },
-								 vb, sizeof vb), rq->tag);
-			explain_missing(ms, n, target.v[i], rq->tag, rq->cuda, why, err);
-			free(why);
-			goto out;
-		}
-		add_manifest_archive(p, pkg, ma, base_urls[which], PLAN_TARGET, parts);
 	}
 	rc = 0;
 out:
-	strvec_free(&host);
-	strvec_free(&target);
-	strvec_free(&optional);
+	for (size_t k = 0; k < 3; k++)
+		strvec_free(&names[k]);
 	strvec_free(&headers_only);
 	return rc;
 }
