@@ -142,4 +142,9 @@ unsigned fatbin_l4t_sass(const struct gpudb *db, const struct fatbin_file *f,
 int fatbin_sass_runs_on(unsigned sm, char variant, int major, int minor, int tegra);
 int fatbin_ptx_jits_on(unsigned sm, char variant, int major, int minor);
 
+/* The fatbin inventory of one library, with memory bounded whatever its
+ * size (fatbin_read_file maps and touches all of it). */
+struct fatbin_file;
+int fatbin_read_file_bounded(const char *path, struct fatbin_file *f, struct xcc_error *err);
+
 #endif

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -214,166 +213,6 @@ static int has_object_magic(const char *path)
 	       (n == 8 && memcmp(m, "!<arch>\n", 8) == 0);
 }
 
-/*
- * The inventory of one shared library with bounded memory. fatbin_read_file
- * maps the whole file and searches every data section for containers, so
- * its resident set grows to the size of the library (cuFFT: 280 MB). Here
- * the search runs over windows of the mapping, each handed back to the
- * kernel (MADV_DONTNEED) once done; windows overlap so that a container
- * cut by one window's end is whole in the next, and entries seen twice are
- * counted once. .nv_fatbin sections are parsed whole: that parse reads the
- * headers only.
- */
-#define SCAN_WINDOW ((size_t)8 << 20)
-#define SCAN_OVERLAP ((size_t)8 << 20)
-
-/* Entries are found in file order, so only those at or after the window's
- * start can be the same. */
-static int entry_seen(const struct fatbin_file *f, size_t before, uint64_t window_start,
-		      uint64_t offset)
-{
-	for (size_t i = before; i-- > 0 && f->entries[i].offset >= window_start;)
-		if (f->entries[i].offset == offset)
-			return 1;
-	return 0;
-}
-
-static void drop_pages(unsigned char *map, size_t from, size_t to)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t start = from - from % (size_t)page;
-
-	if (to > start)
-		madvise(map + start, to - start, MADV_DONTNEED);
-}
-
-static int scan_section(unsigned char *map, const GElf_Shdr *sh, const char *label,
-			struct fatbin_file *f, struct xcc_error *err)
-{
-	size_t off = sh->sh_offset, size = sh->sh_size;
-
-	for (size_t w = 0; w < size; w += SCAN_WINDOW) {
-		size_t len = size - w < SCAN_WINDOW + SCAN_OVERLAP ? size - w :
-			SCAN_WINDOW + SCAN_OVERLAP;
-		size_t before = f->n_entries, keep = before;
-
-		if (fatbin_parse_section(map + off + w, len, 0, label, 0, off + w, f, err))
-			return -1;
-		/* Drop what the previous window's overlap had already found. */
-		for (size_t i = before; i < f->n_entries; i++)
-			if (!entry_seen(f, before, off + w, f->entries[i].offset))
-				f->entries[keep++] = f->entries[i];
-		f->n_entries = keep;
-		drop_pages(map, off + w, off + w + (len < SCAN_WINDOW ? len : SCAN_WINDOW));
-		if (len < SCAN_WINDOW + SCAN_OVERLAP)
-			break;
-	}
-	return 0;
-}
-
-/* A .nv_fatbin section, parsed strictly in runs of whole containers so that
- * each run's pages can be dropped before the next (libcublasLt's section is
- * hundreds of MB). */
-static int parse_fatbin_section(unsigned char *map, const GElf_Shdr *sh, const char *label,
-				struct fatbin_file *f, struct xcc_error *err)
-{
-	const unsigned char *d = map + sh->sh_offset;
-	size_t size = sh->sh_size, start = 0, pos = 0;
-
-	while (pos < size) {
-		uint64_t next, len = fatbin_container_size(d + pos, size - pos);
-
-		if (!len) {
-			if (d[pos] != 0 || size - pos < 16)
-				break; /* not a container: the strict parse says what is wrong */
-			pos++;
-			continue;
-		}
-		next = pos + len;
-		if (next <= pos || next > size)
-			break;
-		if (pos > start && next - start > SCAN_WINDOW) {
-			if (fatbin_parse_section(d + start, pos - start, 1, label, 0,
-						 sh->sh_offset + start, f, err))
-				return -1;
-			drop_pages(map, sh->sh_offset + start, sh->sh_offset + pos);
-			start = pos;
-		}
-		pos = (size_t)next;
-	}
-	if (fatbin_parse_section(d + start, size - start, 1, label, 0, sh->sh_offset + start, f,
-				 err))
-		return -1;
-	drop_pages(map, sh->sh_offset + start, sh->sh_offset + size);
-	return 0;
-}
-
-int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_error *err)
-{
-	struct fatbin_options sections_only = { 1 };
-	unsigned char *map;
-	struct stat st;
-	size_t shstrndx;
-	Elf *e = NULL;
-	Elf_Scn *scn = NULL;
-	int fd, rc = -1;
-
-	memset(f, 0, sizeof *f);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || st.st_size < 64) {
-		if (fd >= 0)
-			close(fd);
-		return xcc_fail(err, XCC_EFAIL, "%s: cannot read it", path);
-	}
-	/* Private and writable, as libelf may convert headers in place. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return xcc_fail(err, XCC_EFAIL, "%s: cannot map it", path);
-	madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	if (elfinfo_begin_memory(map, (size_t)st.st_size, path, &e, err))
-		e = NULL;
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
-		/* Static archives and the odd file: device code of .a members
-		 * sits in their .nv_fatbin sections, whose parse reads headers. */
-		if (e)
-			elf_end(e);
-		munmap(map, (size_t)st.st_size);
-		return fatbin_read_file(path, &sections_only, f, err);
-	}
-	f->path = xstrdup(path);
-	f->objects = xmalloc(sizeof *f->objects);
-	f->objects[0].member = NULL;
-	f->n_objects = f->cap_objects = 1;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0 ||
-		    sh.sh_offset > (uint64_t)st.st_size ||
-		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && (strcmp(name, ".nv_fatbin") == 0 || strcmp(name, "__nv_relfatbin") == 0)) {
-			if (parse_fatbin_section(map, &sh,
-						 name[0] == '.' ? ".nv_fatbin" : "__nv_relfatbin", f,
-						 err))
-				goto out;
-		} else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) &&
-			   !(sh.sh_flags & SHF_EXECINSTR)) {
-			if (scan_section(map, &sh, "data", f, err))
-				goto out;
-		}
-	}
-	rc = 0;
-out:
-	elf_end(e);
-	munmap(map, (size_t)st.st_size);
-	if (rc)
-		fatbin_file_free(f);
-	return rc;
-}
-
 /* Verdicts are ordered best first: SASS, PTX-JIT, NOT SERVED. */
 static void merge_verdicts(const struct gpudb *db, const struct fatbin_file *f,
 			   const struct gpu_cap *const *caps, size_t n, enum fatbin_verdict *v)
@@ -465,7 +304,7 @@ int sysroot_library_serving(const struct gpudb *db, const char *path,
 	fclose(fp);
 	if (memcmp(magic, "!<arch>\n", 8) == 0)
 		return static_library_serving(db, path, caps, n, v, has_code, err);
-	if (sysroot_read_library(path, &f, err))
+	if (fatbin_read_file_bounded(path, &f, err))
 		return -1;
 	if (fatbin_has_device_code(&f)) {
 		*has_code = 1;

@@ -67,11 +67,6 @@ int sysroot_serving(const struct gpudb *db, const char *root, const char *target
 		    const struct strvec *capabilities, struct sysroot_serving *table,
 		    struct xcc_error *err);
 
-/* The fatbin inventory of one library, with memory bounded whatever its
- * size (fatbin_read_file maps and touches all of it). */
-struct fatbin_file;
-int sysroot_read_library(const char *path, struct fatbin_file *f, struct xcc_error *err);
-
 /* The verdict of a shared or static library for each of caps[0..n) (the
  * best entry of any member); *has_code says whether it has device code at
  * all. Memory stays bounded whatever the library's size. */

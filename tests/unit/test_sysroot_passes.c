@@ -23,7 +23,7 @@ static void same_inventory(const char *path)
 		return;
 	}
 	ok(fatbin_read_file(path, &opt, &a, &err) == 0, "fatbin_read_file %s", path);
-	ok(sysroot_read_library(path, &b, &err) == 0, "sysroot_read_library %s %s", path, err.msg);
+	ok(fatbin_read_file_bounded(path, &b, &err) == 0, "fatbin_read_file_bounded %s %s", path, err.msg);
 	la = fatbin_summary_line(&a);
 	lb = fatbin_summary_line(&b);
 	is_str(lb, la, "same SASS and PTX sets in %s", path);
