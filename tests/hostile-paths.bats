@@ -233,7 +233,9 @@ hostile() {
 	local fs
 	hostile sr
 	for fs in "$BATS_TEST_TMPDIR/root fs" "$BATS_TEST_TMPDIR/root'fs" "$BATS_TEST_TMPDIR/root\$fs"; do
-		mkdir -p "$fs"
+		# a device root, so that what is refused is the path alone
+		mkdir -p "$fs/lib/aarch64-linux-gnu"
+		echo 'not read' >"$fs/lib/aarch64-linux-gnu/libc.so.6"
 		run xcc toolchain cmake --sysroot "$sr" --target-fs "$fs" --output "$BATS_TEST_TMPDIR/out"
 		assert_status 2
 		assert_output_contains "one command-line string"

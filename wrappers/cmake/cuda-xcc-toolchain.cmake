@@ -63,7 +63,19 @@ function(_xcc_check_value var)
 			"without one, or link one to it, and name that")
 	endif()
 endfunction()
+# The root's options reach the builds as one command-line string
+# (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
+function(_xcc_check_target_fs)
+	_xcc_check_value(CUDA_XCC_TARGET_FS)
+	if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
+		message(FATAL_ERROR "cuda-xcc: CUDA_XCC_TARGET_FS '${CUDA_XCC_TARGET_FS}' holds a "
+			"space, a quote or a shell character, and its compiler options reach the builds "
+			"as one command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a "
+			"path without them (a link to it will do)")
+	endif()
+endfunction()
 _xcc_check_value(CUDA_XCC_SYSROOT)
+_xcc_check_target_fs()
 if(NOT CUDA_XCC_EXECUTABLE)
 	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
 endif()
@@ -91,16 +103,8 @@ if(NOT CUDA_XCC_TARGET_FS)
 	string(JSON _xcc_recorded_fs ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" target_fs)
 	if(NOT _xcc_err AND _xcc_recorded_fs)
 		set(CUDA_XCC_TARGET_FS "${_xcc_recorded_fs}")
+		_xcc_check_target_fs()
 	endif()
-endif()
-_xcc_check_value(CUDA_XCC_TARGET_FS)
-# The root's options reach the builds as one command-line string
-# (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
-if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
-	message(FATAL_ERROR "cuda-xcc: CUDA_XCC_TARGET_FS '${CUDA_XCC_TARGET_FS}' holds a space, "
-		"a quote or a shell character, and its compiler options reach the builds as one "
-		"command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a path "
-		"without them (a link to it will do)")
 endif()
 # aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11
 string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc}")
