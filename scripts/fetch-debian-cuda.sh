@@ -7,7 +7,8 @@
 # --release bookworm (the default): Debian 12's CUDA 11.8, 751 MB, cached in $XCC_DEB_CACHE
 #   or /var/cache/cuda-xcc/debs.
 # --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT, cuSPARSE (and
-#   the nvJitLink it needs) and CCCL's headers, cached in $XCC_DEB_CACHE_TRIXIE or /var/cache/cuda-xcc/debs-trixie.
+#   the nvJitLink it needs) and CCCL's headers, 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
+#   /var/cache/cuda-xcc/debs-trixie.
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
