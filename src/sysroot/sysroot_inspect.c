@@ -148,12 +148,12 @@ static void verify_needed(const struct gpudb *db, const struct sysroot_unresolve
 		for (size_t k = i + 1; k < u->library.n; k++)
 			others += strcmp(u->library.v[k], lib) == 0;
 		if (others)
-			snprintf(more, sizeof more, " (and %zu more file%s)", others,
-				 others == 1 ? "" : "s");
-		strvec_pushf(problems, "%s%s NEEDs %s, which is neither in the sysroot nor one the "
+			snprintf(more, sizeof more, " (as %zu more file%s)", others,
+				 others == 1 ? " does" : "s do");
+		strvec_pushf(problems, "%s NEEDs %s%s, which is neither in the sysroot nor one the "
 			     "device provides: component %s brings it; make the sysroot again "
 			     "with --components %s (from .debs or wheels: give its package too)",
-			     u->file.v[i], more, lib, c, c);
+			     u->file.v[i], lib, more, c, c);
 	}
 	strvec_free(&done);
 }
