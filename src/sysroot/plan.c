@@ -355,6 +355,26 @@ static int manifest_cuda_release(const struct manifest *m, struct cuda_version *
 	return -1;
 }
 
+/* Who asked for a target component the manifests lack: a planned
+ * component's libraries (needs), the user or the GPUs, or the toolkit set
+ * of this CUDA version. */
+static char *missing_why(const struct plan_request *rq, const char *name, int needed)
+{
+	char vb[16];
+
+	if (needed)
+		return xasprintf("(needed by the libraries of a planned component, "
+				 "sysroots/components.json \"needs\"; %s is the tag these GPUs need)",
+				 rq->tag);
+	if (rq->components && strvec_contains(rq->components, name))
+		return xasprintf("(named with --components or needed by these GPUs; %s is the tag "
+				 "they need)", rq->tag);
+	return xasprintf("(part of every CUDA %s cross toolkit, sysroots/components.json; %s is "
+			 "the tag these GPUs need)",
+			 cuda_version_str((struct cuda_version){ rq->cuda.major, rq->cuda.minor, -1 },
+					  vb, sizeof vb), rq->tag);
+}
+
 int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		    const struct manifest *const *ms, const char *const *base_urls, size_t n,
 		    struct xcc_error *err)
@@ -367,7 +387,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 	struct cuda_version mv;
 	const struct manifest *cm = NULL;
 	int target_has_nvcc = 0, rc = -1;
-	size_t which;
+	size_t which, n_asked;
 	char b[32];
 
 	if (n == 0)
@@ -424,6 +444,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		for (size_t i = 0; i < rq->components->n; i++)
 			if (!strvec_contains(&target, rq->components->v[i]))
 				strvec_push(&target, rq->components->v[i]);
+	n_asked = target.n;
 	gpudb_add_needs(rq->db, rq->cuda, &target);
 
 	/* cuda_nvcc's headers are needed by every compile; the target tag's copy
@@ -458,19 +479,8 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 			parts |= PART_LIBS;
 		ma = find_archive(ms, n, target.v[i], rq->tag, rq->cuda, &pkg, &which);
 		if (!ma) {
-			char vb[16], *why;
+			char *why = missing_why(rq, target.v[i], i >= n_asked);
 
-			/* Say who asked for it: the user or the GPUs, or the toolkit
-			 * set of this CUDA version. */
-			if (rq->components && strvec_contains(rq->components, target.v[i]))
-				why = xasprintf("(named with --components or needed by these GPUs; "
-						"%s is the tag they need)", rq->tag);
-			else
-				why = xasprintf("(part of every CUDA %s cross toolkit, "
-						"sysroots/components.json; %s is the tag these GPUs need)",
-						cuda_version_str((struct cuda_version){ rq->cuda.major,
-											 rq->cuda.minor, -1 },
-								 vb, sizeof vb), rq->tag);
 			explain_missing(ms, n, target.v[i], rq->tag, rq->cuda, why, err);
 			free(why);
 			goto out;
