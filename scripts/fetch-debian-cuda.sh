@@ -6,8 +6,9 @@
 #
 # --release bookworm (the default): Debian 12's CUDA 11.8, 751 MB, cached in $XCC_DEB_CACHE
 #   or /var/cache/cuda-xcc/debs.
-# --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT and CCCL's
-#   headers, 1.42 GB, cached in $XCC_DEB_CACHE_TRIXIE or /var/cache/cuda-xcc/debs-trixie.
+# --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT, cuSPARSE (and
+#   the nvJitLink it needs) and CCCL's headers, 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
+#   /var/cache/cuda-xcc/debs-trixie.
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
@@ -52,7 +53,8 @@ trixie)
 	[ -n "$cache" ] || cache=${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}
 	# From source nvidia-cuda-toolkit 12.4.1-2: the toolkit (87 MB), the headers and static
 	# libraries (929 MB), and the shared cudart, cuBLAS, cuBLASLt (which libcublas NEEDs) and
-	# cuFFT. From source cccl 2.3.2-2 (arch all, 1.5 MB): libcu++, CUB and Thrust, which
+	# cuFFT; cuSPARSE and nvJitLink, which 12.4's libcusparse.so.12 NEEDs (as libcusparse12's
+	# Depends say). From source cccl 2.3.2-2 (arch all, 1.5 MB): libcu++, CUB and Thrust, which
 	# 12.4's own headers include (cuda_fp16.h includes <nv/target>).
 	packages=(
 		nvidia-cuda-toolkit:amd64=12.4.131~12.4.1-2
@@ -61,6 +63,8 @@ trixie)
 		libcublas12:arm64=12.4.5.8~12.4.1-2
 		libcublaslt12:arm64=12.4.5.8~12.4.1-2
 		libcufft11:arm64=11.2.1.3~12.4.1-2
+		libcusparse12:arm64=12.3.1.170~12.4.1-2
+		libnvjitlink12:arm64=12.4.127~12.4.1-2
 		libcu++-dev:all=2.3.2-2
 		libcub-dev:all=2.3.2-2
 		libthrust-dev:all=2.3.2-2

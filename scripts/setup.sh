@@ -66,7 +66,7 @@ cd build
 [ -f Makefile ] || ../configure --enable-warnings-as-errors
 make -j"$(nproc)"
 
-# Debian's CUDA 11.8 packages (751 MB) and CUDA 12.4 packages (1.42 GB, about a minute to
+# Debian's CUDA 11.8 packages (751 MB) and CUDA 12.4 packages (1.55 GB, about a minute to
 # download) live outside the checkout, so reruns reuse them; the demo and tests/e2e.bats find
 # the first through XCC_DEB_CACHE, tests/e2e-cuda124.bats the second through XCC_DEB_CACHE_TRIXIE.
 export XCC_DEB_CACHE=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}

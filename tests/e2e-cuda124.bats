@@ -15,7 +15,9 @@ load lib/e2e
 deb_cache() { echo "${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}"; }
 
 # The packages of the sysroot: the toolkit, the headers and static libraries, the shared
-# cudart, cuBLAS, cuBLASLt and cuFFT, and CCCL's headers (cuda_fp16.h includes <nv/target>).
+# cudart, cuBLAS, cuBLASLt and cuFFT, and CCCL's headers (cuda_fp16.h includes <nv/target>);
+# cuSPARSE and nvJitLink when the cache has them (an older cache lacks them: the tests of
+# cuSPARSE are then skipped).
 debs() {
 	local c
 	c=$(deb_cache)
@@ -23,13 +25,15 @@ debs() {
 		"$c"/libcudart12_12.4.*_arm64.deb "$c"/libcublas12_12.4.*_arm64.deb \
 		"$c"/libcublaslt12_12.4.*_arm64.deb "$c"/libcufft11_*~12.4.*_arm64.deb \
 		"$c"/libcu++-dev_*_all.deb "$c"/libcub-dev_*_all.deb "$c"/libthrust-dev_*_all.deb \
+		"$c"/libcusparse12_*~12.4.*_arm64.deb "$c"/libnvjitlink12_12.4.*_arm64.deb \
 		2>/dev/null
 }
 
 setup_file() {
-	# One sysroot for the whole file: making it means decompressing 1.4 GB of xz.
+	# One sysroot for the whole file: making it means decompressing 1.5 GB of xz. cuSPARSE
+	# is asked for, nvJitLink not: libcusparse.so.12 NEEDs it, so it must come along.
 	e2e_make_sysroot "CUDA 12.4" "${XCC_E2E_SYSROOT_124:-}" 9 "scripts/fetch-debian-cuda.sh --release trixie" \
-		--target sbsa --cuda 12.4 --components libcublas,libcufft
+		--target sbsa --cuda 12.4 --components libcublas,libcufft,libcusparse
 }
 
 # The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
@@ -86,7 +90,7 @@ sass_of() {
 	# ...and nothing else of nvidia-cuda-dev's 2.4 GB: no other math library, no cuda-gdb,
 	# no pkgconfig.
 	run bash -c "find '$L' -mindepth 1 ! -type d -printf '%P\\n' |
-		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw)[._]'"
+		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw|cusparse|nvJitLink)[._]'"
 	[ -z "$output" ] || { echo "libraries of components not asked for: $output" >&2; false; }
 	[ ! -e "$L/cuda-gdb" ]
 	[ ! -e "$L/pkgconfig" ]
@@ -257,4 +261,77 @@ print(" ".join(g + "=" + row[0]["serving"][g] for g in sys.argv[2:]) if row else
 	assert_status 0
 	assert_output_contains "lib/libcublasLt.so.12.4.5.8"
 	assert_output_contains "lib/libcufft.so.11.2.1.3"
+}
+
+# The sysroot has cuSPARSE's shared library (Debian's libcusparse12 was given), or skip.
+need_cusparse() {
+	need_sysroot
+	[ -n "$(ls "$(deb_cache)"/libcusparse12_*~12.4.*_arm64.deb "$(deb_cache)"/libnvjitlink12_12.4.*_arm64.deb 2>/dev/null | sed -n 2p)" ] ||
+		skip "libcusparse12 and libnvjitlink12 are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh --release trixie)"
+}
+
+@test "e2e 12.4: cuSPARSE chosen brings the nvJitLink it NEEDs; a shared -lcusparse program starts under cuda-xcc run" {
+	need_cusparse
+	# libcusparse.so.12 NEEDs libnvJitLink.so.12 (libcusparse12 Depends on libnvjitlink12).
+	run readelf -d "$L/libcusparse.so.12"
+	assert_output_contains "Shared library: [libnvJitLink.so.12]"
+	[ -f "$L/libnvJitLink.so.12" ]
+	[ -e "$L/libcusparse.so" ]
+	d=$(scratch)
+	cd "$d"
+	cat > sparse.cu <<'CU'
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+int main()
+{
+	int n = -1, major = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("cudaGetDeviceCount: err=%d\n", (int)e);
+	cusparseStatus_t s = cusparseGetProperty(MAJOR_VERSION, &major);
+	std::printf("cusparseGetProperty: status=%d major=%d\n", (int)s, major);
+	cusparseHandle_t h;
+	s = cusparseCreate(&h);
+	std::printf("cusparseCreate: status=%d (%s)\n", (int)s, cusparseGetErrorName(s));
+	return s == CUSPARSE_STATUS_SUCCESS ? 0 : 2;
+}
+CU
+	run xcc --sysroot "$S" -arch sm_90 -cudart shared sparse.cu -o sparse -lcusparse
+	assert_status 0
+	[[ "$output" != *"not found"* ]] || { echo "ld warned: $output" >&2; false; }
+	run readelf -d sparse
+	assert_output_contains "Shared library: [libcusparse.so.12]"
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" ./sparse
+	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
+	assert_output_contains "cusparseGetProperty: status=0 major=12"
+	assert_output_contains "cudaGetDeviceCount: err=35"
+	assert_output_contains "cusparseCreate: status="
+	assert_status 2
+}
+
+@test "e2e 12.4: verify and doctor fail on a sysroot whose libcusparse NEEDs a missing libnvJitLink, naming libnvjitlink" {
+	need_cusparse
+	local c=$BATS_TEST_TMPDIR/nojitlink
+	# A copy of hard links (the sysroot itself stays whole), without nvJitLink, its listing
+	# made to agree: as a sysroot made without the component would be.
+	cp -al "$S" "$c" 2>/dev/null || cp -a "$S" "$c"
+	rm "$c"/targets/sbsa-linux/lib/libnvJitLink.so*
+	grep -v -E ' targets/sbsa-linux/lib/libnvJitLink\.so[^ /]*( |$)' "$c/sysroot.files" > "$c/sysroot.files.new"
+	mv "$c/sysroot.files.new" "$c/sysroot.files"
+	run "$CUDA_XCC" sysroot verify "$c"
+	assert_status 1
+	assert_output_contains "targets/sbsa-linux/lib/libcusparse.so.12.3.1.170 NEEDs libnvJitLink.so.12"
+	assert_output_contains "component libnvjitlink brings it"
+	assert_output_contains "--components libnvjitlink"
+	run "$CUDA_XCC" doctor --sysroot "$c"
+	assert_status 1
+	l=$(echo "$output" | awk '$1 == "FAIL" && $2 == "sysroot"')
+	[[ "$l" == *"NEEDs libnvJitLink.so.12"*"component libnvjitlink"* ]] || { echo "$output" >&2; false; }
+	# The whole sysroot verifies, and doctor calls it ok.
+	run "$CUDA_XCC" sysroot verify "$S"
+	assert_status 0
+	run "$CUDA_XCC" doctor --sysroot "$S"
+	l=$(echo "$output" | awk '$1 == "ok" && $2 == "sysroot"')
+	[ -n "$l" ] || { echo "$output" >&2; false; }
 }

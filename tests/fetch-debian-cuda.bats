@@ -160,17 +160,20 @@ no_index_targets() {
 	[ -z "$(ls "$d/cache" 2>/dev/null | grep '\.deb$')" ]
 }
 
-@test "fetch-debian-cuda: --release trixie fetches CUDA 12.4 with cuBLAS and cuFFT into its own cache" {
+@test "fetch-debian-cuda: --release trixie fetches CUDA 12.4 with cuBLAS, cuFFT, cuSPARSE and nvJitLink into its own cache" {
 	# The machine's sources name only bookworm: the Debian mirror serves trixie as well.
 	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache"
 	assert_status 0
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${#lines[@]}" -eq 11 ]
 	assert_output_contains "$d/cache/nvidia-cuda-toolkit_12.4.131~12.4.1-2_amd64.deb"
 	assert_output_contains "$d/cache/nvidia-cuda-dev_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcudart12_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcublas12_12.4.5.8~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcublaslt12_12.4.5.8~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcufft11_11.2.1.3~12.4.1-2_arm64.deb"
+	# libcusparse12 Depends on libnvjitlink12: 12.4's libcusparse.so.12 NEEDs libnvJitLink.so.12.
+	assert_output_contains "$d/cache/libcusparse12_12.3.1.170~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libnvjitlink12_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcu++-dev_2.3.2-2_all.deb"
 	[[ "$output" != *11.8* ]]
 	for f in "${lines[@]}"; do

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,10 +493,101 @@ static int load_libraries(struct gpudb *db, const cJSON *table, struct xcc_error
 	return 0;
 }
 
+static int known_library_component(const struct gpudb *db, const char *name, const char *where,
+				   struct xcc_error *err)
+{
+	if (!gpudb_component_libraries(db, name))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json %s: %s is not in "
+				"the libraries table", where, name);
+	return 0;
+}
+
+static int load_need(struct gpudb *db, const char *component, const cJSON *j,
+		     struct xcc_error *err)
+{
+	static const char *const keys[] = { "name", "min_cuda", "max_cuda", NULL };
+	struct component_need *n = &db->needs[db->n_needs];
+	char where[128];
+
+	snprintf(where, sizeof where, "components.json needs %s", component);
+	memset(n, 0, sizeof *n);
+	n->component = component;
+	if (!cJSON_IsObject(j))
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: every need is an object", where);
+	if (only_keys(j, keys, where, err) || want_string(j, "name", where, &n->need, 0, err) ||
+	    want_version(j, "min_cuda", where, &n->min_cuda, &n->has_min, err) ||
+	    want_version(j, "max_cuda", where, &n->max_cuda, &n->has_max, err) ||
+	    known_library_component(db, n->need, "needs", err))
+		return -1;
+	db->n_needs++;
+	return 0;
+}
+
+static int load_needs(struct gpudb *db, const cJSON *table, struct xcc_error *err)
+{
+	const cJSON *it, *need;
+	size_t n = 0;
+
+	if (!table)
+		return 0;
+	if (!cJSON_IsObject(table))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json: \"needs\" must be "
+				"an object");
+	cJSON_ArrayForEach(it, table)
+		n += cJSON_IsArray(it) ? (size_t)cJSON_GetArraySize(it) : 0;
+	db->needs = xmalloc((n + 1) * sizeof *db->needs);
+	cJSON_ArrayForEach(it, table) {
+		if (!cJSON_IsArray(it))
+			return xcc_fail(err, XCC_EFAIL, "embedded data components.json needs %s: "
+					"must be an array", it->string);
+		if (known_library_component(db, it->string, "needs", err))
+			return -1;
+		cJSON_ArrayForEach(need, it)
+			if (load_need(db, it->string, need, err))
+				return -1;
+	}
+	return 0;
+}
+
+/* "packages" (values: a component or null) and "not_target" (values: why). */
+static int load_names(const struct gpudb *db, const cJSON *table, const char *key, int packages,
+		      struct name_entry **out, size_t *n_out, struct xcc_error *err)
+{
+	const cJSON *it;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!table)
+		return 0;
+	if (!cJSON_IsObject(table))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json: \"%s\" must be an "
+				"object", key);
+	*out = xmalloc(((size_t)cJSON_GetArraySize(table) + 1) * sizeof **out);
+	cJSON_ArrayForEach(it, table) {
+		struct name_entry *e = &(*out)[*n_out];
+
+		if (!(cJSON_IsString(it) && *it->valuestring) && !(packages && cJSON_IsNull(it)))
+			return xcc_fail(err, XCC_EFAIL, "embedded data components.json %s %s: must "
+					"be %s", key, it->string, packages ?
+					"a component's name or null" : "a non-empty reason");
+		e->name = it->string;
+		e->value = cJSON_IsString(it) ? it->valuestring : NULL;
+		if (packages && e->value && known_library_component(db, e->value, key, err))
+			return -1;
+		if (!packages && gpudb_component_libraries(db, e->name))
+			return xcc_fail(err, XCC_EFAIL, "embedded data components.json not_target "
+					"%s: it is in the libraries table too", e->name);
+		(*n_out)++;
+	}
+	return 0;
+}
+
 static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_error *err)
 {
 	static const char *const top_keys[] = { "comment", "host", "target", "libraries_comment",
-						 "libraries", NULL };
+						 "libraries", "needs_comment", "needs",
+						 "packages_comment", "packages",
+						 "not_target_comment", "not_target", NULL };
 	const cJSON *host, *target, *it;
 	size_t i = 0;
 
@@ -514,7 +606,13 @@ static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_
 	cJSON_ArrayForEach(it, target)
 		if (load_component(db, it, TOOLKIT_TARGET, i++, err))
 			return -1;
-	return load_libraries(db, cJSON_GetObjectItemCaseSensitive(root, "libraries"), err);
+	if (load_libraries(db, cJSON_GetObjectItemCaseSensitive(root, "libraries"), err) ||
+	    load_needs(db, cJSON_GetObjectItemCaseSensitive(root, "needs"), err))
+		return -1;
+	return load_names(db, cJSON_GetObjectItemCaseSensitive(root, "packages"), "packages", 1,
+			  &db->packages, &db->n_packages, err) ||
+	       load_names(db, cJSON_GetObjectItemCaseSensitive(root, "not_target"), "not_target", 0,
+			  &db->not_target, &db->n_not_target, err) ? -1 : 0;
 }
 
 int gpudb_load_components(struct gpudb *db, const char *text, struct xcc_error *err)
@@ -543,6 +641,53 @@ const struct component_libraries *gpudb_component_libraries(const struct gpudb *
 	for (size_t i = 0; i < db->n_libraries; i++)
 		if (strcmp(db->libraries[i].component, name) == 0)
 			return &db->libraries[i];
+	return NULL;
+}
+
+void gpudb_add_needs(const struct gpudb *db, struct cuda_version v, struct strvec *components)
+{
+	/* components grows as it is walked: what is added is looked at too. */
+	for (size_t i = 0; i < components->n; i++)
+		for (size_t k = 0; k < db->n_needs; k++) {
+			const struct component_need *n = &db->needs[k];
+
+			if (strcmp(n->component, components->v[i]) != 0 ||
+			    (n->has_min && cuda_version_cmp(v, n->min_cuda) < 0) ||
+			    (n->has_max && cuda_version_cmp(v, n->max_cuda) > 0) ||
+			    strvec_contains(components, n->need))
+				continue;
+			strvec_push(components, n->need);
+		}
+}
+
+int gpudb_package_entry(const struct gpudb *db, const char *stem, const char **component)
+{
+	for (size_t i = 0; i < db->n_packages; i++)
+		if (strcmp(db->packages[i].name, stem) == 0) {
+			*component = db->packages[i].value;
+			return 1;
+		}
+	return 0;
+}
+
+const char *gpudb_not_target(const struct gpudb *db, const char *name)
+{
+	for (size_t i = 0; i < db->n_not_target; i++)
+		if (strcmp(db->not_target[i].name, name) == 0)
+			return db->not_target[i].value;
+	return NULL;
+}
+
+const char *gpudb_library_component(const struct gpudb *db, const char *soname)
+{
+	/* Only the patterns of lib/ itself: a NEEDED name is never a stub's. */
+	for (size_t i = 0; i < db->n_libraries; i++)
+		for (size_t k = 0; k < db->libraries[i].n_patterns; k++) {
+			const char *pat = db->libraries[i].patterns[k];
+
+			if (!strchr(pat, '/') && fnmatch(pat, soname, FNM_PATHNAME) == 0)
+				return db->libraries[i].component;
+		}
 	return NULL;
 }
 
@@ -591,6 +736,9 @@ void gpudb_free(struct gpudb *db)
 	for (size_t i = 0; i < db->n_libraries; i++)
 		free(db->libraries[i].patterns);
 	free(db->libraries);
+	free(db->needs);
+	free(db->packages);
+	free(db->not_target);
 	for (size_t i = 0; i < db->n_json_roots; i++)
 		cJSON_Delete(db->json_roots[i]);
 	memset(db, 0, sizeof *db);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/strvec.h"
 
 /* A CUDA toolkit version; patch is -1 when not given. Only major.minor
  * matter for every rule in the database. */
@@ -115,6 +116,21 @@ struct component_libraries {
 	size_t n_patterns;
 };
 
+/* A component that another one's libraries NEED ("needs"). */
+struct component_need {
+	const char *component; /* libcusparse */
+	const char *need;      /* libnvjitlink */
+	int has_min, has_max;  /* the CUDA releases where it holds, inclusive */
+	struct cuda_version min_cuda, max_cuda;
+};
+
+/* A name and what it stands for: a package stem and its component (NULL:
+ * a package of many), or a name that is no target library and why. */
+struct name_entry {
+	const char *name;
+	const char *value;
+};
+
 struct gpudb {
 	struct gpu_cap *caps; /* sorted */
 	size_t n_caps;
@@ -136,6 +152,12 @@ struct gpudb {
 	size_t n_components;
 	struct component_libraries *libraries; /* components.json "libraries" */
 	size_t n_libraries;
+	struct component_need *needs; /* components.json "needs" */
+	size_t n_needs;
+	struct name_entry *packages; /* components.json "packages" */
+	size_t n_packages;
+	struct name_entry *not_target; /* components.json "not_target" */
+	size_t n_not_target;
 	void *json_roots[8]; /* owned cJSON trees the strings point into */
 	size_t n_json_roots;
 };
@@ -153,6 +175,18 @@ int toolkit_component_applies(const struct toolkit_component *c, struct cuda_ver
  * does not say which files of a .deb or wheel belong to it. */
 const struct component_libraries *gpudb_component_libraries(const struct gpudb *db,
 							    const char *name);
+
+/* Add to components what they NEED, for CUDA v, until nothing more is
+ * needed ("needs"): each added once, after those already there. */
+void gpudb_add_needs(const struct gpudb *db, struct cuda_version v, struct strvec *components);
+/* The "packages" entry for a package stem: 1 with *component set (NULL
+ * for a package of many components), 0 when there is none. */
+int gpudb_package_entry(const struct gpudb *db, const char *stem, const char **component);
+/* Why name (a manifest key or package stem) is no target library, or NULL. */
+const char *gpudb_not_target(const struct gpudb *db, const char *name);
+/* The component whose library patterns name the shared library soname
+ * (libnvJitLink.so.12 -> libnvjitlink), or NULL. */
+const char *gpudb_library_component(const struct gpudb *db, const char *soname);
 
 const struct target_profile *gpudb_target(const struct gpudb *db, const char *name);
 const struct target_tag *target_find_tag(const struct target_profile *t, const char *tag);

@@ -46,18 +46,13 @@ void plan_components(const struct gpudb *db, struct cuda_version v, struct strve
 }
 
 /*
- * The one component a package given with --from stands for, from its name:
+ * A package's name as components.json's "packages" table spells it:
  * nvidia_cublas_cu12 (a wheel), libcublas11 (Debian), libcublas-12-6
- * (NVIDIA's .deb) all mean libcublas; libcudart11.0 means cuda_cudart. A
- * package that holds many components (nvidia-cuda-dev) stands for none.
- * Giving such a package says which component is wanted, so its libraries are
- * kept without --components. NULL when the name says nothing known.
+ * (NVIDIA's .deb) all have the stem libcublas (cublas for the wheel).
  */
-static const char *package_component(const char *package, const struct strvec *known)
+static char *package_stem(const char *package)
 {
-	static const char *const prefixes[] = { "", "lib", "cuda_" };
 	char *s = xstrdup(package), *stem;
-	const char *found = NULL;
 	size_t n;
 
 	for (char *q = s; *q; q++)
@@ -79,21 +74,55 @@ static const char *package_component(const char *package, const struct strvec *k
 			changed = 1;
 		}
 	}
+	memmove(s, stem, strlen(stem) + 1);
+	return s;
+}
+
+/* The component a stem spells: libcublas, cublas -> libcublas; libcudart
+ * -> cuda_cudart. */
+static const char *spelled_component(const char *stem, const struct gpudb *db)
+{
+	static const char *const prefixes[] = { "", "lib", "cuda_" };
+	const char *found = NULL;
+
 	for (size_t i = 0; !found && i < sizeof prefixes / sizeof prefixes[0]; i++) {
 		const char *base = stem;
+		const struct component_libraries *l;
 		char *cand;
 
 		/* libcudart -> cuda_cudart */
 		if (strcmp(prefixes[i], "cuda_") == 0 && strncmp(stem, "lib", 3) == 0)
 			base = stem + 3;
 		cand = xasprintf("%s%s", prefixes[i], base);
-		for (size_t k = 0; k < known->n; k++)
-			if (strcmp(known->v[k], cand) == 0)
-				found = known->v[k];
+		l = gpudb_component_libraries(db, cand);
+		if (l)
+			found = l->component;
 		free(cand);
 	}
-	free(s);
 	return found;
+}
+
+const char *plan_package_component(const struct gpudb *db, const char *package, int *many)
+{
+	char *stem = package_stem(package);
+	const char *found = NULL;
+
+	*many = 0;
+	if (gpudb_package_entry(db, stem, &found))
+		*many = found == NULL;
+	else
+		found = spelled_component(stem, db);
+	free(stem);
+	return found;
+}
+
+const char *plan_package_not_target(const struct gpudb *db, const char *package)
+{
+	char *stem = package_stem(package);
+	const char *why = gpudb_not_target(db, stem);
+
+	free(stem);
+	return why;
 }
 
 int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
@@ -121,12 +150,17 @@ int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_
 	for (size_t i = 0; i < p->n_archives; i++) {
 		const struct plan_archive *a = &p->archives[i];
 		const char *c;
+		int many;
 
+		/* Giving a package says which component is wanted, so its
+		 * libraries are kept without --components. */
 		if (a->format != PLAN_FMT_REDIST && a->component &&
-		    (c = package_component(a->component, &known)) && !strvec_contains(&target, c))
+		    (c = plan_package_component(db, a->component, &many)) &&
+		    !strvec_contains(&target, c))
 			strvec_push(&target, c);
 	}
 	strvec_extend(&target, &optional);
+	gpudb_add_needs(db, v, &target);
 	strvec_free(&p->lib_patterns);
 	for (size_t i = 0; i < target.n; i++) {
 		const struct component_libraries *l = gpudb_component_libraries(db, target.v[i]);
@@ -394,12 +428,16 @@ enum redist_kind {
 
 /* Why an archive that must be there is needed, for the refusal. */
 static char *redist_missing_why(enum redist_kind kind, const struct plan_request *rq,
-				const char *name)
+				const char *name, int needed)
 {
 	char vb[16];
 
 	if (kind == REDIST_HOST)
 		return xstrdup("(the host side: nvcc runs on x86_64)");
+	if (needed)
+		return xasprintf("(needed by the libraries of a planned component, "
+				 "sysroots/components.json \"needs\"; %s is the tag these GPUs need)",
+				 rq->tag);
 	/* Who asked for it: the user or the GPUs, or the toolkit set. */
 	if (rq->components && strvec_contains(rq->components, name))
 		return xasprintf("(named with --components or needed by these GPUs; %s is the tag "
@@ -436,6 +474,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		      headers_only = STRVEC_INIT;
 	const struct manifest *cm;
 	int target_has_nvcc = 0, rc = -1;
+	size_t n_asked;
 
 	if (n == 0)
 		return xcc_fail(err, XCC_EUSAGE, "no manifest to plan from");
@@ -448,6 +487,9 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 		for (size_t i = 0; i < rq->components->n; i++)
 			if (!strvec_contains(&names[REDIST_TARGET], rq->components->v[i]))
 				strvec_push(&names[REDIST_TARGET], rq->components->v[i]);
+	/* What the asked components' libraries NEED comes after them. */
+	n_asked = names[REDIST_TARGET].n;
+	gpudb_add_needs(rq->db, rq->cuda, &names[REDIST_TARGET]);
 
 	for (enum redist_kind k = REDIST_OPTIONAL; k <= REDIST_TARGET; k++) {
 		const char *tag = k == REDIST_HOST ? host_tag : rq->tag;
@@ -463,7 +505,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 
 				if (k == REDIST_OPTIONAL)
 					continue;
-				why = redist_missing_why(k, rq, name);
+				why = redist_missing_why(k, rq, name, k == REDIST_TARGET && i >= n_asked);
 				explain_missing(ms, n, name, tag, rq->cuda, why, err);
 				free(why);
 				goto out;

@@ -123,6 +123,18 @@ void plan_components(const struct gpudb *db, struct cuda_version v, struct strve
 int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err);
 
+/*
+ * The component a .deb or wheel given with --from stands for, from its
+ * name (components.json "packages", else the component its stem spells):
+ * libcublaslt12 -> libcublas, nvidia_cufft_cu12 -> libcufft. NULL when the
+ * name says nothing known, or (*many set) for a package of many components
+ * (nvidia-cuda-dev).
+ */
+const char *plan_package_component(const struct gpudb *db, const char *package, int *many);
+/* Why the package is no target library (components.json "not_target"),
+ * or NULL. */
+const char *plan_package_not_target(const struct gpudb *db, const char *package);
+
 /* The plan as text, one archive per line (what --dry-run prints). */
 char *plan_describe(const struct plan *p);
 

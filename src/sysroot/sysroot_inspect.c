@@ -131,6 +131,37 @@ static void verify_flavour(const struct gpudb *db, const char *dir, struct sysro
 	strvec_free(&notes);
 }
 
+/* A target library that NEEDs what a CUDA component would bring, but the
+ * sysroot lacks it: the program fails to start on the device ("cannot open
+ * shared object file"), which has the driver's and the C library's, never
+ * CUDA's. What no component brings stays a note (the device's own). */
+static void verify_needed(const struct gpudb *db, const struct sysroot_unresolved *u,
+			  struct strvec *problems)
+{
+	struct strvec done = STRVEC_INIT;
+
+	for (size_t i = 0; i < u->library.n; i++) {
+		const char *lib = u->library.v[i];
+		const char *c = gpudb_library_component(db, lib);
+		size_t others = 0;
+		char more[48] = "";
+
+		if (!c || strvec_contains(&done, lib))
+			continue;
+		strvec_push(&done, lib);
+		for (size_t k = i + 1; k < u->library.n; k++)
+			others += strcmp(u->library.v[k], lib) == 0;
+		if (others)
+			snprintf(more, sizeof more, " (as %zu more file%s)", others,
+				 others == 1 ? " does" : "s do");
+		strvec_pushf(problems, "%s NEEDs %s%s, which is neither in the sysroot nor one the "
+			     "device provides: component %s brings it; make the sysroot again "
+			     "with --components %s (from .debs or wheels: give its package too)",
+			     u->file.v[i], lib, more, c, c);
+	}
+	strvec_free(&done);
+}
+
 int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
 		   struct xcc_error *err)
 {
@@ -140,6 +171,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	char *path, *want, *have, *profile, *inc;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
+	struct sysroot_unresolved unresolved = { STRVEC_INIT, STRVEC_INIT };
 	size_t n_before;
 
 	if (sysroot_open(db, dir, &inspect, &s, err))
@@ -179,11 +211,14 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 	if (access(path, X_OK))
 		strvec_pushf(problems, "%s is not executable", path);
 	free(path);
-	if (sysroot_autopatch(dir, mp->target_dir, s.target->triple, s.target_fs, 1, &notes, &e2))
+	if (sysroot_autopatch(dir, mp->target_dir, s.target->triple, s.target_fs, 1, &notes,
+			      &unresolved, &e2))
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
+	verify_needed(db, &unresolved, problems);
 	verify_flavour(db, dir, mp, problems);
 done:
 	strvec_free(&notes);
+	sysroot_unresolved_free(&unresolved);
 	sysroot_close(&s);
 	if (problems->n)
 		return xcc_fail(err, XCC_EFAIL, "%s has %zu problem%s", dir, problems->n,

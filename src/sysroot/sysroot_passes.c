@@ -51,20 +51,46 @@ static void note_missing(struct strvec *notes, const char *half, const char *roo
 	strvec_free(&list);
 }
 
+static void keep_unresolved(struct sysroot_unresolved *u, const char *root,
+			    const struct autopatch_report *r)
+{
+	size_t root_len = strlen(root);
+
+	for (size_t i = 0; u && i < r->n_missing; i++) {
+		const char *file = r->missing[i].file;
+
+		if (r->missing[i].ignored)
+			continue;
+		if (strncmp(file, root, root_len) == 0 && file[root_len] == '/')
+			file += root_len + 1;
+		strvec_push(&u->library, r->missing[i].library);
+		strvec_push(&u->file, file);
+	}
+}
+
+void sysroot_unresolved_free(struct sysroot_unresolved *u)
+{
+	strvec_free(&u->library);
+	strvec_free(&u->file);
+}
+
 /* Patch one half; libraries found nowhere are a note (the device may
- * provide them), any other failure an error. */
+ * provide them) and go to unresolved, any other failure an error. */
 static int autopatch_half(const struct autopatch_opts *o, const char *half, const char *root,
-			  struct strvec *notes, struct xcc_error *err)
+			  struct strvec *notes, struct sysroot_unresolved *unresolved,
+			  struct xcc_error *err)
 {
 	struct autopatch_report r = { 0 };
 	struct xcc_error e2 = { 0 };
 	int rc = 0;
 
 	if (autopatch_run(o, &r, &e2)) {
-		if (r.n_missing_unignored == 0)
+		if (r.n_missing_unignored == 0) {
 			rc = xcc_fail(err, e2.status, "autopatch of the %s: %s", half, e2.msg);
-		else
+		} else {
 			note_missing(notes, half, root, &r);
+			keep_unresolved(unresolved, root, &r);
+		}
 	}
 	autopatch_report_free(&r);
 	return rc;
@@ -72,7 +98,7 @@ static int autopatch_half(const struct autopatch_opts *o, const char *half, cons
 
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
 		      const char *target_fs, int dry_run, struct strvec *notes,
-		      struct xcc_error *err)
+		      struct sysroot_unresolved *unresolved, struct xcc_error *err)
 {
 	struct autopatch_opts host = AUTOPATCH_OPTS_INIT, target = AUTOPATCH_OPTS_INIT;
 	char *prefix = xasprintf("%s-", triple);
@@ -90,7 +116,7 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 	}
 	host.target_fs = "/";
 	host.dry_run = dry_run;
-	if (autopatch_half(&host, "host half", root, notes, err))
+	if (autopatch_half(&host, "host half", root, notes, NULL, err))
 		goto out;
 	/* Target half: the target's own libraries, then the device's root
 	 * filesystem when there is one (its libstdc++ and libgcc_s are the
@@ -101,7 +127,7 @@ int sysroot_autopatch(const char *root, const char *target_dir, const char *trip
 	else
 		target.cross_prefix = prefix;
 	target.dry_run = dry_run;
-	if (autopatch_half(&target, "target half", root, notes, err))
+	if (autopatch_half(&target, "target half", root, notes, unresolved, err))
 		goto out;
 	rc = 0;
 out:

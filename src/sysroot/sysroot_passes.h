@@ -41,11 +41,18 @@ int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_e
  * the cross toolchain <triple>-gcc, or the device's root filesystem
  * target_fs when not NULL), patching RUNPATHs unless dry_run.
  * Unresolved dependencies are notes, not failures (the device provides
- * more than a sysroot can know); a patch that fails is an error.
+ * more than a sysroot can know); a patch that fails is an error. When
+ * unresolved is not NULL, the target half's also go there, each library
+ * beside the file (relative to root) that needs it, for the caller to judge.
  */
+struct sysroot_unresolved {
+	struct strvec library; /* libnvJitLink.so.12 */
+	struct strvec file;    /* targets/sbsa-linux/lib/libcusparse.so.12.3.1.170 */
+};
 int sysroot_autopatch(const char *root, const char *target_dir, const char *triple,
 		      const char *target_fs, int dry_run, struct strvec *notes,
-		      struct xcc_error *err);
+		      struct sysroot_unresolved *unresolved, struct xcc_error *err);
+void sysroot_unresolved_free(struct sysroot_unresolved *u);
 
 /*
  * The GLIBC_ floor check the driver runs after a --target-fs link, on the

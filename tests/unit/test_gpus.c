@@ -75,6 +75,17 @@ static void test_components(const struct gpudb *db)
 		{ "{\"host\": {}, \"target\": [], \"libraries\": {}}", "\"host\" must be an array" },
 		{ "{\"hosts\": [], \"target\": [], \"libraries\": {}}", "unknown key \"hosts\"" },
 		{ "{\"host\": [", "not valid JSON" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"needs\": {\"a\": [{\"name\": \"b\"}]}}", "needs: b is not in the libraries table" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"needs\": {\"a\": [{\"name\": \"a\", \"min\": \"12.0\"}]}}",
+		  "needs a: unknown key \"min\"" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"packages\": {\"liba_rt\": \"b\"}}", "packages: b is not in the libraries table" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"not_target\": {\"a\": \"a tool\"}}", "not_target a: it is in the libraries table too" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"not_target\": {\"b\": \"\"}}", "not_target b: must be a non-empty reason" },
 	};
 	const struct component_libraries *l;
 	size_t host = 0, target = 0;

@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "db/flags.h"
 #include "sysroot/plan.h"
+#include "sysroot/sysroot_layout.h"
 #include "sysroot/sysroot_request.h"
 #include "tap.h"
 
@@ -207,6 +208,150 @@ static void components(void)
 	plan_free(&p);
 }
 
+/* A manifest key names a component (of the toolkit or the libraries
+ * table) or something components.json says is no target library. */
+static int key_is_known(const char *key)
+{
+	for (size_t i = 0; i < db.n_components; i++)
+		if (strcmp(db.components[i].name, key) == 0)
+			return 1;
+	return gpudb_component_libraries(&db, key) || gpudb_not_target(&db, key);
+}
+
+/* Every key of every real manifest in tests/data/manifests is known: a
+ * library NVIDIA ships that the table lacks would be dropped from .debs
+ * and wheels without a word (nvJitLink was). */
+static void manifest_keys_covered(void)
+{
+	static const char *const products[] = { "cuda", "cudnn" };
+
+	for (size_t k = 0; k < sizeof products / sizeof products[0]; k++) {
+		char *dir = manifest_path(products[k]);
+		struct strvec names = STRVEC_INIT;
+
+		ok(file_list_dir(dir, &names) == 0 && names.n > 0, "manifests in %s", dir);
+		for (size_t i = 0; i < names.n; i++) {
+			char *rel = xasprintf("%s/%s", products[k], names.v[i]);
+			struct strvec unknown = STRVEC_INIT;
+			struct manifest m;
+			char *list;
+
+			if (load(rel, &m) == 0) {
+				for (size_t j = 0; j < m.n_packages; j++)
+					if (!key_is_known(m.packages[j].key))
+						strvec_push(&unknown, m.packages[j].key);
+				manifest_free(&m);
+			} else {
+				strvec_push(&unknown, "(unreadable)");
+			}
+			list = strvec_join(&unknown, ", ");
+			ok(unknown.n == 0, "%s: every key is a component or not_target: %s", rel,
+			   unknown.n ? list : "yes");
+			free(list);
+			free(rel);
+			strvec_free(&unknown);
+		}
+		strvec_free(&names);
+		free(dir);
+	}
+}
+
+/* Every Debian CUDA package apt-cache listed (tests/data/
+ * debian-cuda-packages.txt) stands for a component, for many, or is no
+ * target library. */
+static void debian_packages_covered(void)
+{
+	const char *src = getenv("XCC_SRCDIR");
+	char *path = xasprintf("%s/tests/data/debian-cuda-packages.txt", src && *src ? src : ".");
+	char *text = file_read_text(path, NULL), *save = NULL, *line;
+	struct strvec unknown = STRVEC_INIT;
+	size_t checked = 0;
+	char *list;
+
+	ok(text != NULL, "read %s", path);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char release[32], package[96];
+		int many;
+
+		if (line[0] == '#' || sscanf(line, "%31s %95s", release, package) != 2)
+			continue;
+		checked++;
+		if (!plan_package_component(&db, package, &many) && !many &&
+		    !plan_package_not_target(&db, package))
+			strvec_pushf(&unknown, "%s (%s)", package, release);
+	}
+	list = strvec_join(&unknown, ", ");
+	ok(checked > 100 && unknown.n == 0, "%zu Debian packages, each a component or not_target: %s",
+	   checked, unknown.n ? list : "yes");
+	free(list);
+	strvec_free(&unknown);
+	free(text);
+	free(path);
+}
+
+static void package_names(void)
+{
+	static const char *const cases[][2] = {
+		{ "libnvjitlink12", "libnvjitlink" }, { "libcublaslt12", "libcublas" },
+		{ "libcusparse12", "libcusparse" }, { "libcusolvermg11", "libcusolver" },
+		{ "libnvrtc-builtins12.4", "cuda_nvrtc" }, { "libcudart11.0", "cuda_cudart" },
+		{ "nvidia_nvjitlink_cu12", "libnvjitlink" }, { "nvidia-cuda-runtime-cu12", "cuda_cudart" },
+		{ "libnppif12", "libnpp" }, { "libnvfatbin12", "libnvfatbin" },
+	};
+	int many;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *c = plan_package_component(&db, cases[i][0], &many);
+
+		is_str(c, cases[i][1], "package %s stands for %s", cases[i][0], cases[i][1]);
+	}
+	ok(!plan_package_component(&db, "nvidia-cuda-dev", &many) && many,
+	   "nvidia-cuda-dev holds many components");
+	ok(!plan_package_component(&db, "libfoo1", &many) && !many, "libfoo1 stands for nothing");
+	is_str(gpudb_library_component(&db, "libnvJitLink.so.12"), "libnvjitlink",
+	       "libnvJitLink.so.12 comes with libnvjitlink");
+	is_str(gpudb_library_component(&db, "libcublasLt.so.12"), "libcublas",
+	       "libcublasLt.so.12 comes with libcublas");
+	ok(!gpudb_library_component(&db, "libcuda.so.1"), "libcuda.so.1 is the driver's");
+	ok(!gpudb_library_component(&db, "libc.so.6"), "libc.so.6 is no component's");
+}
+
+/* A chosen component brings what its libraries NEED, as Debian's Depends
+ * say: 12.4's cuSPARSE and cuSOLVER need nvJitLink; 11.8's do not. */
+static void needs(void)
+{
+	struct plan p;
+	struct xcc_error err = { 0 };
+	struct strvec want = STRVEC_INIT;
+
+	ok(make_plan("cuda/redistrib_12.4.1.json", "sbsa", "12.4", "sm_90", "libcusparse", &p,
+		     &err) == 0, "12.4 with libcusparse: %s", err.msg);
+	ok(find(&p, "libnvjitlink", PLAN_TARGET) != NULL, "12.4: libcusparse brings libnvjitlink");
+	plan_free(&p);
+	ok(make_plan("cuda/redistrib_12.4.1.json", "sbsa", "12.4", "sm_90", "libcusolver", &p,
+		     &err) == 0, "12.4 with libcusolver: %s", err.msg);
+	ok(find(&p, "libcublas", PLAN_TARGET) && find(&p, "libcusparse", PLAN_TARGET) &&
+	   find(&p, "libnvjitlink", PLAN_TARGET), "12.4: libcusolver brings cuBLAS, cuSPARSE, "
+	   "nvJitLink");
+	plan_free(&p);
+	ok(make_plan("cuda/redistrib_11.8.0.json", "sbsa", "11.8", "sm_80", "libcusolver", &p,
+		     &err) == 0, "11.8 with libcusolver: %s", err.msg);
+	ok(find(&p, "libcublas", PLAN_TARGET) && !find(&p, "libcusparse", PLAN_TARGET),
+	   "11.8: libcusolver brings cuBLAS only");
+	plan_free(&p);
+
+	/* .debs: the library filter takes nvJitLink's files. */
+	memset(&p, 0, sizeof p);
+	strvec_push(&want, "libcusparse");
+	ok(plan_set_library_filter(&p, &db, (struct cuda_version){ 12, 4, 1 }, &want, &err) == 0,
+	   "filter for libcusparse: %s", err.msg);
+	ok(sysroot_layout_keeps_library(&p, "libnvJitLink.so.12.4.127"), "the filter keeps libnvJitLink");
+	ok(!sysroot_layout_keeps_library(&p, "libcufft.so.11"), "...and not cuFFT");
+	strvec_free(&want);
+	plan_free(&p);
+}
+
 static void x86_64_target(void)
 {
 	struct plan p;
@@ -262,6 +407,10 @@ int main(void)
 	components();
 	x86_64_target();
 	fingerprint();
+	manifest_keys_covered();
+	debian_packages_covered();
+	package_names();
+	needs();
 	gpudb_free(&db);
 	return done_testing();
 }
