@@ -26,7 +26,9 @@ const struct gpudb *cmd_gpudb(struct cmd_ctx *ctx, struct xcc_error *err)
 const struct jetpack_db *cmd_jetpacks(struct cmd_ctx *ctx, struct xcc_error *err)
 {
 	if (!ctx->jetpacks_loaded) {
-		if (jetpack_db_load(&ctx->jetpacks, err))
+		const struct gpudb *gdb = cmd_gpudb(ctx, err);
+
+		if (!gdb || jetpack_db_load(&ctx->jetpacks, gdb, err))
 			return NULL;
 		ctx->jetpacks_loaded = 1;
 	}

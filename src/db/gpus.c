@@ -408,8 +408,8 @@ static int load_target(struct gpudb *db, const char *name, struct xcc_error *err
 
 /* Whether obj has only the keys of allowed (NULL-terminated): a misspelt
  * key would otherwise be ignored without a word. */
-static int only_keys(const cJSON *obj, const char *const *allowed, const char *where,
-		     struct xcc_error *err)
+int gpudb_only_keys(const cJSON *obj, const char *const *allowed, const char *where,
+		    struct xcc_error *err)
 {
 	const cJSON *it;
 
@@ -445,7 +445,7 @@ static int load_component(struct gpudb *db, const cJSON *j, enum toolkit_side si
 	snprintf(where, sizeof where, "components.json %s %s", list, c->name);
 	if (!*c->name)
 		return xcc_fail(err, XCC_EFAIL, "embedded data %s: empty \"name\"", where);
-	if (only_keys(j, side == TOOLKIT_HOST ? host_keys : target_keys, where, err) ||
+	if (gpudb_only_keys(j, side == TOOLKIT_HOST ? host_keys : target_keys, where, err) ||
 	    want_version(j, "min_cuda", where, &c->min_cuda, &c->has_min, err) ||
 	    want_version(j, "max_cuda", where, &c->max_cuda, &c->has_max, err))
 		return -1;
@@ -514,7 +514,7 @@ static int load_need(struct gpudb *db, const char *component, const cJSON *j,
 	n->component = component;
 	if (!cJSON_IsObject(j))
 		return xcc_fail(err, XCC_EFAIL, "embedded data %s: every need is an object", where);
-	if (only_keys(j, keys, where, err) || want_string(j, "name", where, &n->need, 0, err) ||
+	if (gpudb_only_keys(j, keys, where, err) || want_string(j, "name", where, &n->need, 0, err) ||
 	    want_version(j, "min_cuda", where, &n->min_cuda, &n->has_min, err) ||
 	    want_version(j, "max_cuda", where, &n->max_cuda, &n->has_max, err) ||
 	    known_library_component(db, n->need, "needs", err))
@@ -593,7 +593,7 @@ static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_
 
 	if (!cJSON_IsObject(root))
 		return xcc_fail(err, XCC_EFAIL, "embedded data components.json is not an object");
-	if (only_keys(root, top_keys, "components.json", err) ||
+	if (gpudb_only_keys(root, top_keys, "components.json", err) ||
 	    !(host = want_array(root, "host", "components.json", err)) ||
 	    !(target = want_array(root, "target", "components.json", err)))
 		return -1;

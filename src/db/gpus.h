@@ -228,4 +228,11 @@ int gpudb_is_tegra(const struct gpudb *db, int major, int minor);
 /* T(V): Jetson capabilities below it are served by linux-aarch64. */
 void gpudb_sbsa_threshold(const struct gpudb *db, struct cuda_version v, int *major, int *minor);
 
+/* Whether the JSON object obj (a cJSON *) has only the keys of allowed
+ * (NULL-terminated): a misspelt key in the embedded data would otherwise be
+ * ignored without a word. where names the object in the message. */
+struct cJSON;
+int gpudb_only_keys(const struct cJSON *obj, const char *const *allowed, const char *where,
+		    struct xcc_error *err);
+
 #endif

@@ -21,13 +21,32 @@ static int str_field(const cJSON *o, const char *key, const char *where, const c
 	return 0;
 }
 
-static int load_release(struct jetpack_release *r, const cJSON *o, struct xcc_error *err)
+/* A board is a Jetson GPU of the GPU table: one source of truth for both. */
+static int check_board(const struct gpudb *gdb, const struct jetpack_release *r,
+		       const struct gpu_cap_spelling *sp, struct xcc_error *err)
 {
+	const struct gpu_cap *cap = gpudb_find_cap(gdb, sp->major, sp->minor, 0);
+
+	if (!cap || !cap->jetson)
+		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json %s: board %d.%d is no "
+				"Jetson GPU of gpus.json", r->version, sp->major, sp->minor);
+	return 0;
+}
+
+static int load_release(struct jetpack_release *r, const cJSON *o, const struct gpudb *gdb,
+			struct xcc_error *err)
+{
+	static const char *const keys[] = { "jetpack", "l4t", "ubuntu", "glibc", "glibcxx",
+					    "cxxabi", "gcc_s", "cuda", "cuda_reachable",
+					    "boards", "source", NULL };
 	const char *where = "releases", *cuda = NULL, *reach = NULL;
 	const cJSON *arr, *it, *rj;
 
 	memset(r, 0, sizeof *r);
+	if (!cJSON_IsObject(o))
+		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json: each release is an object");
 	if (str_field(o, "jetpack", where, &r->version, err) ||
+	    gpudb_only_keys(o, keys, "jetpack.json release", err) ||
 	    str_field(o, "ubuntu", r->version, &r->ubuntu, err) ||
 	    str_field(o, "glibc", r->version, &r->glibc, err) ||
 	    str_field(o, "glibcxx", r->version, &r->glibcxx, err) ||
@@ -71,6 +90,8 @@ static int load_release(struct jetpack_release *r, const cJSON *o, struct xcc_er
 		    sp.prefix != GPU_CAP_BARE || sp.variant)
 			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad board capability",
 					r->version);
+		if (check_board(gdb, r, &sp, err))
+			return -1;
 		r->boards[r->n_boards].major = sp.major;
 		r->boards[r->n_boards].minor = sp.minor;
 		r->n_boards++;
@@ -78,18 +99,29 @@ static int load_release(struct jetpack_release *r, const cJSON *o, struct xcc_er
 	return 0;
 }
 
-int jetpack_db_load(struct jetpack_db *db, struct xcc_error *err)
+int jetpack_db_load(struct jetpack_db *db, const struct gpudb *gdb, struct xcc_error *err)
 {
 	const char *text = embedded_file_text("jetpack.json");
-	const cJSON *arr, *it;
-	cJSON *root;
 
 	memset(db, 0, sizeof *db);
 	if (!text)
 		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json is missing from this build");
+	return jetpack_db_parse(db, text, gdb, err);
+}
+
+int jetpack_db_parse(struct jetpack_db *db, const char *text, const struct gpudb *gdb,
+		     struct xcc_error *err)
+{
+	static const char *const top_keys[] = { "comment", "releases", NULL };
+	const cJSON *arr, *it;
+	cJSON *root;
+
+	memset(db, 0, sizeof *db);
 	if (!(root = cJSON_Parse(text)))
 		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json is not valid JSON");
 	db->json_root = root;
+	if (gpudb_only_keys(root, top_keys, "jetpack.json", err))
+		goto fail;
 	arr = cJSON_GetObjectItemCaseSensitive(root, "releases");
 	if (!cJSON_IsArray(arr)) {
 		xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json: \"releases\" must be an array");
@@ -97,7 +129,7 @@ int jetpack_db_load(struct jetpack_db *db, struct xcc_error *err)
 	}
 	db->releases = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *db->releases);
 	cJSON_ArrayForEach(it, arr) {
-		if (load_release(&db->releases[db->n], it, err)) {
+		if (load_release(&db->releases[db->n], it, gdb, err)) {
 			db->n++;
 			goto fail;
 		}

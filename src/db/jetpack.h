@@ -35,7 +35,12 @@ struct jetpack_db {
 	void *json_root;
 };
 
-int jetpack_db_load(struct jetpack_db *db, struct xcc_error *err);
+/* Load the embedded jetpack.json, checked: no key but the known ones, and
+ * every board a Jetson GPU of gdb (gpus.json). */
+int jetpack_db_load(struct jetpack_db *db, const struct gpudb *gdb, struct xcc_error *err);
+/* The same from text (for the unit tests). */
+int jetpack_db_parse(struct jetpack_db *db, const char *text, const struct gpudb *gdb,
+		     struct xcc_error *err);
 void jetpack_db_free(struct jetpack_db *db);
 
 /* "5.1", "5.1.2" (a point release of the 5.1 line), "7" (7.0). NULL when

@@ -17,14 +17,14 @@
 #include "sysroot/sysroot_request.h"
 
 /* --jetpack, or the JetPack rules without it: boards x CUDA x release. */
-static int resolve_jetpack(const struct sysroot_create_opts *o, struct sysroot_request *rq,
-			   struct xcc_error *err)
+static int resolve_jetpack(const struct gpudb *db, const struct sysroot_create_opts *o,
+			   struct sysroot_request *rq, struct xcc_error *err)
 {
 	struct jetpack_db jdb;
 	const struct jetpack_release *jp = NULL;
 	int rc;
 
-	if (jetpack_db_load(&jdb, err))
+	if (jetpack_db_load(&jdb, db, err))
 		return -1;
 	rc = (o->jetpack && request_jetpack(&jdb, o->jetpack, &jp, err)) ||
 	     jetpack_check(&jdb, jp, &rq->choice, err) ? -1 : 0;
@@ -49,7 +49,7 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	if (flags_resolve(db, rq->target, rq->cuda, &o->arch, PTX_DEFAULT, &rq->choice, err))
 		return -1;
 	rq->have_choice = 1;
-	if (resolve_jetpack(o, rq, err))
+	if (resolve_jetpack(db, o, rq, err))
 		return -1;
 	strvec_extend(notes, &rq->choice.warnings);
 	for (size_t i = 0; i < rq->choice.n; i++)
