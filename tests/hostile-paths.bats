@@ -5,6 +5,7 @@
 # arriving as the path, or is refused with exit 2 and a message that says
 # why; nothing in a path is ever read as CMake or Meson code.
 load lib/common
+load lib/toolchain
 
 setup_file() {
 	export PROJ=$BATS_FILE_TMPDIR/proj
@@ -32,17 +33,6 @@ setup_file() {
 	executable('hello', 'hello.c')
 	EOF
 	printf '@V@' > "$PROJ/v.in"
-}
-
-# A sysroot.json is all the toolchain verb reads; check-link and run read
-# it too, through the path the generated file hands them.
-fake_sysroot() {
-	mkdir -p "$1/bin"
-	cat > "$1/sysroot.json" <<-'EOS'
-	{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64",
-	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
-	 "capabilities": ["8.7"], "components": []}
-	EOS
 }
 
 needs_tools() {
@@ -102,7 +92,7 @@ refused() {
 # The sysroot $d/NAME, made by the caller's printf so that any byte fits.
 hostile() {
 	sr=$BATS_TEST_TMPDIR/$1
-	fake_sysroot "$sr"
+	toolchain_sysroot "$sr"
 }
 
 @test "hostile paths: a line break is refused by both" {

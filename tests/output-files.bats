@@ -5,19 +5,11 @@
 # through (it stays a link), a FIFO or a device is opened and written,
 # never replaced by a regular file.
 load lib/common
-
-fake_sysroot() {
-	mkdir -p "$1/bin"
-	cat > "$1/sysroot.json" <<-'EOS'
-	{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64",
-	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
-	 "capabilities": ["8.7"], "components": []}
-	EOS
-}
+load lib/toolchain
 
 setup() {
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	xcc toolchain cmake --sysroot "$d/sr" > "$d/expected.cmake"
 }
 

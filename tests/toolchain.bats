@@ -2,16 +2,7 @@
 # cuda-xcc toolchain: build-system files bound to a sysroot, and where the
 # shipped wrappers are. The real Meson and CMake builds are in tests/e2e.bats.
 load lib/common
-
-# A sysroot.json is all the toolchain verb reads.
-fake_sysroot() {
-	mkdir -p "$1/bin"
-	cat > "$1/sysroot.json" <<-'EOS'
-	{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64",
-	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
-	 "capabilities": ["8.7"], "components": []}
-	EOS
-}
+load lib/toolchain
 
 # A device root with the cross toolchain's C library in its multiarch dir.
 fake_rootfs() {
@@ -43,7 +34,7 @@ fake_rootfs() {
 
 @test "toolchain meson: the cross file names the cross compilers, the driver and cuda-xcc run" {
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	run xcc toolchain meson --sysroot "$d/sr"
 	assert_status 0
 	# C and C++ go through check-link, which checks their links' output.
@@ -63,7 +54,7 @@ fake_rootfs() {
 
 @test "toolchain meson: -arch and --target-fs override the sysroot's; --output writes the file" {
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	fake_rootfs "$d/rootfs"
 	run xcc toolchain meson --sysroot "$d/sr" -arch sm_87 --target-fs "$d/rootfs" --output "$d/x.ini"
 	assert_status 0
@@ -84,7 +75,7 @@ fake_rootfs() {
 @test "toolchain flags: the cross g++'s and nvcc's options for a device root, overlay first" {
 	d=$(scratch)
 	export XDG_CACHE_HOME=$d/cache
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	fake_rootfs "$d/rootfs"
 	mkdir -p "$d/rootfs/lib/aarch64-linux-gnu/real"
 	touch "$d/rootfs/lib/aarch64-linux-gnu/real/libpthread.so.0"
@@ -115,7 +106,7 @@ fake_rootfs() {
 
 @test "toolchain meson: a quote in a path is written as Meson reads it back" {
 	d=$(scratch)
-	fake_sysroot "$d/it's"
+	toolchain_sysroot "$d/it's"
 	run xcc toolchain meson --sysroot "$d/it's"
 	assert_status 0
 	# Meson doubles a machine file's backslashes before parsing: no \' escape.
@@ -124,7 +115,7 @@ fake_rootfs() {
 
 @test "toolchain cmake: a toolchain file bound to the sysroot that includes the shipped one" {
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	run xcc toolchain cmake --sysroot "$d/sr" -arch 8.7
 	assert_status 0
 	assert_output_contains "set(CUDA_XCC_SYSROOT [[$d/sr]] CACHE STRING"
@@ -140,7 +131,7 @@ fake_rootfs() {
 	need cmake
 	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	run xcc toolchain cmake --sysroot "$d/sr" -arch sm_90 --output "$d/tc.cmake"
 	assert_status 0
 	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$d/tc.cmake"
