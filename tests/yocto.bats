@@ -145,6 +145,8 @@ bb() {
 	dot=$YOCTO_TOP/task-depends.dot
 	grep -q '"cuda-xcc-hello.do_cuda_xcc_sysroot" -> "cuda-xcc-native.do_populate_sysroot"' "$dot"
 	grep -q '"cuda-xcc-hello.do_configure" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
+	# the runtime's license text is in the sysroot
+	grep -q '"cuda-xcc-hello.do_populate_lic" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
 }
 
 @test "yocto: a URL or an undefined variable in CUDA_XCC_FROM is refused at parse time with the way out" {
@@ -155,6 +157,15 @@ bb() {
 	assert_output_contains "CUDA_XCC_FROM names https://example.invalid/x.deb: fetch it through SRC_URI"
 	# scarthgap has no UNPACKDIR: the name would reach the task unexpanded
 	assert_output_contains 'CUDA_XCC_FROM names ${UNPACKDIR}/y.deb, whose variable this release does not define: the fetcher unpacks into ${WORKDIR}'
+}
+
+@test "yocto: the runtime package is Proprietary, its license text checksummed in the sysroot once the recipe gives the md5" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	example_append 'CUDA_XCC_RUNTIME_LICENSE_MD5 = "0123456789abcdef0123456789abcdef"'
+	bb -e cuda-xcc-hello
+	assert_status 0
+	grep -qx 'LICENSE:cuda-xcc-hello-cuda-runtime="Proprietary"' <<<"$output"
+	grep -q '^LIC_FILES_CHKSUM=".* file://.*/cuda-xcc-sysroot/licenses/cuda_cudart/LICENSE;md5=0123456789abcdef0123456789abcdef"$' <<<"$output"
 }
 
 # --- the class's tasks, run in a simulated task environment ------------------

@@ -36,8 +36,9 @@
 # sysroot's nvcc with them.
 #
 # The CUDA runtime libraries the programs link (CUDA_XCC_RUNTIME_LIBS) are
-# packaged as ${PN}-cuda-runtime, which ${PN} depends on at run time, with
-# NVIDIA's license text from the archives.
+# packaged as ${PN}-cuda-runtime (LICENSE Proprietary), which ${PN} depends
+# on at run time, with NVIDIA's license text from the archives; set
+# CUDA_XCC_RUNTIME_LICENSE_MD5 to checksum it (LIC_FILES_CHKSUM).
 
 DEPENDS:append = " cuda-xcc-native"
 
@@ -195,7 +196,7 @@ do_cuda_xcc_sysroot[depends] += "cuda-xcc-native:do_populate_sysroot"
 do_cuda_xcc_sysroot[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
     CUDA_XCC_FROM CUDA_XCC_COMPONENTS CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC \
     CUDA_NVCC_FLAGS AR"
-addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure
+addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure do_populate_lic
 
 EXTRA_OECMAKE:append = " -C ${CUDA_XCC_CMAKE_CACHE}"
 
@@ -205,6 +206,14 @@ FILES:${PN}-cuda-runtime = "${libdir}/libcudart.so.* ${libdir}/libcu*.so.* ${lib
 # NVIDIA's libraries under NVIDIA's terms, whose text travels with them
 # (see do_install); the recipe's LICENSE must name Proprietary too.
 LICENSE:${PN}-cuda-runtime = "Proprietary"
+# The text is in the CUDA archives (fetched with unpack=0), so it is
+# checksummed in the sysroot, which do_populate_lic then waits for. The
+# md5 changes with the CUDA release and its sources: the recipe gives it,
+# as for any LIC_FILES_CHKSUM entry. (OE checks no LIC_FILES_CHKSUM of a
+# recipe whose LICENSE is "CLOSED".)
+CUDA_XCC_RUNTIME_LICENSE_FILE ??= "licenses/cuda_cudart/LICENSE"
+CUDA_XCC_RUNTIME_LICENSE_MD5 ??= ""
+LIC_FILES_CHKSUM:append = "${@' file://${CUDA_XCC_SYSROOT}/${CUDA_XCC_RUNTIME_LICENSE_FILE};md5=${CUDA_XCC_RUNTIME_LICENSE_MD5}' if d.getVar('CUDA_XCC_RUNTIME_LICENSE_MD5') else ''}"
 RDEPENDS:${PN}:append = " ${PN}-cuda-runtime"
 INSANE_SKIP:${PN}-cuda-runtime += "already-stripped ldflags"
 
