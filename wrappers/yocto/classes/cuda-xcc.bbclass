@@ -74,7 +74,7 @@ CUDA_XCC_NVCC ?= "${WORKDIR}/cuda-xcc-bin/nvcc"
 
 # The driver, for recipes that are not cmake ones.
 CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} -ccbin ${CUDA_XCC_HOST_CXX} \
-    -Xcompiler=${CUDA_XCC_XCOMPILER} -arbin ${AR}"
+    ${CUDA_XCC_XCOMPILER_ARG} -arbin ${AR}"
 
 # meta-tegra's flag parts: machines and recipes append to them. The
 # architectures reach CMake as CMAKE_CUDA_ARCHITECTURES (validated by
@@ -84,7 +84,9 @@ CUDA_NVCC_COMPAT_FLAGS ??= ""
 CUDA_NVCC_EXTRA_FLAGS ??= ""
 CUDA_NVCC_FLAGS ?= "${CUDA_NVCC_ARCH_FLAGS} ${CUDA_NVCC_COMPAT_FLAGS} ${CUDA_NVCC_EXTRA_FLAGS}"
 export CUDAHOSTCXX = "${CUDA_XCC_HOST_CXX}"
-export CUDAFLAGS = "${CUDA_NVCC_FLAGS} -Xcompiler=${CUDA_XCC_XCOMPILER}"
+# (nvcc refuses an empty -Xcompiler=: a CXX_FOR_CUDA without flags has none)
+CUDA_XCC_XCOMPILER_ARG = "${@'-Xcompiler=' + d.getVar('CUDA_XCC_XCOMPILER') if d.getVar('CUDA_XCC_XCOMPILER') else ''}"
+export CUDAFLAGS = "${CUDA_NVCC_FLAGS} ${CUDA_XCC_XCOMPILER_ARG}"
 export CUDACXX = "${CUDA_XCC_NVCC}"
 
 export CUDA_XCC_SYSROOT
@@ -174,9 +176,12 @@ do_cuda_xcc_sysroot() {
     mkdir -p "$(dirname "${CUDA_XCC_NVCC}")"
     {
         echo '#!/bin/sh'
-        printf 'exec %s -target-dir %s -arbin %s %s "$@"\n' \
-            "$(cuda_xcc_sh_quote "$CUDA_XCC_SYSROOT/bin/nvcc")" "$(cuda_xcc_sh_quote "$target_dir")" \
-            "$(cuda_xcc_sh_quote "${AR}")" "$(cuda_xcc_sh_quote "-Xcompiler=${CUDA_XCC_XCOMPILER}")"
+        printf 'exec %s -target-dir %s -arbin %s' "$(cuda_xcc_sh_quote "$CUDA_XCC_SYSROOT/bin/nvcc")" \
+            "$(cuda_xcc_sh_quote "$target_dir")" "$(cuda_xcc_sh_quote "${AR}")"
+        if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
+            printf ' %s' "$(cuda_xcc_sh_quote "${CUDA_XCC_XCOMPILER_ARG}")"
+        fi
+        printf ' "$@"\n'
     } > "${CUDA_XCC_NVCC}.tmp"
     chmod +x "${CUDA_XCC_NVCC}.tmp"
     mv "${CUDA_XCC_NVCC}.tmp" "${CUDA_XCC_NVCC}"
