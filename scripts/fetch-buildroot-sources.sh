@@ -183,6 +183,8 @@ for entry in "${sources[@]}"; do
 	fi
 	overrides+=("${var}_OVERRIDE_SRCDIR = $tree")
 	[[ " $how " != *" autoreconf "* ]] || overrides+=("${var}_AUTORECONF = YES")
+	# cuda-xcc's own libarchive (wrappers/buildroot) is built from the same source.
+	[ "$brpkg" != libarchive ] || overrides+=("HOST_CUDA_XCC_LIBARCHIVE_OVERRIDE_SRCDIR = $tree")
 done
 
 printf '%s\n' "# Written by cuda-xcc's scripts/fetch-buildroot-sources.sh" "${overrides[@]}" \

@@ -16,6 +16,7 @@ cpu_at_start=$(cpu_busy)
 # Every package the build, the demo and the tests need. CI starts from a
 # machine where nothing was installed by hand. rsync, bc, unzip and wget:
 # Buildroot's make insists on them (make check-buildroot-build).
+# python3-magic, python3-flake8: Buildroot's utils/check-package (tests/buildroot.bats).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev nettle-dev openssl
@@ -25,6 +26,7 @@ packages=(
 	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
 	chrpath diffstat cpio gawk locales strace shellcheck
 	rsync bc unzip wget
+	python3-magic python3-flake8
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive

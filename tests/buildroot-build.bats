@@ -88,8 +88,9 @@ setup_file() {
 	# BR2_TARGET_ROOTFS_TAR is not set
 	BR2_PACKAGE_CUDA_XCC_RUNTIME=y
 	BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_11_8=y
-	BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET="sbsa"
-	BR2_PACKAGE_CUDA_XCC_RUNTIME_ARCH="sm_80,sm_90"
+	BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET_SBSA=y
+	BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_80=y
+	BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y
 	BR2_PACKAGE_CUDA_XCC_RUNTIME_FROM="${from% }"
 	BR2_PACKAGE_CUDA_XCC_HELLO=y
 	EOF
@@ -115,7 +116,7 @@ need_build() {
 	H=$BR_OUT/host T=$BR_OUT/target
 }
 
-@test "buildroot build: host-cuda-xcc from this checkout, on a host-libarchive that reads xz and zstd" {
+@test "buildroot build: host-cuda-xcc from this checkout, on its own libarchive that reads xz and zstd" {
 	need_build
 	run "$H/bin/cuda-xcc" --version
 	assert_status 0
@@ -123,9 +124,9 @@ need_build() {
 	# linked with Buildroot's host libraries, not the build machine's
 	run env -u LD_LIBRARY_PATH ldd "$H/bin/cuda-xcc"
 	assert_status 0
-	[[ "$output" =~ libarchive\.so[^$'\n']*=\>\ $H/lib/ ]]
+	[[ "$output" =~ libarchive\.so[^$'\n']*=\>\ $H/lib/cuda-xcc/lib/ ]]
 	[[ "$output" =~ libelf\.so[^$'\n']*=\>\ $H/lib/ ]]
-	PKG_CONFIG_LIBDIR=$H/lib/pkgconfig run "$H/bin/pkgconf" --libs --static libarchive
+	PKG_CONFIG_LIBDIR=$H/lib/cuda-xcc/lib/pkgconfig:$H/lib/pkgconfig run "$H/bin/pkgconf" --libs --static libarchive
 	assert_status 0
 	assert_output_contains "-llzma"
 	assert_output_contains "-lzstd"

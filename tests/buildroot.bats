@@ -61,6 +61,7 @@ reconfigure() {
 	grep -qx 'BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_12_9=y' "$BR_OUT/.config"
 	grep -qx 'BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VERSION="12.9"' "$BR_OUT/.config"
 	grep -qx 'BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET="jetson"' "$BR_OUT/.config"
+	grep -qx 'BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87=y' "$BR_OUT/.config"
 	# Buildroot's default gcc 15 is newer than any CUDA 12 accepts: 12.9 cannot be kept
 	run reconfigure BR2_GCC_VERSION_15_X=y '# BR2_GCC_VERSION_14_X is not set'
 	assert_status 0
@@ -76,16 +77,23 @@ reconfigure() {
 
 @test "buildroot: the packages' variables: sources, autoreconf, libarchive with xz and zstd, toolchain first" {
 	need_buildroot
-	run make -C "$BR_OUT" -s --no-print-directory printvars VARS="HOST_CUDA_XCC_SITE HOST_CUDA_XCC_SITE_METHOD HOST_CUDA_XCC_AUTORECONF HOST_CUDA_XCC_FINAL_DEPENDENCIES HOST_LIBARCHIVE_CONF_OPTS HOST_LIBARCHIVE_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_CMAKE_OPTS CUDA_XCC_RUNTIME_NVCC CUDA_XCC_RUNTIME_LICENSE_FILES"
+	run make -C "$BR_OUT" -s --no-print-directory printvars VARS="HOST_CUDA_XCC_SITE HOST_CUDA_XCC_SITE_METHOD HOST_CUDA_XCC_AUTORECONF HOST_CUDA_XCC_FINAL_DEPENDENCIES HOST_CUDA_XCC_CONF_ENV HOST_LIBARCHIVE_CONF_OPTS HOST_LIBARCHIVE_FINAL_DEPENDENCIES HOST_LIBCURL_CONF_OPTS HOST_CUDA_XCC_LIBARCHIVE_CONF_OPTS HOST_CUDA_XCC_LIBARCHIVE_FINAL_DEPENDENCIES HOST_CUDA_XCC_LIBARCHIVE_DL_DIR HOST_CUDA_XCC_LIBARCHIVE_HASH_FILES CUDA_XCC_RUNTIME_FINAL_DEPENDENCIES CUDA_XCC_RUNTIME_CMAKE_OPTS CUDA_XCC_RUNTIME_NVCC CUDA_XCC_RUNTIME_LICENSE_FILES"
 	assert_status 0
 	# built from this checkout, which has no ./configure
 	assert_output_contains "HOST_CUDA_XCC_SITE=$(realpath "$XCC_SRCDIR")"$'\n'
 	assert_output_contains "HOST_CUDA_XCC_SITE_METHOD=local"
 	assert_output_contains "HOST_CUDA_XCC_AUTORECONF=YES"
 	[[ "$output" =~ HOST_CUDA_XCC_FINAL_DEPENDENCIES=[^$'\n']*host-xz ]]
-	# host-libarchive reads .xz and .zst: the last --with/--without wins, and xz/zstd come first
-	[[ "$output" =~ HOST_LIBARCHIVE_CONF_OPTS=[^$'\n']*--without-lzma[^$'\n']*--with-lzma\ --with-zstd$'\n' ]]
-	[[ "$output" =~ HOST_LIBARCHIVE_FINAL_DEPENDENCIES=[^$'\n']*host-xz[^$'\n']*host-zstd ]]
+	# cuda-xcc's own libarchive reads .xz and .zst, from host-libarchive's tarball
+	# and hash file, installed apart; host-libarchive and host-libcurl are Buildroot's
+	[[ "$output" =~ HOST_CUDA_XCC_FINAL_DEPENDENCIES=[^$'\n']*host-cuda-xcc-libarchive ]]
+	[[ "$output" =~ HOST_CUDA_XCC_LIBARCHIVE_CONF_OPTS=[^$'\n']*--prefix=$BR_OUT/host/lib/cuda-xcc[^$'\n']*--with-lzma\ --with-zstd$'\n' ]]
+	[[ "$output" =~ HOST_CUDA_XCC_LIBARCHIVE_FINAL_DEPENDENCIES=[^$'\n']*host-xz[^$'\n']*host-zstd ]]
+	assert_output_contains "HOST_CUDA_XCC_LIBARCHIVE_DL_DIR=$BR/dl/libarchive"$'\n'
+	assert_output_contains "HOST_CUDA_XCC_LIBARCHIVE_HASH_FILES=$BR/package/libarchive/libarchive.hash"$'\n'
+	[[ "$output" =~ HOST_CUDA_XCC_CONF_ENV=PKG_CONFIG_PATH=$BR_OUT/host/lib/cuda-xcc/lib/pkgconfig\ [^$'\n']*-Wl,-rpath,$BR_OUT/host/lib/cuda-xcc/lib ]]
+	[[ "$output" =~ HOST_LIBARCHIVE_CONF_OPTS=[^$'\n']*--without-lzma\ --without-zstd$'\n' ]]
+	[[ "$output" != *"--without-libidn2"* ]]
 	# the sysroot is made by a target package: after the toolchain filled the staging dir
 	[[ "$output" =~ CUDA_XCC_RUNTIME_FINAL_DEPENDENCIES=[^$'\n']*host-cuda-xcc[^$'\n']*toolchain ]]
 	# CMake gets the architectures cuda-xcc validated, the compiler and ar are Buildroot's
@@ -104,14 +112,14 @@ reconfigure() {
 	run python3 - "$BATS_TEST_TMPDIR/info.json" <<-'PY'
 	import json, sys
 	d = json.load(open(sys.argv[1]))
-	for k in ("host-cuda-xcc", "cuda-xcc-runtime", "host-libarchive"):
+	for k in ("host-cuda-xcc", "cuda-xcc-runtime", "host-cuda-xcc-libarchive"):
 	    v = d[k]
 	    print(k, "|", v["licenses"], "|", " ".join(v["dependencies"]), "|", v["redistributable"])
 	PY
 	assert_status 0
 	assert_output_contains "cuda-xcc-runtime | NVIDIA CUDA Toolkit EULA | host-cuda-xcc"
 	[[ "$output" =~ cuda-xcc-runtime\ \|[^$'\n']*toolchain ]]
-	[[ "$output" =~ host-libarchive\ \|[^$'\n']*host-xz[^$'\n']*host-zstd ]]
+	[[ "$output" =~ host-cuda-xcc-libarchive\ \|[^$'\n']*host-xz[^$'\n']*host-zstd ]]
 	[[ "$output" =~ host-cuda-xcc\ \|[^$'\n']*host-autoconf ]]
 }
 
@@ -128,4 +136,79 @@ reconfigure() {
 	# the third .deb has none: the message names the .deb and the file it lacks
 	assert_status 2
 	assert_output_contains "cuda-xcc-runtime: $DEBS/cuda-cupti-12-9_12.9.79-1_arm64.deb has no usr/share/doc/cuda-cupti-12-9/copyright"
+}
+
+@test "buildroot: the Kconfig choices of CUDA, target and GPUs are those of cuda-xcc's data" {
+	need python3
+	python3 "$XCC_SRCDIR/scripts/buildroot-kconfig.py" "$CUDA_XCC" "$XCC_SRCDIR/sysroots/gpus.json" \
+		> "$BATS_TEST_TMPDIR/choices"
+	diff -u "$XCC_SRCDIR/wrappers/buildroot/package/cuda-xcc-runtime/Config.in.choices" "$BATS_TEST_TMPDIR/choices"
+}
+
+# defaults_pass LINES...: configure with LINES, then cuda-xcc's own checks
+# on the CUDA version, target and GPUs Kconfig chose.
+defaults_pass() {
+	local config cuda target arch
+	config=$(reconfigure "$@" 2>/dev/null)
+	cuda=$(sed -n 's/^BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VERSION="\(.*\)"$/\1/p' <<<"$config")
+	target=$(sed -n 's/^BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET="\(.*\)"$/\1/p' <<<"$config")
+	arch=$(sed -n 's/^BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_\(.*\)=y$/sm_\1/p' <<<"$config" | tr 'A-Z\n' 'a-z,')
+	echo "$target $cuda ${arch%,}"
+	xcc flags --target "$target" --cuda "$cuda" -arch "${arch%,}" >/dev/null
+}
+
+@test "buildroot: the defaults are a combination cuda-xcc accepts, with each gcc, and a GPU list of cuda-xcc's" {
+	need_buildroot
+	# Buildroot's default gcc (15): CUDA 13.0, where Jetson means Thor
+	run defaults_pass BR2_GCC_VERSION_15_X=y '# BR2_GCC_VERSION_14_X is not set'
+	assert_status 0
+	assert_output_equals "jetson 13.0 sm_110"
+	run defaults_pass BR2_GCC_VERSION_14_X=y
+	assert_status 0
+	assert_output_equals "jetson 12.9 sm_87"
+	run defaults_pass BR2_GCC_VERSION_15_X=y '# BR2_GCC_VERSION_14_X is not set' BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET_SBSA=y
+	assert_status 0
+	assert_output_equals "sbsa 13.0 sm_90"
+	# Debian's CUDA 12.4 can be chosen; Orin is not offered with 13.0, nor Hopper on Jetson
+	run defaults_pass BR2_TOOLCHAIN_EXTERNAL=y '# BR2_TOOLCHAIN_BUILDROOT is not set' BR2_TOOLCHAIN_EXTERNAL_CUSTOM=y \
+		BR2_TOOLCHAIN_EXTERNAL_GCC_13=y BR2_TOOLCHAIN_EXTERNAL_CUSTOM_GLIBC=y BR2_TOOLCHAIN_EXTERNAL_CXX=y \
+		BR2_PACKAGE_CUDA_XCC_RUNTIME=y BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_12_4=y
+	assert_status 0
+	assert_output_equals "jetson 12.4 sm_87"
+	run reconfigure BR2_GCC_VERSION_15_X=y '# BR2_GCC_VERSION_14_X is not set' BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87=y BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y
+	assert_status 0
+	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87=y"* ]]
+	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y"* ]]
+}
+
+@test "buildroot: no GPU chosen stops make before anything builds; components and the sbsa target directory reach the commands" {
+	need_buildroot
+	out=$BATS_TEST_TMPDIR/out
+	reconfigure '# BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87 is not set' 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas libcufft"' >/dev/null
+	# (-n: with the check missing, nothing would be built either)
+	run make -C "$out" -s --no-print-directory -n cuda-xcc-runtime-configure
+	assert_status 2
+	assert_output_contains "cuda-xcc-runtime: no GPU chosen: pick one in menuconfig"
+	rm -rf "$out"
+	reconfigure BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET_SBSA=y BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas libcufft"' >/dev/null
+	run make -C "$out" -s --no-print-directory printvars VARS="CUDA_XCC_RUNTIME_GPU_ARCH CUDA_XCC_RUNTIME_BUILD_CMDS CUDA_XCC_RUNTIME_CMAKE_OPTS"
+	assert_status 0
+	grep -qx 'CUDA_XCC_RUNTIME_GPU_ARCH=sm_90' <<<"$output"
+	assert_output_contains "--components libcublas,libcufft"
+	assert_output_contains '-DCUDAToolkit_TARGET_DIR='"$out"'/host/share/cuda-xcc/sysroot/targets/$(cat '"$out"'/host/share/cuda-xcc/target-dir)'
+}
+
+@test "buildroot: utils/check-package finds nothing in the BR2_EXTERNAL tree" {
+	need_buildroot
+	# the distribution's python3 (apt-get install python3-magic python3-flake8)
+	# when the first on PATH lacks them
+	py=
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import magic, flake8' 2>/dev/null; then py=$p; break; fi
+	done
+	[ -n "$py" ] || skip "check-package needs python3-magic and python3-flake8"
+	cd "$XCC_SRCDIR/wrappers/buildroot"
+	run "$py" "$BR/utils/check-package" -b $(find . -type f | sort)
+	assert_status 0
+	grep -qx '0 warnings generated' <<<"$output"
 }

@@ -63,7 +63,6 @@ setup_file() {
 	# have staged there, and CUDA 12.6 archives as the fetcher would have
 	# unpacked them into it.
 	WORKDIR:pn-cuda-xcc-hello = "${TOPDIR}/simulated/cuda-xcc-hello"
-	CUDA_XCC_CUDA_VERSION:pn-cuda-xcc-hello = "12.6"
 	CUDA_XCC_FROM:pn-cuda-xcc-hello = "${WORKDIR}/redistrib_12.6.3.json"
 	CUDA_XCC_COMPONENTS:pn-cuda-xcc-hello = "libcublas"
 	CUDA_XCC_RUNTIME_LIBS:pn-cuda-xcc-hello = "libcudart.so.* libcublas.so.*"
@@ -95,6 +94,36 @@ bb() {
 	assert_output_contains " 0 errors."
 }
 
+@test "yocto: a MACHINE without CUDA_ARCHITECTURES: the layer's CUDA recipes are skipped, with the reason when asked for" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	# poky's qemuarm64 sets none: the parse of the whole build goes on
+	example_append 'CUDA_ARCHITECTURES = ""'
+	bb -p
+	assert_status 0
+	assert_output_contains " 0 errors."
+	bb -e cuda-xcc-hello
+	assert_status 1
+	assert_output_contains "was skipped: CUDA_XCC_ARCH is not set: cuda-xcc needs the CUDA version and the GPUs (CUDA_XCC_ARCH defaults to the MACHINE's CUDA_ARCHITECTURES"
+}
+
+@test "yocto: the example's defaults pass cuda-xcc's checks with scarthgap's gcc and an Orin MACHINE" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	cuda=$(sed -n 's/^CUDA_XCC_CUDA_VERSION ?= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/recipes-examples/cuda-xcc-hello/cuda-xcc-hello_1.0.bb")
+	target=$(sed -n 's/^CUDA_XCC_TARGET ?= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass")
+	gcc=$(sed -n 's/^GCCVERSION ?= "\([0-9]*\)\..*"$/\1/p' "$YOCTO_POKY/meta/conf/distro/include/tcmode-default.inc")
+	[ "$gcc" = 13 ]
+	# meta-tegra's Orin machines set CUDA_ARCHITECTURES = "87"
+	run xcc flags --target "$target" --cuda "$cuda" -arch 87
+	assert_status 0
+	# the MACHINE's compiler as the driver checks it: aarch64, scarthgap's gcc
+	s=$(scratch)
+	printf '#!/bin/sh\ncase "$1" in -dumpmachine) echo aarch64-poky-linux ;; -dumpversion) echo %s.2.0 ;; esac\n' "$gcc" > "$s/aarch64-poky-linux-g++"
+	chmod +x "$s/aarch64-poky-linux-g++"
+	echo '__global__ void k(void) {}' > "$s/k.cu"
+	run xcc --target "$target" --cuda "$cuda" -arch 87 -ccbin "$s/aarch64-poky-linux-g++" -### -c "$s/k.cu"
+	assert_status 0
+}
+
 @test "yocto: the class takes the MACHINE's GPUs and the full cross compiler" {
 	bb -e cuda-xcc-hello
 	assert_status 0
@@ -116,6 +145,8 @@ bb() {
 	dot=$YOCTO_TOP/task-depends.dot
 	grep -q '"cuda-xcc-hello.do_cuda_xcc_sysroot" -> "cuda-xcc-native.do_populate_sysroot"' "$dot"
 	grep -q '"cuda-xcc-hello.do_configure" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
+	# the runtime's license text is in the sysroot
+	grep -q '"cuda-xcc-hello.do_populate_lic" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
 }
 
 @test "yocto: a URL or an undefined variable in CUDA_XCC_FROM is refused at parse time with the way out" {
@@ -126,6 +157,15 @@ bb() {
 	assert_output_contains "CUDA_XCC_FROM names https://example.invalid/x.deb: fetch it through SRC_URI"
 	# scarthgap has no UNPACKDIR: the name would reach the task unexpanded
 	assert_output_contains 'CUDA_XCC_FROM names ${UNPACKDIR}/y.deb, whose variable this release does not define: the fetcher unpacks into ${WORKDIR}'
+}
+
+@test "yocto: the runtime package is Proprietary, its license text checksummed in the sysroot once the recipe gives the md5" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	example_append 'CUDA_XCC_RUNTIME_LICENSE_MD5 = "0123456789abcdef0123456789abcdef"'
+	bb -e cuda-xcc-hello
+	assert_status 0
+	grep -qx 'LICENSE:cuda-xcc-hello-cuda-runtime="Proprietary"' <<<"$output"
+	grep -q '^LIC_FILES_CHKSUM=".* file://.*/cuda-xcc-sysroot/licenses/cuda_cudart/LICENSE;md5=0123456789abcdef0123456789abcdef"$' <<<"$output"
 }
 
 # --- the class's tasks, run in a simulated task environment ------------------
@@ -215,9 +255,13 @@ sim_task() {
 	grep -qx 'aarch64-poky-linux-g++ -dumpmachine' "$W/toolchain.log"
 	grep -qx 'aarch64-poky-linux-g++ -dumpversion' "$W/toolchain.log"
 	grep -qxF 'set(CMAKE_CUDA_ARCHITECTURES [[90]] CACHE STRING "validated by cuda-xcc")' "$cache"
-	grep -qxF "set(CMAKE_CUDA_COMPILER [[$sr/bin/nvcc]] CACHE STRING \"cuda-xcc\")" "$cache"
+	nvcc=$(sim_var CUDA_XCC_NVCC)
+	grep -qxF "set(CMAKE_CUDA_COMPILER [[$nvcc]] CACHE STRING \"cuda-xcc\")" "$cache"
 	grep -qxF 'set(CMAKE_CUDA_HOST_COMPILER [[aarch64-poky-linux-g++]] CACHE STRING "cuda-xcc")' "$cache"
-	grep -q "^set(CMAKE_CUDA_FLAGS \[\[-target-dir sbsa-linux -arbin aarch64-poky-linux-gcc-ar -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs]] CACHE STRING \"cuda-xcc\")\$" "$cache"
+	# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
+	run grep CMAKE_CUDA_FLAGS "$cache"
+	assert_status 1
+	grep -q "^exec '$sr/bin/nvcc' -target-dir 'sbsa-linux' -arbin 'aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
 	grep -qxF "set(CUDAToolkit_ROOT [[$sr]] CACHE STRING \"cuda-xcc\")" "$cache"
 }
 
@@ -288,4 +332,36 @@ sim_task() {
 	for i in "${!values[@]}"; do
 		cmp "$d/b/v$i.txt" <(printf '%s' "${values[$i]}")
 	done
+	# and the nvcc script's words, quoted for sh
+	sed -n '/^cuda_xcc_sh_quote() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" \
+		> "$d/q.sh"
+	[ -s "$d/q.sh" ]
+	. "$d/q.sh"
+	for i in "${!values[@]}"; do
+		eval "set -- $(cuda_xcc_sh_quote "${values[$i]}")"
+		[ "$1" = "${values[$i]}" ]
+	done
+}
+
+@test "yocto: a recipe written to meta-tegra's names: its flags reach do_configure, and its -DCMAKE_CUDA_FLAGS drops none of the class's" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	printf '%s\n' 'CUDA_NVCC_EXTRA_FLAGS:append = " --expt-relaxed-constexpr"' \
+		'CUDA_NVCC_COMPAT_FLAGS = "--default-stream per-thread"' \
+		'CXX_FOR_CUDA = "${CCACHE}${HOST_PREFIX}g++ ${HOST_CC_ARCH}${TOOLCHAIN_OPTIONS}"' \
+		'EXTRA_OECMAKE:append = " -DCMAKE_CUDA_FLAGS=-O3"' > "$YOCTO_TOP/test-layer/cuda-xcc-hello_%.bbappend"
+	sim_prepare
+	nvcc=$(sim_var CUDA_XCC_NVCC)
+	sr=$(sim_var CUDA_XCC_SYSROOT)
+	fs=$(sim_var STAGING_DIR_TARGET)
+	python3 "$XCC_SRCDIR/tests/lib/bitbake_task.py" "$SIM_ENV" do_configure > "$BATS_TEST_TMPDIR/configure.sh"
+	grep -qx "export CUDACXX=\"$nvcc\"" "$BATS_TEST_TMPDIR/configure.sh"
+	grep -qx 'export CUDAHOSTCXX="aarch64-poky-linux-g++"' "$BATS_TEST_TMPDIR/configure.sh"
+	grep -q '^export CUDAFLAGS=" *--default-stream per-thread *--expt-relaxed-constexpr -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot='"$fs"'"$' "$BATS_TEST_TMPDIR/configure.sh"
+	sim_task do_cuda_xcc_sysroot
+	assert_status 0
+	# what CMake's compiler runs, with the recipe's own CMAKE_CUDA_FLAGS
+	printf '#!/bin/sh\necho "nvcc $*"\n' > "$sr/bin/nvcc"
+	run "$nvcc" -O3 -c hello.cu
+	assert_status 0
+	[[ "$output" =~ ^nvcc\ -target-dir\ sbsa-linux\ -arbin\ aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
 }

@@ -23,9 +23,22 @@
 # validated by cuda-xcc, through an initial CMake cache written by the
 # sysroot task. Others call ${CUDA_XCC_DRIVER} as their CUDA compiler.
 #
+# meta-tegra's interface, where the names mean the same: CXX_FOR_CUDA is
+# nvcc's host compiler command (default: the MACHINE's CXX; set it to a
+# compiler the CUDA release accepts when the MACHINE's is too new),
+# CUDA_NVCC_FLAGS is made of CUDA_NVCC_ARCH_FLAGS, CUDA_NVCC_COMPAT_FLAGS and
+# CUDA_NVCC_EXTRA_FLAGS, and CUDAFLAGS, CUDAHOSTCXX and CUDACXX are exported
+# (CMake takes CUDAFLAGS as the initial CMAKE_CUDA_FLAGS). What a build
+# cannot do without (-target-dir, -arbin, the host compiler's tune flags and
+# --sysroot) is not in CMAKE_CUDA_FLAGS, which a recipe's own
+# -DCMAKE_CUDA_FLAGS replaces, but in the CUDA compiler itself: CUDACXX and
+# CMAKE_CUDA_COMPILER are ${CUDA_XCC_NVCC}, a script that runs the
+# sysroot's nvcc with them.
+#
 # The CUDA runtime libraries the programs link (CUDA_XCC_RUNTIME_LIBS) are
-# packaged as ${PN}-cuda-runtime, which ${PN} depends on at run time, with
-# NVIDIA's license text from the archives.
+# packaged as ${PN}-cuda-runtime (LICENSE Proprietary), which ${PN} depends
+# on at run time, with NVIDIA's license text from the archives; set
+# CUDA_XCC_RUNTIME_LICENSE_MD5 to checksum it (LIC_FILES_CHKSUM).
 
 DEPENDS:append = " cuda-xcc-native"
 
@@ -40,22 +53,54 @@ CUDA_XCC_SYSROOT ?= "${WORKDIR}/cuda-xcc-sysroot"
 CUDA_XCC_CMAKE_CACHE ?= "${WORKDIR}/cuda-xcc-cache.cmake"
 CUDA_XCC_RUNTIME_LIBS ??= "libcudart.so.*"
 
-# nvcc's host compiler: the compiler word of CXX, and its target flags
-# (tune, --sysroot) handed over with -Xcompiler.
-CUDA_XCC_HOST_CXX ?= "${@d.getVar('CXX').split()[0]}"
-CUDA_XCC_HOST_CXX_FLAGS ?= "${HOST_CC_ARCH} ${TOOLCHAIN_OPTIONS}"
+# nvcc's host compiler command, as meta-tegra's cuda-gcc class names it:
+# the MACHINE's own by default.
+CXX_FOR_CUDA ??= "${CXX}"
+
+# Its compiler word (past a ccache launcher) and its target flags (tune,
+# --sysroot), handed to nvcc with -Xcompiler.
+def cuda_xcc_split_cxx(d):
+    words = (d.getVar("CXX_FOR_CUDA") or "").split()
+    if words and os.path.basename(words[0]) == "ccache":
+        words = words[1:]
+    return words or [""]
+
+CUDA_XCC_HOST_CXX ?= "${@cuda_xcc_split_cxx(d)[0]}"
+CUDA_XCC_HOST_CXX_FLAGS ?= "${@' '.join(cuda_xcc_split_cxx(d)[1:])}"
+CUDA_XCC_XCOMPILER = "${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}"
+
+# nvcc with what every compilation needs; written by the sysroot task.
+CUDA_XCC_NVCC ?= "${WORKDIR}/cuda-xcc-bin/nvcc"
 
 # The driver, for recipes that are not cmake ones.
 CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} -ccbin ${CUDA_XCC_HOST_CXX} \
-    -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())} -arbin ${AR}"
+    ${CUDA_XCC_XCOMPILER_ARG} -arbin ${AR}"
+
+# meta-tegra's flag parts: machines and recipes append to them. The
+# architectures reach CMake as CMAKE_CUDA_ARCHITECTURES (validated by
+# cuda-xcc); CUDA_NVCC_ARCH_FLAGS is for recipes that call nvcc themselves.
+CUDA_NVCC_ARCH_FLAGS ??= ""
+CUDA_NVCC_COMPAT_FLAGS ??= ""
+CUDA_NVCC_EXTRA_FLAGS ??= ""
+CUDA_NVCC_FLAGS ?= "${CUDA_NVCC_ARCH_FLAGS} ${CUDA_NVCC_COMPAT_FLAGS} ${CUDA_NVCC_EXTRA_FLAGS}"
+export CUDAHOSTCXX = "${CUDA_XCC_HOST_CXX}"
+# (nvcc refuses an empty -Xcompiler=: a CXX_FOR_CUDA without flags has none)
+CUDA_XCC_XCOMPILER_ARG = "${@'-Xcompiler=' + d.getVar('CUDA_XCC_XCOMPILER') if d.getVar('CUDA_XCC_XCOMPILER') else ''}"
+export CUDAFLAGS = "${CUDA_NVCC_FLAGS} ${CUDA_XCC_XCOMPILER_ARG}"
+export CUDACXX = "${CUDA_XCC_NVCC}"
 
 export CUDA_XCC_SYSROOT
 
 python () {
+    # A layer must not break a build that does not use it: without a CUDA
+    # version or GPUs (poky's own MACHINEs set no CUDA_ARCHITECTURES) the
+    # recipe is skipped, and bitbake gives the reason only when it is asked
+    # for, as for any incompatible recipe.
     for var in ("CUDA_XCC_CUDA_VERSION", "CUDA_XCC_ARCH"):
         if not d.getVar(var):
-            bb.fatal("%s must be set by recipes that inherit cuda-xcc (CUDA_XCC_ARCH defaults "
-                     "to the MACHINE's CUDA_ARCHITECTURES)" % var)
+            raise bb.parse.SkipRecipe("%s is not set: cuda-xcc needs the CUDA version and "
+                                      "the GPUs (CUDA_XCC_ARCH defaults to the MACHINE's "
+                                      "CUDA_ARCHITECTURES, e.g. \"87\" for Orin)" % var)
     # Every wrong entry at once: a user fixes them in one go.
     wrong = []
     for src in (d.getVar("CUDA_XCC_FROM") or "").split():
@@ -101,6 +146,11 @@ cuda_xcc_cmake_set() {
     printf 'set(%s [%s[%s]%s] CACHE %s "%s")\n' "$1" "$fence" "$3" "$fence" "$2" "$4"
 }
 
+# cuda_xcc_sh_quote WORD: WORD as one sh word, in single quotes.
+cuda_xcc_sh_quote() {
+    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
 do_cuda_xcc_sysroot() {
     set -- --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} --dest ${CUDA_XCC_SYSROOT} --progress never \
@@ -121,27 +171,54 @@ do_cuda_xcc_sysroot() {
     archs=$(${CUDA_XCC} flags --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} --format cmake)
     target_dir=$(cuda_xcc_target_dir)
+    # The flags no compilation can do without, out of the reach of a
+    # recipe's -DCMAKE_CUDA_FLAGS; each word quoted for sh.
+    mkdir -p "$(dirname "${CUDA_XCC_NVCC}")"
     {
-        cuda_xcc_cmake_set CMAKE_CUDA_COMPILER STRING "$CUDA_XCC_SYSROOT/bin/nvcc" cuda-xcc
+        echo '#!/bin/sh'
+        printf 'exec %s -target-dir %s -arbin %s' "$(cuda_xcc_sh_quote "$CUDA_XCC_SYSROOT/bin/nvcc")" \
+            "$(cuda_xcc_sh_quote "$target_dir")" "$(cuda_xcc_sh_quote "${AR}")"
+        if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
+            printf ' %s' "$(cuda_xcc_sh_quote "${CUDA_XCC_XCOMPILER_ARG}")"
+        fi
+        printf ' "$@"\n'
+    } > "${CUDA_XCC_NVCC}.tmp"
+    chmod +x "${CUDA_XCC_NVCC}.tmp"
+    mv "${CUDA_XCC_NVCC}.tmp" "${CUDA_XCC_NVCC}"
+    # CUDA_TOOLKIT_ROOT_DIR, CUDA_NVCC_EXECUTABLE and CUDA_NVCC_FLAGS are
+    # for projects that use the old FindCUDA module.
+    {
+        cuda_xcc_cmake_set CMAKE_CUDA_COMPILER STRING "${CUDA_XCC_NVCC}" cuda-xcc
         cuda_xcc_cmake_set CMAKE_CUDA_HOST_COMPILER STRING "${CUDA_XCC_HOST_CXX}" cuda-xcc
-        cuda_xcc_cmake_set CMAKE_CUDA_FLAGS STRING "-target-dir $target_dir -arbin ${AR} -Xcompiler=${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}" cuda-xcc
         cuda_xcc_cmake_set CMAKE_CUDA_ARCHITECTURES STRING "$archs" "validated by cuda-xcc"
         cuda_xcc_cmake_set CUDAToolkit_ROOT STRING "$CUDA_XCC_SYSROOT" cuda-xcc
+        cuda_xcc_cmake_set CUDA_TOOLKIT_ROOT_DIR STRING "$CUDA_XCC_SYSROOT" cuda-xcc
+        cuda_xcc_cmake_set CUDA_NVCC_EXECUTABLE STRING "${CUDA_XCC_NVCC}" cuda-xcc
+        cuda_xcc_cmake_set CUDA_NVCC_FLAGS STRING "${@';'.join(d.getVar('CUDA_NVCC_FLAGS').split())}" cuda-xcc
     } > ${CUDA_XCC_CMAKE_CACHE}
 }
 do_cuda_xcc_sysroot[depends] += "cuda-xcc-native:do_populate_sysroot"
 do_cuda_xcc_sysroot[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
-    CUDA_XCC_FROM CUDA_XCC_COMPONENTS CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS"
-addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure
+    CUDA_XCC_FROM CUDA_XCC_COMPONENTS CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC \
+    CUDA_NVCC_FLAGS AR"
+addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure do_populate_lic
 
 EXTRA_OECMAKE:append = " -C ${CUDA_XCC_CMAKE_CACHE}"
 
 PACKAGES =+ "${PN}-cuda-runtime"
 FILES:${PN}-cuda-runtime = "${libdir}/libcudart.so.* ${libdir}/libcu*.so.* ${libdir}/libnv*.so.* \
     ${datadir}/licenses/${PN}-cuda-runtime"
-# NVIDIA's license text travels with the libraries (see do_install); the
-# terms are NVIDIA's, not this recipe's.
-LICENSE:${PN}-cuda-runtime = "CLOSED"
+# NVIDIA's libraries under NVIDIA's terms, whose text travels with them
+# (see do_install); the recipe's LICENSE must name Proprietary too.
+LICENSE:${PN}-cuda-runtime = "Proprietary"
+# The text is in the CUDA archives (fetched with unpack=0), so it is
+# checksummed in the sysroot, which do_populate_lic then waits for. The
+# md5 changes with the CUDA release and its sources: the recipe gives it,
+# as for any LIC_FILES_CHKSUM entry. (OE checks no LIC_FILES_CHKSUM of a
+# recipe whose LICENSE is "CLOSED".)
+CUDA_XCC_RUNTIME_LICENSE_FILE ??= "licenses/cuda_cudart/LICENSE"
+CUDA_XCC_RUNTIME_LICENSE_MD5 ??= ""
+LIC_FILES_CHKSUM:append = "${@' file://${CUDA_XCC_SYSROOT}/${CUDA_XCC_RUNTIME_LICENSE_FILE};md5=${CUDA_XCC_RUNTIME_LICENSE_MD5}' if d.getVar('CUDA_XCC_RUNTIME_LICENSE_MD5') else ''}"
 RDEPENDS:${PN}:append = " ${PN}-cuda-runtime"
 INSANE_SKIP:${PN}-cuda-runtime += "already-stripped ldflags"
 

@@ -67,31 +67,61 @@ CUDA_XCC_RUNTIME_POST_RSYNC_HOOKS += CUDA_XCC_RUNTIME_DEB_COPYRIGHTS
 endif
 
 CUDA_XCC_RUNTIME_XCC_TARGET = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET))
-CUDA_XCC_RUNTIME_GPU_ARCH = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_ARCH))
+# The GPUs chosen in menuconfig (BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87=y is
+# sm_87), comma-separated as cuda-xcc takes them; Config.in.choices names
+# them all.
+CUDA_XCC_RUNTIME_GPU_SYMS := $(shell sed -n 's/^config \(BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_.*\)/\1/p' \
+	$(BR2_EXTERNAL_CUDA_XCC_PATH)/package/cuda-xcc-runtime/Config.in.choices)
+CUDA_XCC_RUNTIME_GPU_ARCH = $(subst $(space),$(comma),$(strip $(foreach v,$(CUDA_XCC_RUNTIME_GPU_SYMS), \
+	$(if $(filter y,$($(v))),$(subst -,_,$(call LOWERCASE,$(patsubst BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_%,%,$(v))))))))
+CUDA_XCC_RUNTIME_COMPONENTS = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS))
 CUDA_XCC_RUNTIME_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
 # CMAKE_CUDA_ARCHITECTURES, as cuda-xcc validated them for the sysroot.
 CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE = $(HOST_DIR)/share/cuda-xcc/cmake-architectures
+# The sysroot's one targets/ directory (aarch64-linux, sbsa-linux: which one
+# depends on the GPUs), named once the sysroot is made: CMake before 3.27
+# does not find it on sbsa by itself.
+CUDA_XCC_RUNTIME_TARGET_DIR_FILE = $(HOST_DIR)/share/cuda-xcc/target-dir
+CUDA_XCC_RUNTIME_TARGET_DIR = $(CUDA_XCC_RUNTIME_SYSROOT)/targets/$$(cat $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE))
 
-define CUDA_XCC_RUNTIME_BUILD_CMDS
+# Kconfig offers only the GPUs cuda-xcc accepts for the CUDA version and
+# target, but cannot require one.
+ifeq ($(BR2_PACKAGE_CUDA_XCC_RUNTIME)$(BR_BUILDING),yy)
+ifeq ($(CUDA_XCC_RUNTIME_GPU_ARCH),)
+$(error cuda-xcc-runtime: no GPU chosen: pick one in menuconfig, External options, cuda-xcc CUDA sysroot and runtime, GPUs)
+endif
+endif
+
+# The choice is validated before anything is unpacked, with cuda-xcc's
+# own rules (and its message when they say no).
+define CUDA_XCC_RUNTIME_CONFIGURE_CMDS
 	$(HOST_DIR)/bin/cuda-xcc flags --target $(CUDA_XCC_RUNTIME_XCC_TARGET) \
 		--cuda $(CUDA_XCC_RUNTIME_VERSION) -arch $(CUDA_XCC_RUNTIME_GPU_ARCH) \
 		--format cmake > $(@D)/cmake-architectures
+endef
+
+define CUDA_XCC_RUNTIME_BUILD_CMDS
 	$(HOST_DIR)/bin/cuda-xcc sysroot create --target $(CUDA_XCC_RUNTIME_XCC_TARGET) \
 		--cuda $(CUDA_XCC_RUNTIME_VERSION) -arch $(CUDA_XCC_RUNTIME_GPU_ARCH) \
 		$(foreach f,$(CUDA_XCC_RUNTIME_FROM),--from $(f)) \
+		$(if $(CUDA_XCC_RUNTIME_COMPONENTS),--components $(subst $(space),$(comma),$(CUDA_XCC_RUNTIME_COMPONENTS))) \
 		--target-fs $(STAGING_DIR) --dest $(CUDA_XCC_RUNTIME_SYSROOT) --progress never
 	mkdir -p $(@D)/licenses
 	if [ -d $(CUDA_XCC_RUNTIME_SYSROOT)/licenses ]; then \
 		cp -R $(CUDA_XCC_RUNTIME_SYSROOT)/licenses/. $(@D)/licenses/; \
 	fi
 	install -D -m 0644 $(@D)/cmake-architectures $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE)
+	ls $(CUDA_XCC_RUNTIME_SYSROOT)/targets > $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE)
 endef
 
 # Programs linked with -cudart shared (CMake's CUDA::cudart) need it on
 # the device; the driver itself comes with the board's BSP.
 define CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
 	mkdir -p $(TARGET_DIR)/usr/lib
-	cp -a $(CUDA_XCC_RUNTIME_SYSROOT)/targets/*/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
+	cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
+	$(foreach c,$(filter lib%,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
+		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/$(c)*.so.* $(TARGET_DIR)/usr/lib/
+	)
 endef
 
 # For CUDA packages (which depend on cuda-xcc-runtime): CMake options and
@@ -101,6 +131,7 @@ CUDA_XCC_RUNTIME_CMAKE_OPTS = \
 	-DCMAKE_CUDA_COMPILER=$(CUDA_XCC_RUNTIME_SYSROOT)/bin/nvcc \
 	-DCMAKE_CUDA_HOST_COMPILER=$(TARGET_CXX) \
 	-DCUDAToolkit_ROOT=$(CUDA_XCC_RUNTIME_SYSROOT) \
+	-DCUDAToolkit_TARGET_DIR=$(CUDA_XCC_RUNTIME_TARGET_DIR) \
 	-DCMAKE_CUDA_ARCHITECTURES="$$(cat $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE))"
 CUDA_XCC_RUNTIME_NVCC = $(HOST_DIR)/bin/cuda-xcc --sysroot $(CUDA_XCC_RUNTIME_SYSROOT) \
 	-arch $(CUDA_XCC_RUNTIME_GPU_ARCH) -ccbin $(TARGET_CXX) -arbin=$(TARGET_AR)

@@ -17,39 +17,22 @@ HOST_CUDA_XCC_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = --filter=':- .gitignore'
 # cuda-xcc's sources carry no license file yet: nothing may be claimed.
 CUDA_XCC_LICENSE = unknown (no license file in the cuda-xcc sources)
 CUDA_XCC_REDISTRIBUTE = NO
-# host-xz and host-zstd: NVIDIA's archives are .tar.xz, Debian's .debs
-# data.tar.xz or .zst; cuda-xcc also links liblzma itself.
-HOST_CUDA_XCC_DEPENDENCIES = host-pkgconf host-elfutils host-libarchive \
-	host-cjson host-libcurl host-nettle host-xz host-zstd
-HOST_CUDA_XCC_CONF_OPTS = --disable-warnings-as-errors
-
-# Buildroot's host-libarchive is configured --without-lzma --without-zstd
-# (its only other user needs zlib alone), so it could not read an .xz or
-# .zst archive. The options are appended (the last --with/--without
-# wins) and host-xz/host-zstd are made to come first, as its dependencies.
-ifeq ($(BR2_PACKAGE_HOST_CUDA_XCC),y)
-HOST_LIBARCHIVE_DEPENDENCIES += host-xz host-zstd
-HOST_LIBARCHIVE_CONF_OPTS += --with-lzma --with-zstd
-$(HOST_LIBARCHIVE_TARGET_CONFIGURE): | host-xz host-zstd
-endif
-
+# cuda-xcc's own libarchive, with xz and zstd (NVIDIA's archives are
+# .tar.xz, Debian's .debs data.tar.xz or .zst): see cuda-xcc-libarchive.
+# cuda-xcc also links liblzma itself (host-xz).
+HOST_CUDA_XCC_DEPENDENCIES = host-pkgconf host-elfutils host-cuda-xcc-libarchive \
+	host-cjson host-libcurl host-nettle host-xz
 # Buildroot's host-libcurl leaves libidn2, brotli and zstd to curl's
 # configure, which finds them on the build machine when their -dev packages
 # are there: its libcurl.pc then requires packages that host-pkgconf (which
-# sees only $(HOST_DIR)) cannot find, and cuda-xcc's configure stops.
-ifeq ($(BR2_PACKAGE_HOST_CUDA_XCC),y)
-HOST_LIBCURL_CONF_OPTS += --without-libidn2 --without-brotli --without-zstd
-endif
-
-# A host-libarchive built before this tree was added (or another way)
-# still lacks them: say so instead of failing on the first archive.
-define HOST_CUDA_XCC_CHECK_LIBARCHIVE
-	grep -q lzma $(HOST_DIR)/lib/pkgconfig/libarchive.pc && \
-	grep -q zstd $(HOST_DIR)/lib/pkgconfig/libarchive.pc || { \
-		echo "host-libarchive was built without xz or zstd support, which" \
-			"cuda-xcc needs: make host-libarchive-dirclean host-cuda-xcc" >&2; \
-		exit 1; }
-endef
-HOST_CUDA_XCC_PRE_CONFIGURE_HOOKS += HOST_CUDA_XCC_CHECK_LIBARCHIVE
+# sees only $(HOST_DIR)) cannot find. cuda-xcc needs none of them at link
+# time (libcurl is a shared library), so libcurl is named directly rather
+# than through libcurl.pc.
+HOST_CUDA_XCC_CONF_ENV = \
+	PKG_CONFIG_PATH=$(CUDA_XCC_LIBARCHIVE_PREFIX)/lib/pkgconfig \
+	LDFLAGS="$(HOST_LDFLAGS) -Wl,-rpath,$(CUDA_XCC_LIBARCHIVE_PREFIX)/lib" \
+	LIBCURL_CFLAGS="-I$(HOST_DIR)/include" \
+	LIBCURL_LIBS="-L$(HOST_DIR)/lib -lcurl"
+HOST_CUDA_XCC_CONF_OPTS = --disable-warnings-as-errors
 
 $(eval $(host-autotools-package))

@@ -3,8 +3,11 @@ DESCRIPTION = "cuda-xcc builds split host/target CUDA sysroots from NVIDIA's \
 redist archives, .deb packages or wheels, patches ELF files for the target \
 and drives nvcc with the right cross compiler and validated -gencode flags."
 HOMEPAGE = "https://example.invalid/cuda-xcc"
-# cuda-xcc itself; the CUDA libraries it unpacks carry NVIDIA's own licenses,
-# which the recipes that ship them (classes/cuda-xcc.bbclass) declare.
+# cuda-xcc's own license is an open decision of the project: its sources
+# carry no license file yet, so none is claimed here ("CLOSED" keeps OE from
+# asking for a LIC_FILES_CHKSUM of a file that does not exist). The CUDA
+# libraries it unpacks carry NVIDIA's own terms, which the recipes that ship
+# them declare (classes/cuda-xcc.bbclass: Proprietary).
 LICENSE = "CLOSED"
 
 # By default the source tree this layer ships in (wrappers/yocto of a cuda-xcc

@@ -7,6 +7,7 @@ LICENSE = "CLOSED"
 SRC_URI = "file://CMakeLists.txt file://hello.cu"
 S = "${WORKDIR}"
 
-CUDA_XCC_CUDA_VERSION ?= "11.8"
+# CUDA 12.6 (JetPack 6) takes gcc up to 13, scarthgap's; 11.8 stops at gcc 11.
+CUDA_XCC_CUDA_VERSION ?= "12.6"
 
 inherit cmake cuda-xcc
