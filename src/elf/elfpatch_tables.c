@@ -29,8 +29,10 @@ static int ref_hits(GElf_Xword r, GElf_Xword lo, GElf_Xword hi)
 
 /* The version table at the address of dynamic entry tag, up to the end of
  * its segment, as libelf data of type t (its auxiliary entries are read
- * from the same data, by offset). NULL when it cannot be found. */
-static Elf_Data *version_table(const struct model *m, GElf_Sxword tag, Elf_Type t)
+ * from the same data, by offset), and its offset in the file. NULL when it
+ * cannot be found. */
+static Elf_Data *version_table(const struct model *m, GElf_Sxword tag, Elf_Type t,
+			       GElf_Off *base)
 {
 	int i = ep_dyn_find(m, tag);
 	GElf_Addr a;
@@ -41,75 +43,130 @@ static Elf_Data *version_table(const struct model *m, GElf_Sxword tag, Elf_Type 
 	for (size_t k = 0; k < m->phnum; k++) {
 		const GElf_Phdr *p = &m->ph[k];
 
-		if (p->p_type == PT_LOAD && a >= p->p_vaddr && a - p->p_vaddr < p->p_filesz)
-			return elf_getdata_rawchunk(m->e, (int64_t)(p->p_offset + (a - p->p_vaddr)),
+		if (p->p_type == PT_LOAD && a >= p->p_vaddr && a - p->p_vaddr < p->p_filesz) {
+			*base = p->p_offset + (a - p->p_vaddr);
+			return elf_getdata_rawchunk(m->e, (int64_t)*base,
 						    p->p_filesz - (a - p->p_vaddr), t);
+		}
 	}
 	return NULL;
 }
 
-/* Whether the version tables (needs, definitions) name a string in [lo, hi];
- * a table that cannot be read counts as a yes. */
-static int version_refs_hit(const struct model *m, GElf_Xword lo, GElf_Xword hi)
+/* Called for each string a version table names, with the file offset of
+ * the field naming it; nonzero stops the walk. */
+typedef int (*version_visit)(struct model *m, GElf_Off field, GElf_Xword name, void *ctx);
+
+enum { VERSION_NOT_LOADED = -1, VERSION_UNREADABLE = -2 };
+
+/* The auxiliary entries of one need or definition, from apos on. */
+static int version_walk_aux(struct model *m, Elf_Data *d, GElf_Off base, int verdef,
+			    size_t apos, unsigned cnt, version_visit visit, void *ctx)
 {
-	int vnn = ep_dyn_find(m, DT_VERNEEDNUM), vdn = ep_dyn_find(m, DT_VERDEFNUM);
-	Elf_Data *d;
+	for (unsigned a = 0; a < cnt; a++) {
+		GElf_Word name, next;
+		size_t field;
+		int rc;
 
-	if (ep_dyn_find(m, DT_VERNEED) >= 0 && vnn >= 0) {
-		size_t pos = 0;
+		if (verdef) {
+			GElf_Verdaux aux;
 
-		if (!(d = version_table(m, DT_VERNEED, ELF_T_VNEED)))
-			return 1;
-		for (GElf_Xword k = 0; k < m->dyn[vnn].d_un.d_val; k++) {
-			GElf_Verneed n;
-			size_t apos;
+			if (!gelf_getverdaux(d, (int)apos, &aux))
+				return VERSION_UNREADABLE;
+			name = aux.vda_name;
+			next = aux.vda_next;
+			field = offsetof(Elf32_Verdaux, vda_name);
+		} else {
+			GElf_Vernaux aux;
 
-			if (!gelf_getverneed(d, (int)pos, &n) || ref_hits(n.vn_file, lo, hi))
-				return 1;
-			apos = pos + n.vn_aux;
-			for (unsigned a = 0; a < n.vn_cnt; a++) {
-				GElf_Vernaux aux;
-
-				if (!gelf_getvernaux(d, (int)apos, &aux) ||
-				    ref_hits(aux.vna_name, lo, hi))
-					return 1;
-				if (!aux.vna_next)
-					break;
-				apos += aux.vna_next;
-			}
-			if (!n.vn_next)
-				break;
-			pos += n.vn_next;
+			if (!gelf_getvernaux(d, (int)apos, &aux))
+				return VERSION_UNREADABLE;
+			name = aux.vna_name;
+			next = aux.vna_next;
+			field = offsetof(Elf32_Vernaux, vna_name);
 		}
-	}
-	if (ep_dyn_find(m, DT_VERDEF) >= 0 && vdn >= 0) {
-		size_t pos = 0;
-
-		if (!(d = version_table(m, DT_VERDEF, ELF_T_VDEF)))
-			return 1;
-		for (GElf_Xword k = 0; k < m->dyn[vdn].d_un.d_val; k++) {
-			GElf_Verdef v;
-			size_t apos;
-
-			if (!gelf_getverdef(d, (int)pos, &v))
-				return 1;
-			apos = pos + v.vd_aux;
-			for (unsigned a = 0; a < v.vd_cnt; a++) {
-				GElf_Verdaux aux;
-
-				if (!gelf_getverdaux(d, (int)apos, &aux) ||
-				    ref_hits(aux.vda_name, lo, hi))
-					return 1;
-				if (!aux.vda_next)
-					break;
-				apos += aux.vda_next;
-			}
-			if (!v.vd_next)
-				break;
-			pos += v.vd_next;
-		}
+		if ((rc = visit(m, base + apos + field, name, ctx)))
+			return rc;
+		if (!next)
+			break;
+		apos += next;
 	}
 	return 0;
+}
+
+/*
+ * The one walker of the version tables: the needs (DT_VERNEED, each with
+ * its file vn_file and versions vna_name) or the definitions (DT_VERDEF,
+ * names vda_name); with_aux 0 visits the needs' files only. 0 when walked
+ * (or there is no such table), what visit returned when it stopped,
+ * VERSION_NOT_LOADED or VERSION_UNREADABLE when the table cannot be read.
+ */
+static int version_walk(struct model *m, int verdef, int with_aux, version_visit visit,
+			void *ctx)
+{
+	GElf_Sxword tag = verdef ? DT_VERDEF : DT_VERNEED;
+	int num = ep_dyn_find(m, verdef ? DT_VERDEFNUM : DT_VERNEEDNUM);
+	GElf_Off base = 0;
+	size_t pos = 0;
+	Elf_Data *d;
+
+	if (ep_dyn_find(m, tag) < 0 || num < 0)
+		return 0;
+	if (!(d = version_table(m, tag, verdef ? ELF_T_VDEF : ELF_T_VNEED, &base)))
+		return VERSION_NOT_LOADED;
+	for (GElf_Xword k = 0; k < m->dyn[num].d_un.d_val; k++) {
+		GElf_Word aux, cnt, next;
+		int rc;
+
+		if (verdef) {
+			GElf_Verdef v;
+
+			if (!gelf_getverdef(d, (int)pos, &v))
+				return VERSION_UNREADABLE;
+			aux = v.vd_aux;
+			cnt = v.vd_cnt;
+			next = v.vd_next;
+		} else {
+			GElf_Verneed n;
+
+			if (!gelf_getverneed(d, (int)pos, &n))
+				return VERSION_UNREADABLE;
+			if ((rc = visit(m, base + pos + offsetof(Elf32_Verneed, vn_file), n.vn_file,
+					ctx)))
+				return rc;
+			aux = n.vn_aux;
+			cnt = n.vn_cnt;
+			next = n.vn_next;
+		}
+		if (with_aux &&
+		    (rc = version_walk_aux(m, d, base, verdef, pos + aux, cnt, visit, ctx)))
+			return rc;
+		if (!next)
+			break;
+		pos += next;
+	}
+	return 0;
+}
+
+struct name_run {
+	GElf_Xword lo, hi;
+};
+
+static int visit_hit(struct model *m, GElf_Off field, GElf_Xword name, void *ctx)
+{
+	const struct name_run *run = ctx;
+
+	(void)m;
+	(void)field;
+	return ref_hits(name, run->lo, run->hi);
+}
+
+/* Whether the version tables (needs, definitions) name a string in [lo, hi];
+ * a table that cannot be read counts as a yes. */
+static int version_refs_hit(struct model *m, GElf_Xword lo, GElf_Xword hi)
+{
+	struct name_run run = { lo, hi };
+
+	return version_walk(m, 0, 1, visit_hit, &run) || version_walk(m, 1, 1, visit_hit, &run);
 }
 
 /* Read .dynsym (and .gnu.version, entry for entry) into the model, once:
@@ -194,50 +251,37 @@ int ep_string_shared(struct model *m, int idx, GElf_Xword off)
 }
 
 
+struct name_change {
+	GElf_Xword from, to;
+};
+
+static int visit_rename(struct model *m, GElf_Off field, GElf_Xword name, void *ctx)
+{
+	const struct name_change *c = ctx;
+	Elf32_Word w = (Elf32_Word)c->to;
+	unsigned char *b;
+	size_t len;
+
+	if (name != c->from)
+		return 0;
+	b = ep_encode(m, ELF_T_WORD, &w, 1, &len);
+	ep_add_write(m, field, b, len);
+	return 0;
+}
+
 /* Point .gnu.version_r's file names at a new string (vn_file is a Word). */
 int ep_verneed_rename(struct model *m, GElf_Xword from, GElf_Xword to, struct xcc_error *err)
 {
-	int i = ep_dyn_find(m, DT_VERNEED), j = ep_dyn_find(m, DT_VERNEEDNUM);
-	GElf_Off base, pos = 0;
-	GElf_Xword count;
-	Elf_Data *d;
+	struct name_change c = { from, to };
 
-	if (i < 0 || j < 0)
-		return 0;
-	count = m->dyn[j].d_un.d_val;
-	if (ep_vaddr_to_off(m, m->dyn[i].d_un.d_ptr, &base))
+	switch (version_walk(m, 0, 0, visit_rename, &c)) {
+	case VERSION_NOT_LOADED:
 		return ep_corrupt(m, err, "DT_VERNEED is not inside a loadable segment");
-	for (GElf_Xword k = 0; k < count; k++) {
-		GElf_Verneed vn;
-		struct region *r;
-
-		d = elf_getdata_rawchunk(m->e, (int64_t)(base + pos), sizeof(Elf32_Verneed),
-					 ELF_T_VNEED);
-		if (!d || !gelf_getverneed(d, 0, &vn))
-			return ep_corrupt(m, err, "bad version dependency table");
-		if (vn.vn_file == from) {
-			Elf_Data src = { 0 }, dst = { 0 };
-			Elf32_Word w = (Elf32_Word)to;
-
-			m->writes = xrealloc(m->writes, (m->nwrites + 1) * sizeof *m->writes);
-			r = &m->writes[m->nwrites++];
-			r->off = base + pos + offsetof(Elf32_Verneed, vn_file);
-			r->len = sizeof w;
-			r->bytes = xmalloc(sizeof w);
-			r->saved = NULL;
-			src.d_buf = &w;
-			src.d_size = sizeof w;
-			src.d_type = ELF_T_WORD;
-			src.d_version = EV_CURRENT;
-			dst.d_buf = r->bytes;
-			dst.d_size = sizeof w;
-			gelf_xlatetof(m->e, &dst, &src, m->eh.e_ident[EI_DATA]);
-		}
-		if (!vn.vn_next)
-			break;
-		pos += vn.vn_next;
+	case VERSION_UNREADABLE:
+		return ep_corrupt(m, err, "bad version dependency table");
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 /* The version index of every dynamic symbol named in names becomes 1
@@ -362,138 +406,156 @@ static int remap_relocations(struct model *m, const size_t *old_to_new, struct x
 	return 0;
 }
 
-/*
- * Rebuild .gnu.hash for the symbols' new names. Its symbols must be grouped
- * by bucket, so the hashed ones (from symndx on) are sorted again, stably,
- * with their version entries, and the dynamic relocations follow. The
- * table keeps its size: bucket count, bloom filter size and shift.
- */
-static int rebuild_gnu_hash(struct model *m, size_t shndx, struct xcc_error *err)
+/* A .gnu.hash section's header, as rebuilding it needs it. */
+struct gnu_hash_table {
+	uint32_t nbuckets, symndx, maskwords, shift2;
+	uint32_t hdr[4];  /* the same, as in the file */
+	size_t wordsz;    /* of a bloom filter word */
+	uint64_t total;   /* bytes the rebuilt table fills */
+};
+
+/* Read and check the header: 0 to rebuild, 1 when there is nothing to
+ * rebuild, -1 when it is corrupt. */
+static int gnu_hash_header(struct model *m, const GElf_Shdr *sh, struct gnu_hash_table *t,
+			   struct xcc_error *err)
 {
-	const GElf_Shdr *sh = &m->sh[shndx];
-	int is64 = m->eh.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t wordsz = is64 ? 8 : 4, n = m->ndynsym;
-	uint32_t hdr[4], nbuckets, symndx, maskwords, shift2;
-	uint32_t *hash = NULL, *buckets = NULL, *chain = NULL;
-	size_t *order = NULL, *old_to_new = NULL, *count = NULL;
-	uint64_t *bloom = NULL, total;
-	Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)sh->sh_offset, sizeof hdr, ELF_T_WORD);
-	unsigned char *out;
-	int rc = -1, reordered = 0;
+	size_t n = m->ndynsym;
+	Elf_Data *d = elf_getdata_rawchunk(m->e, (int64_t)sh->sh_offset, sizeof t->hdr,
+					   ELF_T_WORD);
+	Elf_Data *bd;
 
-	if (!d || sh->sh_size < sizeof hdr)
+	t->wordsz = m->eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	if (!d || sh->sh_size < sizeof t->hdr)
 		return ep_corrupt(m, err, "the .gnu.hash section is too small");
-	memcpy(hdr, d->d_buf, sizeof hdr);
-	nbuckets = hdr[0];
-	symndx = hdr[1];
-	maskwords = hdr[2];
-	shift2 = hdr[3];
-	total = 16 + (uint64_t)maskwords * wordsz + (uint64_t)nbuckets * 4 +
-		(symndx <= n ? (uint64_t)(n - symndx) * 4 : 0);
-	if (!nbuckets || !maskwords || (maskwords & (maskwords - 1)) || shift2 >= wordsz * 8 ||
-	    16 + (uint64_t)maskwords * wordsz + (uint64_t)nbuckets * 4 > sh->sh_size)
+	memcpy(t->hdr, d->d_buf, sizeof t->hdr);
+	t->nbuckets = t->hdr[0];
+	t->symndx = t->hdr[1];
+	t->maskwords = t->hdr[2];
+	t->shift2 = t->hdr[3];
+	t->total = 16 + (uint64_t)t->maskwords * t->wordsz + (uint64_t)t->nbuckets * 4 +
+		   (t->symndx <= n ? (uint64_t)(n - t->symndx) * 4 : 0);
+	if (!t->nbuckets || !t->maskwords || (t->maskwords & (t->maskwords - 1)) ||
+	    t->shift2 >= t->wordsz * 8 ||
+	    16 + (uint64_t)t->maskwords * t->wordsz + (uint64_t)t->nbuckets * 4 > sh->sh_size)
 		return ep_corrupt(m, err, "the .gnu.hash header does not fit its section");
-	if (symndx > n || total > sh->sh_size) {
-		/* A table that hashes nothing (GNU ld's for a program exporting no
-		 * symbol) may name any symndx: with every bucket empty there is
-		 * nothing to rebuild. */
-		Elf_Data *bd = elf_getdata_rawchunk(m->e, (int64_t)(sh->sh_offset + 16 +
-								    maskwords * wordsz),
-						    (size_t)nbuckets * 4, ELF_T_WORD);
-
-		for (uint32_t b = 0; bd && b < nbuckets; b++)
-			if (((const uint32_t *)bd->d_buf)[b])
-				bd = NULL;
-		if (!bd)
-			return ep_corrupt(m, err, "the .gnu.hash header does not fit its section");
+	if (t->symndx <= n && t->total <= sh->sh_size)
 		return 0;
-	}
+	/* A table that hashes nothing (GNU ld's for a program exporting no
+	 * symbol) may name any symndx: with every bucket empty there is
+	 * nothing to rebuild. */
+	bd = elf_getdata_rawchunk(m->e, (int64_t)(sh->sh_offset + 16 + t->maskwords * t->wordsz),
+				  (size_t)t->nbuckets * 4, ELF_T_WORD);
+	for (uint32_t b = 0; bd && b < t->nbuckets; b++)
+		if (((const uint32_t *)bd->d_buf)[b])
+			bd = NULL;
+	if (!bd)
+		return ep_corrupt(m, err, "the .gnu.hash header does not fit its section");
+	return 1;
+}
 
-	hash = xmalloc((n + 1) * sizeof *hash);
-	order = xmalloc((n + 1) * sizeof *order);
-	old_to_new = xmalloc((n + 1) * sizeof *old_to_new);
-	count = calloc((size_t)nbuckets + 1, sizeof *count);
+/* Hash the symbols from symndx on and sort them by bucket, stably:
+ * order[new] is the old index, old_to_new the inverse. Whether any
+ * moved, or -1. */
+static int gnu_hash_sort(struct model *m, const struct gnu_hash_table *t, uint32_t *hash,
+			 size_t *order, size_t *old_to_new, struct xcc_error *err)
+{
+	size_t n = m->ndynsym, *count = calloc((size_t)t->nbuckets + 1, sizeof *count);
+	int reordered = 0;
+
 	for (size_t k = 0; k < n; k++) {
 		const char *name = ep_str_at(m, m->dynsym[k].st_name);
 
 		old_to_new[k] = order[k] = k;
-		if (k < symndx)
+		if (k < t->symndx)
 			continue;
 		if (!name) {
-			ep_corrupt(m, err, "a hashed dynamic symbol has no name");
-			goto out;
+			free(count);
+			return ep_corrupt(m, err, "a hashed dynamic symbol has no name");
 		}
 		hash[k] = gnu_hash(name);
-		count[hash[k] % nbuckets + 1]++;
+		count[hash[k] % t->nbuckets + 1]++;
 	}
 	/* A stable counting sort by bucket. */
-	for (uint32_t b = 0; b < nbuckets; b++)
+	for (uint32_t b = 0; b < t->nbuckets; b++)
 		count[b + 1] += count[b];
-	for (size_t k = symndx; k < n; k++)
-		order[symndx + count[hash[k] % nbuckets]++] = k;
-	for (size_t j = symndx; j < n; j++)
+	for (size_t k = t->symndx; k < n; k++)
+		order[t->symndx + count[hash[k] % t->nbuckets]++] = k;
+	for (size_t j = t->symndx; j < n; j++)
 		if (order[j] != j) {
 			reordered = 1;
 			old_to_new[order[j]] = j;
 		}
-	if (reordered) {
-		GElf_Sym *syms;
-		uint32_t *hashes;
+	free(count);
+	return reordered;
+}
 
-		if (m->eh.e_machine == EM_MIPS) {
-			xcc_fail(err, XCC_EFAIL, "%s: renaming these symbols would reorder them, "
-				 "which MIPS's GOT forbids", m->path);
-			goto out;
-		}
-		for (size_t i = 1; i < m->shnum; i++)
-			if (m->sh[i].sh_type == SHT_SYMTAB_SHNDX && m->sh[i].sh_link == m->sh_dynsym) {
-				xcc_fail(err, XCC_EFAIL, "%s: .dynsym has extended section indices "
-					 "(SHT_SYMTAB_SHNDX): renaming that needs the symbols "
-					 "reordered is not supported", m->path);
-				goto out;
-			}
-		syms = xmalloc((n + 1) * sizeof *syms);
-		hashes = xmalloc((n + 1) * sizeof *hashes);
+/* Put the symbols, their versions and their hashes in the new order; the
+ * dynamic relocations follow. */
+static int gnu_hash_reorder(struct model *m, uint32_t *hash, const size_t *order,
+			    const size_t *old_to_new, struct xcc_error *err)
+{
+	size_t n = m->ndynsym;
+	GElf_Sym *syms;
+	uint32_t *hashes;
 
-		for (size_t j = 0; j < n; j++) {
-			syms[j] = m->dynsym[order[j]];
-			hashes[j] = hash[order[j]];
-		}
-		memcpy(m->dynsym, syms, n * sizeof *syms);
-		memcpy(hash, hashes, n * sizeof *hashes);
-		free(syms);
-		free(hashes);
-		if (m->versym) {
-			GElf_Half *v = xmalloc((n + 1) * sizeof *v);
-
-			for (size_t j = 0; j < n; j++)
-				v[j] = m->versym[order[j]];
-			memcpy(m->versym, v, n * sizeof *v);
-			free(v);
-			m->versym_changed = 1;
-		}
-		if (remap_relocations(m, old_to_new, err))
-			goto out;
-		ep_log(m, "%s: dynamic symbols reordered for .gnu.hash", m->path);
+	if (m->eh.e_machine == EM_MIPS)
+		return xcc_fail(err, XCC_EFAIL, "%s: renaming these symbols would reorder them, "
+				"which MIPS's GOT forbids", m->path);
+	for (size_t i = 1; i < m->shnum; i++)
+		if (m->sh[i].sh_type == SHT_SYMTAB_SHNDX && m->sh[i].sh_link == m->sh_dynsym)
+			return xcc_fail(err, XCC_EFAIL, "%s: .dynsym has extended section indices "
+					"(SHT_SYMTAB_SHNDX): renaming that needs the symbols "
+					"reordered is not supported", m->path);
+	syms = xmalloc((n + 1) * sizeof *syms);
+	hashes = xmalloc((n + 1) * sizeof *hashes);
+	for (size_t j = 0; j < n; j++) {
+		syms[j] = m->dynsym[order[j]];
+		hashes[j] = hash[order[j]];
 	}
+	memcpy(m->dynsym, syms, n * sizeof *syms);
+	memcpy(hash, hashes, n * sizeof *hashes);
+	free(syms);
+	free(hashes);
+	if (m->versym) {
+		GElf_Half *v = xmalloc((n + 1) * sizeof *v);
 
-	bloom = calloc(maskwords, sizeof *bloom);
-	buckets = calloc(nbuckets, sizeof *buckets);
-	chain = calloc(n - symndx + 1, sizeof *chain);
+		for (size_t j = 0; j < n; j++)
+			v[j] = m->versym[order[j]];
+		memcpy(m->versym, v, n * sizeof *v);
+		free(v);
+		m->versym_changed = 1;
+	}
+	if (remap_relocations(m, old_to_new, err))
+		return -1;
+	ep_log(m, "%s: dynamic symbols reordered for .gnu.hash", m->path);
+	return 0;
+}
+
+/* The table for the hashes in their (new) order, queued over the old one. */
+static void gnu_hash_write(struct model *m, const GElf_Shdr *sh, const struct gnu_hash_table *t,
+			   const uint32_t *hash)
+{
+	size_t n = m->ndynsym, wordsz = t->wordsz;
+	uint32_t nbuckets = t->nbuckets, symndx = t->symndx, maskwords = t->maskwords;
+	uint64_t *bloom = calloc(maskwords, sizeof *bloom);
+	uint32_t *buckets = calloc(nbuckets, sizeof *buckets);
+	uint32_t *chain = calloc(n - symndx + 1, sizeof *chain);
+	unsigned char *out;
+
 	for (size_t k = symndx; k < n; k++) {
 		uint32_t h = hash[k], b = h % nbuckets;
 		uint64_t bits = wordsz * 8;
 
 		bloom[(h / bits) & (maskwords - 1)] |= (uint64_t)1 << (h % bits) |
-						       (uint64_t)1 << ((h >> shift2) % bits);
+						       (uint64_t)1 << ((h >> t->shift2) % bits);
 		if (!buckets[b])
 			buckets[b] = (uint32_t)k;
 		/* The last symbol of a bucket has the low bit set. */
 		chain[k - symndx] = (h & ~1u) | (k + 1 == n || hash[k + 1] % nbuckets != b);
 	}
-	out = xmalloc(total);
-	put_words(m, out, hdr, 4, ELF_T_WORD);
-	if (is64) {
+	out = xmalloc(t->total);
+	put_words(m, out, t->hdr, 4, ELF_T_WORD);
+	if (wordsz == 8) {
 		put_words(m, out + 16, bloom, maskwords, ELF_T_XWORD);
 	} else {
 		uint32_t *b32 = xmalloc(maskwords * sizeof *b32);
@@ -507,16 +569,40 @@ static int rebuild_gnu_hash(struct model *m, size_t shndx, struct xcc_error *err
 	if (n > symndx)
 		put_words(m, out + 16 + maskwords * wordsz + nbuckets * 4, chain, n - symndx,
 			  ELF_T_WORD);
-	ep_add_write(m, sh->sh_offset, out, (size_t)total);
+	ep_add_write(m, sh->sh_offset, out, (size_t)t->total);
+	free(bloom);
+	free(buckets);
+	free(chain);
+}
+
+/*
+ * Rebuild .gnu.hash for the symbols' new names. Its symbols must be grouped
+ * by bucket, so the hashed ones (from symndx on) are sorted again, stably,
+ * with their version entries, and the dynamic relocations follow. The
+ * table keeps its size: bucket count, bloom filter size and shift.
+ */
+static int rebuild_gnu_hash(struct model *m, size_t shndx, struct xcc_error *err)
+{
+	struct gnu_hash_table t;
+	size_t n = m->ndynsym, *order = NULL, *old_to_new = NULL;
+	uint32_t *hash = NULL;
+	int rc = gnu_hash_header(m, &m->sh[shndx], &t, err), moved;
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	rc = -1;
+	hash = xmalloc((n + 1) * sizeof *hash);
+	order = xmalloc((n + 1) * sizeof *order);
+	old_to_new = xmalloc((n + 1) * sizeof *old_to_new);
+	moved = gnu_hash_sort(m, &t, hash, order, old_to_new, err);
+	if (moved < 0 || (moved && gnu_hash_reorder(m, hash, order, old_to_new, err)))
+		goto out;
+	gnu_hash_write(m, &m->sh[shndx], &t, hash);
 	rc = 0;
 out:
 	free(hash);
 	free(order);
 	free(old_to_new);
-	free(count);
-	free(bloom);
-	free(buckets);
-	free(chain);
 	return rc;
 }
 
