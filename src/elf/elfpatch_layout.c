@@ -2,7 +2,9 @@
 #include <config.h>
 
 #include <gelf.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +177,7 @@ struct growth {
 	int exec_like;            /* started by the kernel, which finds AT_PHDR */
 	int phdr_ph;              /* PT_PHDR; -1: none */
 	size_t last_load;         /* the last PT_LOAD of the table */
+	size_t top_load;          /* the PT_LOAD that reaches highest in memory */
 	uint64_t maxend;          /* its p_vaddr + p_memsz */
 	uint64_t delta0;          /* the first PT_LOAD's p_vaddr - p_offset */
 	int extend;               /* the last segment grows, no new one */
@@ -185,6 +188,78 @@ struct growth {
 	uint64_t int_pos, str_pos, dyn_pos;
 	size_t dyn_len;
 };
+
+/* The highest address a loadable segment of a 64-bit file may reach: the
+ * user address space of x86_64 and aarch64 (48 bits). Past it, a grown
+ * file would need a hole of up to exabytes before its new segment. */
+#define LAYOUT_ADDR_LIMIT_64 (UINT64_C(1) << 48)
+/* The largest hole allowed between the end of the file and the new
+ * segment of an executable (its .bss, at most): more is not a program. */
+#define LAYOUT_HOLE_LIMIT (UINT64_C(1) << 32)
+
+static int bad_layout(struct model *m, struct xcc_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad_layout(struct model *m, struct xcc_error *err, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return xcc_fail(err, XCC_EFAIL, "%s: %s: the file cannot be grown, nothing was written "
+			"(its program headers are corrupt)", m->path, why);
+}
+
+static uint64_t addr_limit(const struct model *m)
+{
+	return m->eh.e_ident[EI_CLASS] == ELFCLASS64 ? LAYOUT_ADDR_LIMIT_64 : UINT64_C(1) << 32;
+}
+
+/* Growing computes addresses from every loadable segment: refuse the
+ * values no loader accepts before they become offsets of gigantic files. */
+static int layout_check_loads(struct model *m, struct xcc_error *err)
+{
+	uint64_t limit = addr_limit(m);
+
+	for (size_t i = 0; i < m->phnum; i++) {
+		const GElf_Phdr *p = &m->ph[i];
+
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (p->p_vaddr > limit || p->p_memsz > limit - p->p_vaddr)
+			return bad_layout(m, err, "program header %zu (PT_LOAD) has p_vaddr %#llx "
+					  "and p_memsz %#llx, which end past %#llx", i,
+					  (unsigned long long)p->p_vaddr,
+					  (unsigned long long)p->p_memsz, (unsigned long long)limit);
+		if (p->p_align & (p->p_align - 1))
+			return bad_layout(m, err, "program header %zu (PT_LOAD) has p_align %#llx, "
+					  "not a power of two", i, (unsigned long long)p->p_align);
+	}
+	return 0;
+}
+
+/* The new data's place, checked before anything is written there. */
+static int layout_check_result(struct model *m, const struct growth *g, struct xcc_error *err)
+{
+	uint64_t limit = addr_limit(m);
+	const GElf_Phdr *top = &m->ph[g->top_load];
+
+	if (g->o > m->size && g->o - m->size > LAYOUT_HOLE_LIMIT)
+		return bad_layout(m, err, "the new segment would start %llu bytes past the end of "
+				  "the file, after program header %zu (PT_LOAD) with p_vaddr %#llx "
+				  "and p_memsz %#llx", (unsigned long long)(g->o - m->size),
+				  g->top_load, (unsigned long long)top->p_vaddr,
+				  (unsigned long long)top->p_memsz);
+	if (g->o > limit || g->pos > limit - g->o || g->v > limit || g->pos > limit - g->v)
+		return bad_layout(m, err, "the new segment (offset %#llx, address %#llx, %llu "
+				  "bytes) would end past %#llx, after program header %zu (PT_LOAD) "
+				  "with p_vaddr %#llx and p_memsz %#llx", (unsigned long long)g->o,
+				  (unsigned long long)g->v, (unsigned long long)g->pos,
+				  (unsigned long long)limit, g->top_load,
+				  (unsigned long long)top->p_vaddr, (unsigned long long)top->p_memsz);
+	return 0;
+}
 
 /* What the strategies need to know of the file's segments. */
 static int layout_survey(struct model *m, const struct elfpatch_ops *ops, struct growth *g,
@@ -206,17 +281,20 @@ static int layout_survey(struct model *m, const struct elfpatch_ops *ops, struct
 			g->delta0 = p->p_vaddr - p->p_offset;
 		have_load = 1;
 		g->last_load = i;
-		if (p->p_vaddr + p->p_memsz > g->maxend)
+		if (p->p_vaddr + p->p_memsz > g->maxend) {
 			g->maxend = p->p_vaddr + p->p_memsz;
+			g->top_load = i;
+		}
 	}
 	if (!have_load)
 		return ep_corrupt(m, err, "no loadable segment");
+	if (layout_check_loads(m, err))
+		return -1;
 	/* The new segment follows the file's own alignment where it is
 	 * larger (-z max-page-size=0x10000 on x86_64), so that every
 	 * loadable segment agrees; --page-size decides alone. */
 	for (size_t i = 0; i < m->phnum && !ops->page_size; i++)
 		if (m->ph[i].p_type == PT_LOAD && m->ph[i].p_align > g->page &&
-		    !(m->ph[i].p_align & (m->ph[i].p_align - 1)) &&
 		    m->ph[i].p_align <= (1u << 24))
 			g->page = m->ph[i].p_align;
 	/* A static PIE is started by the kernel too. */
@@ -443,6 +521,8 @@ static int layout_grow(struct model *m, const struct elfpatch_ops *ops, struct g
 			layout_plan_library(m, g);
 	}
 	layout_reserve(m, g);
+	if (layout_check_result(m, g, err))
+		return -1;
 	m->append_off = g->o;
 	m->append_len = g->pos;
 	m->append = calloc(1, g->pos);
