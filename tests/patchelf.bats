@@ -823,6 +823,33 @@ PY
 	done
 }
 
+@test "patchelf: a string table without DT_STRSZ is not grown, exit 1, nothing written" {
+	need python3 "the dynamic section is edited with python3"
+	local f sum
+	f=$(fixture x86/lib/libgreet.so.1)
+	# DT_STRSZ (10) becomes DT_DEBUG (21), as the fuzzer's file of issue 26 had it.
+	python3 - "$f" <<'PY'
+import struct, sys
+path = sys.argv[1]
+b = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", b, 32)
+phentsize, phnum = struct.unpack_from("<HH", b, 54)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    p_type, p_offset, p_filesz = struct.unpack_from("<I", b, o) + struct.unpack_from("<Q", b, o + 8) + struct.unpack_from("<Q", b, o + 32)
+    if p_type == 2:
+        for e in range(p_offset, p_offset + p_filesz, 16):
+            if struct.unpack_from("<q", b, e)[0] == 10:
+                struct.pack_into("<q", b, e, 21)
+open(path, "wb").write(b)
+PY
+	sum=$(sha256sum <"$f")
+	run xcc patchelf --add-rpath /opt/a/path/long/enough/to/need/a/new/string/table "$f"
+	assert_status 1
+	assert_output_contains "has DT_STRTAB but no DT_STRSZ, so the string table cannot grow"
+	[ "$(sha256sum <"$f")" = "$sum" ]
+}
+
 @test "patchelf: a .dynamic section without PT_DYNAMIC is patched as patchelf does, with a warning" {
 	local s
 	need gcc "the test links its own library"

@@ -551,5 +551,10 @@ int ep_layout_plan(struct model *m, const struct elfpatch_ops *ops, struct xcc_e
 	g.interp = m->interp && strlen(m->interp) + 1 > m->ph[m->interp_ph].p_filesz;
 	if (!g.str && !g.dyn && !g.interp)
 		return 0;
+	/* Without DT_STRSZ nothing would say where the grown table ends:
+	 * readers (this one too) would find the new strings outside it. */
+	if (g.str && ep_dyn_find(m, DT_STRSZ) < 0)
+		return ep_corrupt(m, err, "the dynamic section has DT_STRTAB but no DT_STRSZ, so "
+				  "the string table cannot grow");
 	return layout_grow(m, ops, &g, err);
 }
