@@ -189,12 +189,9 @@ struct growth {
 	size_t dyn_len;
 };
 
-/* The highest address a loadable segment of a 64-bit file may reach: the
- * user address space of x86_64 and aarch64 (48 bits). Past it, a grown
- * file would need a hole of up to exabytes before its new segment. */
-#define LAYOUT_ADDR_LIMIT_64 (UINT64_C(1) << 48)
 /* The largest hole allowed between the end of the file and the new
- * segment of an executable (its .bss, at most): more is not a program. */
+ * segment of an executable (its .bss, at most): more is not a program,
+ * and would make a file of that size. */
 #define LAYOUT_HOLE_LIMIT (UINT64_C(1) << 32)
 
 static int bad_layout(struct model *m, struct xcc_error *err, const char *fmt, ...)
@@ -211,27 +208,28 @@ static int bad_layout(struct model *m, struct xcc_error *err, const char *fmt, .
 			"(its program headers are corrupt)", m->path, why);
 }
 
-static uint64_t addr_limit(const struct model *m)
+/* The highest address (and offset) the file's class can hold. */
+static uint64_t addr_max(const struct model *m)
 {
-	return m->eh.e_ident[EI_CLASS] == ELFCLASS64 ? LAYOUT_ADDR_LIMIT_64 : UINT64_C(1) << 32;
+	return m->eh.e_ident[EI_CLASS] == ELFCLASS64 ? UINT64_MAX : UINT32_MAX;
 }
 
 /* Growing computes addresses from every loadable segment: refuse the
  * values no loader accepts before they become offsets of gigantic files. */
 static int layout_check_loads(struct model *m, struct xcc_error *err)
 {
-	uint64_t limit = addr_limit(m);
+	uint64_t max = addr_max(m);
 
 	for (size_t i = 0; i < m->phnum; i++) {
 		const GElf_Phdr *p = &m->ph[i];
 
 		if (p->p_type != PT_LOAD)
 			continue;
-		if (p->p_vaddr > limit || p->p_memsz > limit - p->p_vaddr)
+		if (p->p_vaddr > max || p->p_memsz > max - p->p_vaddr)
 			return bad_layout(m, err, "program header %zu (PT_LOAD) has p_vaddr %#llx "
-					  "and p_memsz %#llx, which end past %#llx", i,
+					  "and p_memsz %#llx, which overflow the address space", i,
 					  (unsigned long long)p->p_vaddr,
-					  (unsigned long long)p->p_memsz, (unsigned long long)limit);
+					  (unsigned long long)p->p_memsz);
 		if (p->p_align & (p->p_align - 1))
 			return bad_layout(m, err, "program header %zu (PT_LOAD) has p_align %#llx, "
 					  "not a power of two", i, (unsigned long long)p->p_align);
@@ -239,10 +237,11 @@ static int layout_check_loads(struct model *m, struct xcc_error *err)
 	return 0;
 }
 
-/* The new data's place, checked before anything is written there. */
+/* The new data's place, checked before anything is written there: the
+ * strategies add alignment to the highest end, which may wrap. */
 static int layout_check_result(struct model *m, const struct growth *g, struct xcc_error *err)
 {
-	uint64_t limit = addr_limit(m);
+	uint64_t max = addr_max(m);
 	const GElf_Phdr *top = &m->ph[g->top_load];
 
 	if (g->o > m->size && g->o - m->size > LAYOUT_HOLE_LIMIT)
@@ -251,12 +250,10 @@ static int layout_check_result(struct model *m, const struct growth *g, struct x
 				  "and p_memsz %#llx", (unsigned long long)(g->o - m->size),
 				  g->top_load, (unsigned long long)top->p_vaddr,
 				  (unsigned long long)top->p_memsz);
-	if (g->o > limit || g->pos > limit - g->o || g->v > limit || g->pos > limit - g->v)
-		return bad_layout(m, err, "the new segment (offset %#llx, address %#llx, %llu "
-				  "bytes) would end past %#llx, after program header %zu (PT_LOAD) "
-				  "with p_vaddr %#llx and p_memsz %#llx", (unsigned long long)g->o,
-				  (unsigned long long)g->v, (unsigned long long)g->pos,
-				  (unsigned long long)limit, g->top_load,
+	if (g->v < g->maxend || g->pos > max - g->v || g->o > max || g->pos > max - g->o)
+		return bad_layout(m, err, "the new segment (%llu bytes) would not fit in the "
+				  "address space after program header %zu (PT_LOAD) with p_vaddr "
+				  "%#llx and p_memsz %#llx", (unsigned long long)g->pos, g->top_load,
 				  (unsigned long long)top->p_vaddr, (unsigned long long)top->p_memsz);
 	return 0;
 }
