@@ -125,7 +125,7 @@ static char *shrink_rpath(struct model *m, const char *rpath, const char *prefix
 	for (size_t i = 0; i < m->ndyn; i++)
 		if (m->dyn[i].d_tag == DT_NEEDED && ep_str_at(m, m->dyn[i].d_un.d_val))
 			strvec_push(&needed, ep_str_at(m, m->dyn[i].d_un.d_val));
-	found = calloc(needed.n + 1, sizeof *found);
+	found = xcalloc(needed.n + 1, sizeof *found);
 	for (char *dir = strtok_r(list, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		int useful = 0;
 

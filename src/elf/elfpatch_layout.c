@@ -143,7 +143,7 @@ static void move_block(struct model *m, uint64_t lo, uint64_t hi, uint64_t o, GE
 		}
 	if (d)
 		memcpy(m->append, d->d_buf, hi - lo);
-	ep_add_write(m, lo, calloc(1, hi - lo), hi - lo);
+	ep_add_write(m, lo, xcalloc(1, hi - lo), hi - lo);
 	for (size_t i = 0; i < m->phnum; i++) {
 		GElf_Phdr *p = &m->ph[i];
 
@@ -475,7 +475,7 @@ static void layout_place_strings(struct model *m, const struct growth *g)
 	m->str_dirty_lo = UINT64_MAX;
 	/* Nothing reads the old table any more: clear it, so the file does
 	 * not carry two copies of every name. */
-	ep_add_write(m, m->str_off, calloc(1, m->strsz_orig), m->strsz_orig);
+	ep_add_write(m, m->str_off, xcalloc(1, m->strsz_orig), m->strsz_orig);
 }
 
 static void layout_place_dynamic(struct model *m, const struct growth *g)
@@ -522,7 +522,7 @@ static int layout_grow(struct model *m, const struct elfpatch_ops *ops, struct g
 		return -1;
 	m->append_off = g->o;
 	m->append_len = g->pos;
-	m->append = calloc(1, g->pos);
+	m->append = xcalloc(1, g->pos);
 	if (g->extend)
 		layout_extend_last(m, g);
 	else

@@ -125,7 +125,7 @@ static int load_sections(struct model *m, struct xcc_error *err)
 				    (unsigned long long)m->eh.e_shoff,
 				    (unsigned long long)m->size);
 	m->sh = xmalloc((m->shnum + 1) * sizeof *m->sh);
-	m->sh_dirty = calloc(m->shnum + 1, 1);
+	m->sh_dirty = xcalloc(m->shnum + 1, 1);
 	for (size_t i = 0; i < m->shnum; i++) {
 		Elf_Scn *scn = elf_getscn(m->e, i);
 

@@ -459,7 +459,7 @@ static int gnu_hash_header(struct model *m, const GElf_Shdr *sh, struct gnu_hash
 static int gnu_hash_sort(struct model *m, const struct gnu_hash_table *t, uint32_t *hash,
 			 size_t *order, size_t *old_to_new, struct xcc_error *err)
 {
-	size_t n = m->ndynsym, *count = calloc((size_t)t->nbuckets + 1, sizeof *count);
+	size_t n = m->ndynsym, *count = xcalloc((size_t)t->nbuckets + 1, sizeof *count);
 	int reordered = 0;
 
 	for (size_t k = 0; k < n; k++) {
@@ -537,9 +537,9 @@ static void gnu_hash_write(struct model *m, const GElf_Shdr *sh, const struct gn
 {
 	size_t n = m->ndynsym, wordsz = t->wordsz;
 	uint32_t nbuckets = t->nbuckets, symndx = t->symndx, maskwords = t->maskwords;
-	uint64_t *bloom = calloc(maskwords, sizeof *bloom);
-	uint32_t *buckets = calloc(nbuckets, sizeof *buckets);
-	uint32_t *chain = calloc(n - symndx + 1, sizeof *chain);
+	uint64_t *bloom = xcalloc(maskwords, sizeof *bloom);
+	uint32_t *buckets = xcalloc(nbuckets, sizeof *buckets);
+	uint32_t *chain = xcalloc(n - symndx + 1, sizeof *chain);
 	unsigned char *out;
 
 	for (size_t k = symndx; k < n; k++) {
@@ -624,7 +624,7 @@ static int rebuild_sysv_hash(struct model *m, size_t shndx, struct xcc_error *er
 	memcpy(hdr, d->d_buf, sizeof hdr);
 	if (!hdr[0] || hdr[1] != n || 8 + ((uint64_t)hdr[0] + n) * 4 > sh->sh_size)
 		return ep_corrupt(m, err, "the .hash header does not match .dynsym");
-	words = calloc(2 + (size_t)hdr[0] + n, sizeof *words);
+	words = xcalloc(2 + (size_t)hdr[0] + n, sizeof *words);
 	words[0] = hdr[0];
 	words[1] = hdr[1];
 	for (size_t k = n; k-- > 1;) {
@@ -669,7 +669,7 @@ int ep_op_rename_dynamic_symbols(struct model *m, const struct strvec *pairs,
 				"symbols cannot be found to rename them", m->path);
 	/* Sorted pointers to the pairs' first strings; the second follows. */
 	sorted = xmalloc((npairs + 1) * sizeof *sorted);
-	added = calloc(npairs + 1, sizeof *added);
+	added = xcalloc(npairs + 1, sizeof *added);
 	for (size_t i = 0; i < npairs; i++)
 		sorted[i] = &pairs->v[2 * i];
 	qsort(sorted, npairs, sizeof *sorted, pair_cmp);

@@ -145,12 +145,12 @@ void ep_queue_tables(struct model *m)
 	if (m->interp) { /* fits in place: pad with NULs to the old size */
 		const GElf_Phdr *ip = &m->ph[m->interp_ph];
 
-		b = calloc(1, ip->p_filesz);
+		b = xcalloc(1, ip->p_filesz);
 		memcpy(b, m->interp, strlen(m->interp));
 		ep_add_write(m, ip->p_offset, b, ip->p_filesz);
 	}
 	if (m->dyn_changed) {
-		GElf_Dyn *all = calloc(m->dyn_cap, sizeof *all);
+		GElf_Dyn *all = xcalloc(m->dyn_cap, sizeof *all);
 
 		memcpy(all, m->dyn, m->ndyn * sizeof *all);
 		b = ep_encode(m, ELF_T_DYN, all, m->dyn_cap, &len);
