@@ -5,7 +5,8 @@
 # hang, undefined behaviour or out-of-bounds access fails the test, with the
 # input that caused it left in the log. Seeds are real files made here
 # (fixtures, CUDA's own libraries) besides fuzz/corpus/NAME.
-# XCC_FUZZ_SECONDS sets the time per target (make fuzz-long: 10 minutes).
+# XCC_FUZZ_SECONDS sets the time per target (make fuzz-long: 10 minutes);
+# XCC_FUZZ_TARGETS, a list of names (fuzz_elfpatch ...), runs only those.
 load lib/common
 
 FUZZ_SECONDS=${XCC_FUZZ_SECONDS:-10}
@@ -140,6 +141,9 @@ build_library() {
 	for t in "$XCC_SRCDIR"/fuzz/fuzz_*.c; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .c)
+		if [ -n "${XCC_FUZZ_TARGETS:-}" ] && [[ " $XCC_FUZZ_TARGETS " != *" $name "* ]]; then
+			continue
+		fi
 		n=$((n + 1))
 		# shellcheck disable=SC2046
 		clang $(cat "$FB/cflags") -I"$XCC_SRCDIR/fuzz" -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -164,7 +168,10 @@ build_library() {
 			-artifact_prefix="$FB/$name-" -print_final_stats=1 "$corpus" >"$FB/$name.log" 2>&1; then
 			echo "# $name failed; the end of its log:" >&3
 			tail -n 40 "$FB/$name.log" | sed 's/^/# /' >&3
-			ls "$FB/$name"-* 2>/dev/null | sed 's/^/# artifact: /' >&3
+			# Kept past the run: bats removes its temporary directory.
+			mkdir -p "$XCC_BUILDDIR/fuzz-artifacts"
+			cp "$FB/$name"-* "$XCC_BUILDDIR/fuzz-artifacts/" 2>/dev/null || true
+			ls "$FB/$name"-* 2>/dev/null | sed "s|^$FB/|# artifact, kept in $XCC_BUILDDIR/fuzz-artifacts: |" >&3
 			failed=1
 		else
 			grep -m1 'stat::number_of_executed_units' "$FB/$name.log" | sed "s/^/# $name: /" >&3 || true

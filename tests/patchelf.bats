@@ -760,6 +760,100 @@ shdr_field() {
 	done
 }
 
+# Edit the program headers of the 64-bit little-endian FILE as a hostile
+# input would: WHAT is issue (the fuzzer's find of issue 26: the first
+# PT_LOAD's p_memsz 0x6300000000000bec, an odd p_align, no PT_INTERP),
+# memsz (that p_memsz alone, no PT_INTERP), align (an odd p_align alone),
+# overflow (a first PT_LOAD that ends past 2^64) or hole (no PT_INTERP,
+# and a last PT_LOAD 8 GiB larger in memory than in the file).
+hostile_phdrs() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+path, what = sys.argv[1:3]
+b = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", b, 32)
+phentsize, phnum = struct.unpack_from("<HH", b, 54)
+loads = []
+for i in range(phnum):
+    o = phoff + i * phentsize
+    p_type, = struct.unpack_from("<I", b, o)
+    if p_type == 3 and what in ("issue", "memsz", "hole"):
+        struct.pack_into("<I", b, o, 0)  # PT_INTERP becomes PT_NULL
+    if p_type == 1:
+        loads.append(o)
+if what in ("issue", "align"):
+    struct.pack_into("<Q", b, loads[0] + 48, 0x1001)  # p_align
+if what in ("issue", "memsz"):
+    struct.pack_into("<Q", b, loads[0] + 40, 0x6300000000000bec)  # p_memsz
+if what == "overflow":
+    struct.pack_into("<Q", b, loads[0] + 40, 0xffffffffffff0000)
+if what == "hole":
+    memsz, = struct.unpack_from("<Q", b, loads[-1] + 40)
+    struct.pack_into("<Q", b, loads[-1] + 40, memsz + (8 << 30))
+open(path, "wb").write(b)
+PY
+}
+
+@test "patchelf: a layout that cannot be grown (huge p_memsz, odd p_align, overflow, a hole of GiBs) is refused, exit 1, nothing written" {
+	need python3 "the hostile program headers are made with python3"
+	local orig s f sum what
+	orig=$(fixture x86/hello-nopie)
+	s=$(dirname "$orig")
+	for what in issue memsz align overflow hole; do
+		f=$s/$what
+		cp "$orig" "$f"
+		hostile_phdrs "$f" "$what"
+		sum=$(sha256sum <"$f")
+		for op in "" "--output $s/out"; do
+			# shellcheck disable=SC2086
+			run xcc patchelf --add-rpath /opt/a/path/long/enough/to/need/a/new/string/table $op "$f"
+			assert_status 1
+			case $what in
+			issue | align) assert_output_contains "program header 2 (PT_LOAD) has p_align 0x1001, not a power of two" ;;
+			memsz) assert_output_contains "past the end of the file, after program header 2 (PT_LOAD) with p_vaddr 0x400000 and p_memsz 0x6300000000000bec" ;;
+			overflow) assert_output_contains "(PT_LOAD) has p_vaddr 0x400000 and p_memsz 0xffffffffffff0000, which overflow the address space" ;;
+			hole) assert_output_contains "bytes past the end of the file, after program header" ;;
+			esac
+			assert_output_contains "the file cannot be grown, nothing was written"
+			[ "$(sha256sum <"$f")" = "$sum" ]
+			[ ! -e "$s/out" ]
+		done
+		# The file still reads, and what needs no growth still works.
+		run xcc patchelf --print-needed "$f"
+		assert_status 0
+		assert_output_equals "libc.so.6"
+		run xcc patchelf --set-os-abi freebsd "$f"
+		assert_status 0
+	done
+}
+
+@test "patchelf: a string table without DT_STRSZ is not grown, exit 1, nothing written" {
+	need python3 "the dynamic section is edited with python3"
+	local f sum
+	f=$(fixture x86/lib/libgreet.so.1)
+	# DT_STRSZ (10) becomes DT_DEBUG (21), as the fuzzer's file of issue 26 had it.
+	python3 - "$f" <<'PY'
+import struct, sys
+path = sys.argv[1]
+b = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", b, 32)
+phentsize, phnum = struct.unpack_from("<HH", b, 54)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    p_type, p_offset, p_filesz = struct.unpack_from("<I", b, o) + struct.unpack_from("<Q", b, o + 8) + struct.unpack_from("<Q", b, o + 32)
+    if p_type == 2:
+        for e in range(p_offset, p_offset + p_filesz, 16):
+            if struct.unpack_from("<q", b, e)[0] == 10:
+                struct.pack_into("<q", b, e, 21)
+open(path, "wb").write(b)
+PY
+	sum=$(sha256sum <"$f")
+	run xcc patchelf --add-rpath /opt/a/path/long/enough/to/need/a/new/string/table "$f"
+	assert_status 1
+	assert_output_contains "has DT_STRTAB but no DT_STRSZ, so the string table cannot grow"
+	[ "$(sha256sum <"$f")" = "$sum" ]
+}
+
 @test "patchelf: a .dynamic section without PT_DYNAMIC is patched as patchelf does, with a warning" {
 	local s
 	need gcc "the test links its own library"
