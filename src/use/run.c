@@ -195,7 +195,10 @@ static int qemu_root_overlay(const struct run_plan *plan, const char *interp, ch
 	*overlay = NULL;
 	if (interp && interp[0] == '/') {
 		path = xasprintf("%s%s", plan->prefix, interp);
-		inside = access(path, F_OK) != 0 ? devroot_resolve(plan->prefix, interp + 1) : NULL;
+		/* qemu follows the loader's links on this machine: one that would
+		 * leave the root here reads another file than the device does. */
+		inside = devroot_escapes(plan->prefix, interp + 1) ?
+				 devroot_resolve(plan->prefix, interp + 1) : NULL;
 		if (inside) {
 			char target[PATH_MAX];
 			ssize_t n = readlink(path, target, sizeof target - 1);
