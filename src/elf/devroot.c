@@ -228,11 +228,27 @@ static int walk_failure(const char *rootfs, const char *rel, const struct walk *
 	return e == ELOOP ? -1 : DEVROOT_DANGLING;
 }
 
+int devroot_walk(const char *rootfs, const char *rel, char **out, struct xcc_error *err)
+{
+	int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct walk w;
+
+	*out = NULL;
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s", rootfs, strerror(errno));
+	if (walk_in_root(rootfd, rel, &w) == 0)
+		*out = host_path(rootfs, w.cur);
+	else
+		rc = walk_failure(rootfs, rel, &w, errno, err);
+	walk_free(&w);
+	close(rootfd);
+	return rc;
+}
+
 int devroot_lookup(const char *rootfs, const char *rel, char **out, struct xcc_error *err)
 {
-	int rootfd, rc = 0;
+	int rootfd;
 	long fd;
-	struct walk w;
 	char *canon = NULL;
 
 	*out = NULL;
@@ -244,22 +260,16 @@ int devroot_lookup(const char *rootfs, const char *rel, char **out, struct xcc_e
 		canon = fd_canon(rootfd, (int)fd);
 		close((int)fd);
 	}
-	/* The walk of our own: where openat2 is missing, where /proc cannot say
-	 * what it opened, and to name the link when the lookup failed. */
-	if (!canon) {
-		if (walk_in_root(rootfd, rel, &w) == 0) {
-			canon = w.cur;
-			w.cur = NULL;
-		} else {
-			rc = walk_failure(rootfs, rel, &w, errno, err);
-		}
-		walk_free(&w);
-	}
 	close(rootfd);
-	if (canon)
+	if (canon) {
 		*out = host_path(rootfs, canon);
-	free(canon);
-	return rc;
+		free(canon);
+		return 0;
+	}
+	/* The walk of our own: where the kernel lacks openat2 (ENOSYS), where
+	 * /proc cannot say what it opened, and to name the link when the
+	 * lookup failed (the kernel says only ELOOP or ENOENT). */
+	return devroot_walk(rootfs, rel, out, err);
 }
 
 int devroot_open(const char *rootfs, const char *rel, int flags, struct xcc_error *err)

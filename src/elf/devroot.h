@@ -26,6 +26,10 @@ enum {
  * more than 40 deep (err names the link, XCC_EUSAGE). */
 int devroot_lookup(const char *rootfs, const char *rel, char **out, struct xcc_error *err);
 
+/* devroot_lookup by the walk of our own alone (what it falls back to where
+ * openat2 is missing, and how it names a broken link). */
+int devroot_walk(const char *rootfs, const char *rel, char **out, struct xcc_error *err);
+
 /* open(2) of rel inside rootfs, flags as open's: an fd, or -1 with err. */
 int devroot_open(const char *rootfs, const char *rel, int flags, struct xcc_error *err);
 
