@@ -504,13 +504,15 @@ static int check_script(const char *rootfs, const char *rel, struct strvec *scri
 {
 	char *host = host_path(rootfs, rel), *text, *joined;
 	struct strvec parts = STRVEC_INIT;
+	struct stat st;
 	size_t len = 0;
 	int escapes = 0, rc = 0;
 	const char *p;
 
-	text = file_read_text(host, &len);
+	/* ELF libraries are large, scripts a few lines: only small files are read. */
+	text = stat(host, &st) == 0 && st.st_size <= 65536 ? file_read_text(host, &len) : NULL;
 	free(host);
-	if (!text || len > 65536 || strlen(text) != len || memcmp(text, "\177ELF", 4) == 0 ||
+	if (!text || strlen(text) != len || strncmp(text, "\177ELF", 4) == 0 ||
 	    (!strstr(text, "GROUP") && !strstr(text, "INPUT"))) {
 		free(text);
 		return 0;
@@ -622,9 +624,11 @@ static const char *base_name(const char *path)
  * often read-only to the builder (a mounted image, an NFS export, a
  * JetPack rootfs owned by root) and must stay exactly as the device has
  * it, and Debian 11, Ubuntu 20.04 and L4T all ship these links. The
- * overlay holds only the corrected twins of the absolute links, each
- * pointing at the file the device would load, and goes first in the
- * search path, so ld sees the root as the device does. Its name is a hash
+ * overlay holds only the corrected twins of the links that would leave
+ * the root on this machine (absolute, or with more .. than their depth),
+ * each pointing at the file the device would load by a path with no link
+ * below the root, and of the linker scripts that name such links; it goes
+ * first in the search path, so ld sees the root as the device does. Its name is a hash
  * of the root's path and of the links, so it never goes stale (other
  * links, another place: another overlay) and parallel builds share it.
  */

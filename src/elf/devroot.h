@@ -1,6 +1,7 @@
-/* A device's root filesystem (--target-fs) as the cross compiler and linker
- * see it: the directories they search, the absolute symlinks a root taken
- * as it is holds, and the arguments that build against it. */
+/* A device's root filesystem (--target-fs) read as the device reads it,
+ * and as the cross compiler and linker see it: the directories they
+ * search, the symlinks a root taken as it is holds that would lead this
+ * machine out of it, and the arguments that build against it. */
 #ifndef XCC_DEVROOT_H
 #define XCC_DEVROOT_H
 

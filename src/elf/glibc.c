@@ -201,7 +201,7 @@ int glibc_find_in_root(const char *rootfs, const char *triple, const char *name,
 {
 	char *dirs[6];
 	size_t n = 0;
-	int rc = 0;
+	int rc = 0, dangling = 0;
 
 	*found = NULL;
 	if (triple) {
@@ -214,13 +214,18 @@ int glibc_find_in_root(const char *rootfs, const char *triple, const char *name,
 	dirs[n++] = xstrdup("usr/lib");
 	for (size_t i = 0; i < n; i++) {
 		char *rel = xasprintf("%s/%s", dirs[i], name), *host = NULL;
+		struct xcc_error why = { 0 };
 		struct stat st;
-		int got = *found || rc ? DEVROOT_ABSENT : devroot_lookup(rootfs, rel, &host, err);
+		int got = *found || rc ? DEVROOT_ABSENT : devroot_lookup(rootfs, rel, &host, &why);
 
-		/* A link to nothing, or links that loop, where the device looks
-		 * for its C library: a root the device could not start from. */
-		if (got == DEVROOT_DANGLING || got < 0)
+		/* Links that loop where the device keeps its libraries: a
+		 * broken root, refused. A link to nothing the device's loader
+		 * passes by, so does this; said when no other dir has the file. */
+		if (got < 0) {
+			*err = why;
 			rc = -1;
+		} else if (got == DEVROOT_DANGLING && !dangling++)
+			*err = why;
 		else if (got == 0 && stat(host, &st) == 0 && S_ISREG(st.st_mode))
 			*found = host;
 		if (*found == host)
@@ -229,6 +234,8 @@ int glibc_find_in_root(const char *rootfs, const char *triple, const char *name,
 		free(rel);
 		free(dirs[i]);
 	}
+	if (!rc && !*found && dangling)
+		rc = -1;
 	return rc;
 }
 
