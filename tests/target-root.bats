@@ -475,6 +475,14 @@ assert_read_inside() {
 	assert_read_inside "$d/root" "$d/root/usr/aarch64-linux-gnu/lib/libc.so.6" "$d/sr"
 	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/root"
 	assert_output_contains "absolute or escaping links among the linker's files"
+	# run: qemu loads the root's libc, not this machine's (which crashed its 2.31 loader).
+	need qemu-aarch64 "runs the aarch64 program"
+	printf '#include <stdio.h>\n#include <gnu/libc-version.h>\nint main(void) { printf("glibc %%s\\n", gnu_get_libc_version()); return 0; }\n' > "$d/v.c"
+	# shellcheck disable=SC2046 # the flags are words
+	aarch64-linux-gnu-gcc $("$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root") -o "$d/v" "$d/v.c"
+	run "$CUDA_XCC" run --target-fs "$d/root" "$d/v"
+	assert_status 0
+	assert_output_equals "glibc 2.31"
 }
 
 @test "target-root: an absolute directory link is read inside the root, not this machine's glibc" {
@@ -491,6 +499,10 @@ assert_read_inside() {
 	mv "$d/root/lib/aarch64-linux-gnu" "$d/root/usr/aarch64-linux-gnu/lib"
 	ln -s /usr/aarch64-linux-gnu/lib "$d/root/lib/aarch64-linux-gnu"
 	assert_read_inside "$d/root" "$d/root/usr/aarch64-linux-gnu/lib/libc-2.31.so" "$d/sr"
+	# run: the loader's link goes through that dir link, which qemu follows here: refused.
+	run "$CUDA_XCC" run --target-fs "$d/root" "$BATS_TEST_TMPDIR/m"
+	assert_status 1
+	assert_output_contains "the program's loader $d/root/lib/ld-linux-aarch64.so.1 is a link to aarch64-linux-gnu/ld-2.31.so, which qemu follows on this machine, not in the root"
 }
 
 @test "target-root: a root whose libc links loop or name nothing inside it is refused, the link named" {

@@ -744,7 +744,7 @@ int devroot_args_make(const char *rootfs, const char *triple, const char *cache_
 		strvec_push(&args->rpath_link, args->overlay);
 	}
 	for (size_t d = 0; libdir_patterns[d]; d++) {
-		char *rel, *dir;
+		char *rel, *dir, *as_written;
 		int rc = libdir_rel(rootfs, libdir_patterns[d], triple, &rel, err);
 
 		if (rc < 0) {
@@ -757,9 +757,13 @@ int devroot_args_make(const char *rootfs, const char *triple, const char *cache_
 		/* A plain dir reached by a link that leaves the root here: ld's
 		 * own search of the sysroot would read this machine's, so the
 		 * device's goes before it. */
-		if (d < MULTIARCH_DIRS || strcmp(rel, libdir_patterns[d]) != 0)
+		as_written = xasprintf(libdir_patterns[d], triple);
+		if (strcmp(rel, as_written) != 0)
+			strvec_push(&args->moved, dir);
+		if (d < MULTIARCH_DIRS || strcmp(rel, as_written) != 0)
 			strvec_push(&args->prefixes, dir);
 		strvec_push(&args->rpath_link, dir);
+		free(as_written);
 		free(dir);
 		free(rel);
 	}
@@ -774,6 +778,7 @@ void devroot_args_free(struct devroot_args *args)
 	free(args->overlay);
 	devroot_links_free(&args->links);
 	strvec_free(&args->scripts);
+	strvec_free(&args->moved);
 	memset(args, 0, sizeof *args);
 }
 

@@ -72,6 +72,8 @@ struct devroot_args {
 	char *overlay;            /* the overlay directory, or NULL when the root needs none */
 	struct devroot_links links; /* the absolute links the overlay stands in for */
 	struct strvec scripts;      /* pairs: a linker script's name, the text of its twin */
+	struct strvec moved;        /* lib dirs reached by a link that leaves the root on this
+				     * machine, by their in-root paths (in prefixes too) */
 };
 
 /* Fill args. When the root holds absolute links, their corrected twins
