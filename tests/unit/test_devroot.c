@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devroot.h"
+#include "elf/devroot.h"
 #include "tap.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 static void put(const char *path, const char *text)
 {
