@@ -218,7 +218,8 @@ static const char check_link_usage[] =
 	"  --target T         the target, without a sysroot\n"
 	"  --target-fs ROOTFS the device's root filesystem (default: the sysroot's)\n"
 	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
-	"  --strict           a C++ runtime or JetPack need above the floor is an error\n"
+	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
+	"                     an error\n"
 	"\n"
 	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
 	"above the floor, 2 for bad options.\n";
