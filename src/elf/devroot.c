@@ -84,7 +84,9 @@ static int walk_link(int rootfd, struct walk *w, const char *cand, const char *r
 {
 	char target[PATH_MAX], *todo;
 	ssize_t len = readlinkat(rootfd, cand, target, sizeof target - 1);
-	size_t from_links = w->tend > rest ? (size_t)(w->tend - rest) : 0;
+	/* rest points into w->todo: what of it came from earlier links' targets. */
+	size_t from_links = w->tend && w->tend > rest ? (size_t)(w->tend - rest) : 0;
+	size_t rest_len = strlen(rest);
 
 	if (len < 0)
 		return -1;
@@ -102,6 +104,8 @@ static int walk_link(int rootfd, struct walk *w, const char *cand, const char *r
 		w->cur[0] = '\0';
 		w->escaped = 1;
 	}
+	if (from_links > rest_len)
+		from_links = rest_len;
 	todo = xasprintf("%s/%s", target, rest);
 	free(w->todo);
 	w->todo = todo;
@@ -121,8 +125,9 @@ static int walk_in_root(int rootfd, const char *rel, struct walk *w)
 	w->todo = xstrdup(rel);
 	pos = w->todo;
 	for (;;) {
-		char *c = next_component(&pos), *cand, *rest;
+		char *c = next_component(&pos), *cand;
 		struct stat st;
+		int rc;
 
 		if (!c)
 			return 0;
@@ -134,24 +139,20 @@ static int walk_in_root(int rootfd, const char *rel, struct walk *w)
 		}
 		cand = w->cur[0] ? xasprintf("%s/%s", w->cur, c) : xstrdup(c);
 		if (fstatat(rootfd, cand, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			w->in_link = c < w->tend;
+			w->in_link = w->tend && c < w->tend;
 			free(cand);
 			return -1;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			rest = xstrdup(pos);
-			if (walk_link(rootfd, w, cand, rest)) {
-				free(rest);
-				free(cand);
-				return -1;
-			}
-			free(rest);
+			rc = walk_link(rootfd, w, cand, pos);
 			free(cand);
+			if (rc)
+				return -1;
 			pos = w->todo;
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode) && pos[strspn(pos, "/")]) {
-			w->in_link = c < w->tend;
+			w->in_link = w->tend && c < w->tend;
 			free(cand);
 			errno = ENOTDIR;
 			return -1;

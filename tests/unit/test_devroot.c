@@ -76,6 +76,8 @@ static char *make_root(const char *top)
 	link_at(root, "b", "lib/a");
 	link_at(root, "/lib/a", "lib/b");
 	link_at(root, "/nowhere/libc.so.6", "lib/dangling.so");
+	link_at(root, "../dirlink/lib/missing.so", "lib/nested-dangling.so");
+	link_at(root, "../dirlink", "lib/dl2");
 	/* A chain of 40 links resolves (Linux's limit), of 41 does not. */
 	for (int i = 0; i < 41; i++) {
 		char *name = xasprintf("lib/chain%d", i), *next = xasprintf("chain%d", i + 1);
@@ -120,6 +122,12 @@ static void test_resolution(const char *root)
 	check(root, "lib/dangling.so", DEVROOT_DANGLING, NULL);
 	check(root, "no/such/file", DEVROOT_ABSENT, NULL);
 	check(root, "dirlink/lib/none", DEVROOT_ABSENT, NULL);
+	/* A name missing at the end of a link's target: that link dangles;
+	 * missing after the links, in the name asked for: absent. */
+	check(root, "lib/nested-dangling.so", DEVROOT_DANGLING, NULL);
+	check(root, "lib/dl2/lib/none", DEVROOT_ABSENT, NULL);
+	check(root, "lib/dl2/lib/libc.so.6", 0, libc);
+	check(root, "lib/dl2/../../usr/aarch64-linux-gnu/lib/libc.so.6", 0, libc);
 }
 
 static void test_messages(const char *root)
