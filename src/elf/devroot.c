@@ -285,7 +285,11 @@ int devroot_open(const char *rootfs, const char *rel, int flags, struct xcc_erro
 	close(rootfd);
 	if (fd >= 0)
 		return fd;
-	if (errno != ENOSYS && errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+	/* ENOSYS: a kernel before 5.6; EPERM: a container's seccomp profile
+	 * older than openat2. The walk of our own then; and it names the link
+	 * when the kernel's lookup failed. */
+	if (errno != ENOSYS && errno != EPERM && errno != ENOENT && errno != ELOOP &&
+	    errno != ENOTDIR)
 		return xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s: %s", rootfs, rel, strerror(errno));
 	/* The resolved path holds no link below the root: opening it follows none. */
 	rc = devroot_lookup(rootfs, rel, &host, err);
