@@ -250,9 +250,13 @@ hostile() {
 	need python3
 	hostile sr
 	fs="$BATS_TEST_TMPDIR/root fs'\"\$x"
-	mkdir -p "$fs/usr"
-	# The cross toolchain's libc as the root's (a link: 52 MB not copied).
-	ln -s /usr/aarch64-linux-gnu/lib "$fs/usr/lib"
+	mkdir -p "$fs/usr/aarch64-linux-gnu"
+	# The cross toolchain's libc as the root's, where its libc.so script names it
+	# (hard links where they may be made: 52 MB not copied). Not a link out of
+	# the root: that is read inside the root, as the device would.
+	cp -al /usr/aarch64-linux-gnu/lib "$fs/usr/aarch64-linux-gnu/lib" ||
+		cp -a /usr/aarch64-linux-gnu/lib "$fs/usr/aarch64-linux-gnu/lib"
+	ln -s aarch64-linux-gnu/lib "$fs/usr/lib"
 	ln -s usr/lib "$fs/lib"
 	run xcc toolchain meson --sysroot "$sr" --target-fs "$fs" --output "$BATS_TEST_TMPDIR/cross.ini"
 	assert_status 0

@@ -409,3 +409,123 @@ X
 	assert_status 2
 	assert_output_contains "no target: give --sysroot DIR"
 }
+
+# The device's C library in root $1 at usr/aarch64-linux-gnu/lib (where Debian 12's cross
+# toolchain keeps its own on this machine), and a JetPack-like sysroot.json in $2.
+move_libc_aside() {
+	mkdir -p "$1/usr/aarch64-linux-gnu/lib" "$2/bin"
+	cat > "$2/sysroot.json" <<-'EOS'
+	{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64",
+	 "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
+	 "capabilities": ["8.7"], "components": []}
+	EOS
+}
+
+# Root $1, whose libc.so.6 (in-root: $2, bullseye's 2.31) is reached through links that
+# this machine, following them itself, would take to its own glibc 2.36: each reader
+# reads the device's. $3 is a fake sysroot for the toolchain flags.
+assert_read_inside() {
+	local r=$1 libc=$2 sr=$3 d=$BATS_TEST_TMPDIR before after fl
+	before=$(cd "$r" && find . -printf '%p %l %s %T@\n' | sort | sha256sum)
+	# doctor: the root's floor, not this machine's.
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$r"
+	assert_output_contains "the device's glibc is GLIBC_2.30, the cross toolchain's GLIBC_2.36"
+	[[ "$output" != *"device glibc GLIBC_2.36"* ]]
+	# check-link: a program needing GLIBC_2.34 does not start on that root.
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	aarch64-linux-gnu-gcc -o "$d/new" "$d/m.c"
+	run "$CUDA_XCC" check-link --target sbsa --strict --target-fs "$r" "$d/new"
+	assert_status 1
+	assert_output_contains "error: $d/new needs GLIBC_2.34, but the --target-fs C library $libc provides only up to GLIBC_2.30"
+	# The linker: the root's libc, where arc4random (glibc 2.36) is missing.
+	run "$CUDA_XCC" toolchain flags --sysroot "$sr" --target-fs "$r"
+	assert_status 0
+	fl=$output
+	printf '#include <stdlib.h>\nint main(void) { return (int)arc4random(); }\n' > "$d/a4.c"
+	# shellcheck disable=SC2086 # the flags are words
+	run aarch64-linux-gnu-gcc $fl -o "$d/a4" "$d/a4.c"
+	assert_status 1
+	assert_output_contains "undefined reference to \`arc4random'"
+	# shellcheck disable=SC2086
+	run aarch64-linux-gnu-gcc $fl -o "$d/m" "$d/m.c"
+	assert_status 0
+	readelf -V "$d/m" | grep -q 'GLIBC_2.17'
+	run readelf -V "$d/m"
+	[[ "$output" != *"GLIBC_2.34"* ]]
+	after=$(cd "$r" && find . -printf '%p %l %s %T@\n' | sort | sha256sum)
+	[ "$before" = "$after" ]
+}
+
+@test "target-root: a link with more .. than its depth is read inside the root, not this machine's glibc" {
+	need_root
+	need aarch64-linux-gnu-gcc "links the programs"
+	need readelf "reads the programs' version needs"
+	# The decoy: where the link leads on this machine, Debian 12's cross glibc 2.36.
+	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
+		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
+	fi
+	d=$(scratch)
+	cp -a "$R" "$d/root"
+	move_libc_aside "$d/root" "$d/sr"
+	mv "$d/root/lib/aarch64-linux-gnu/libc-2.31.so" "$d/root/usr/aarch64-linux-gnu/lib/libc.so.6"
+	# Deeper than any test directory: on this machine it reaches /, on the device too.
+	up=$(printf '../%.0s' $(seq 40))
+	ln -sfn "${up}usr/aarch64-linux-gnu/lib/libc.so.6" "$d/root/lib/aarch64-linux-gnu/libc.so.6"
+	[ "$(readlink -f "$d/root/lib/aarch64-linux-gnu/libc.so.6")" = /usr/aarch64-linux-gnu/lib/libc.so.6 ]
+	assert_read_inside "$d/root" "$d/root/usr/aarch64-linux-gnu/lib/libc.so.6" "$d/sr"
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/root"
+	assert_output_contains "absolute or escaping links among the linker's files"
+	# run: qemu loads the root's libc, not this machine's (which crashed its 2.31 loader).
+	need qemu-aarch64 "runs the aarch64 program"
+	printf '#include <stdio.h>\n#include <gnu/libc-version.h>\nint main(void) { printf("glibc %%s\\n", gnu_get_libc_version()); return 0; }\n' > "$d/v.c"
+	# shellcheck disable=SC2046 # the flags are words
+	aarch64-linux-gnu-gcc $("$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root") -o "$d/v" "$d/v.c"
+	run "$CUDA_XCC" run --target-fs "$d/root" "$d/v"
+	assert_status 0
+	assert_output_equals "glibc 2.31"
+}
+
+@test "target-root: an absolute directory link is read inside the root, not this machine's glibc" {
+	need_root
+	need aarch64-linux-gnu-gcc "links the programs"
+	need readelf "reads the programs' version needs"
+	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
+		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
+	fi
+	d=$(scratch)
+	cp -a "$R" "$d/root"
+	move_libc_aside "$d/root" "$d/sr"
+	rmdir "$d/root/usr/aarch64-linux-gnu/lib"
+	mv "$d/root/lib/aarch64-linux-gnu" "$d/root/usr/aarch64-linux-gnu/lib"
+	ln -s /usr/aarch64-linux-gnu/lib "$d/root/lib/aarch64-linux-gnu"
+	assert_read_inside "$d/root" "$d/root/usr/aarch64-linux-gnu/lib/libc-2.31.so" "$d/sr"
+	# run: the loader's link goes through that dir link, which qemu follows here: refused.
+	run "$CUDA_XCC" run --target-fs "$d/root" "$BATS_TEST_TMPDIR/m"
+	assert_status 1
+	assert_output_contains "the program's loader $d/root/lib/ld-linux-aarch64.so.1 is a link to aarch64-linux-gnu/ld-2.31.so, which qemu follows on this machine, not in the root"
+}
+
+@test "target-root: a root whose libc links loop or name nothing inside it is refused, the link named" {
+	d=$(scratch)
+	mkdir -p "$d/loop/lib/aarch64-linux-gnu" "$d/dangling/lib/aarch64-linux-gnu"
+	ln -s libc.so.6.b "$d/loop/lib/aarch64-linux-gnu/libc.so.6"
+	ln -s /lib/aarch64-linux-gnu/libc.so.6 "$d/loop/lib/aarch64-linux-gnu/libc.so.6.b"
+	# On this machine it leads to a libc; on the device, to nothing.
+	up=$(printf '../%.0s' $(seq 40))
+	ln -s "${up}usr/aarch64-linux-gnu/lib/libc.so.6" "$d/dangling/lib/aarch64-linux-gnu/libc.so.6"
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$d/loop" "$d/m.c"
+	assert_status 2
+	assert_output_contains "--target-fs $d/loop: the links from lib/aarch64-linux-gnu/libc.so.6 loop or are more than 40 deep"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/loop" -### x.cu -o x
+	assert_status 2
+	assert_output_contains "the links from lib/aarch64-linux-gnu/libc.so.6 loop"
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$d/dangling" "$d/m.c"
+	assert_status 2
+	assert_output_contains "--target-fs $d/dangling: lib/aarch64-linux-gnu/libc.so.6 -> ${up}usr/aarch64-linux-gnu/lib/libc.so.6 names no file in that root"
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/dangling" -### x.cu -o x
+	assert_status 2
+	assert_output_contains "lib/aarch64-linux-gnu/libc.so.6 -> ${up}usr/aarch64-linux-gnu/lib/libc.so.6 names no file in that root"
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/dangling"
+	assert_output_contains "FAIL  glibc-floor      --target-fs $d/dangling: lib/aarch64-linux-gnu/libc.so.6 -> ${up}usr"
+}

@@ -22,30 +22,35 @@
  */
 
 /* After a --target-fs link: will the program start on the device? A
- * failed check only warns; the build itself succeeded. */
-static void warn_glibc(const struct linked_program *prog)
+ * failed check warns (the build itself succeeded), or with strict is an
+ * error: 1 then. */
+static int warn_glibc(const struct linked_program *prog, int strict)
 {
 	struct xcc_error err = { 0 };
 	struct glibc_report r;
+	const char *level = strict ? "error" : "warning";
+	int bad = 0;
 
 	if (glibc_check(prog->file, prog->target_libc, &r, &err)) {
 		fprintf(stderr, "cuda-xcc: warning: cannot check %s against the device's glibc: %s\n",
 			prog->file, err.msg);
-		return;
+		return 0;
 	}
 	if (r.missing.n) {
 		char *list = strvec_join(&r.missing, " ");
 
 		fprintf(stderr,
-			"cuda-xcc: warning: %s needs %s, but the --target-fs C library %s provides only "
+			"cuda-xcc: %s: %s needs %s, but the --target-fs C library %s provides only "
 			"up to %s (missing: %s): it will not start on that device.\n"
-			"cuda-xcc: warning: the newer versions come from the cross toolchain's own glibc "
+			"cuda-xcc: %s: the newer versions come from the cross toolchain's own glibc "
 			"(start files, libraries or headers the --target-fs lacks, e.g. its libc6-dev) "
 			"or from functions newer than the device's glibc.\n",
-			prog->file, r.needed_max, prog->target_libc, r.provided_max, list);
+			level, prog->file, r.needed_max, prog->target_libc, r.provided_max, list, level);
 		free(list);
+		bad = 1;
 	}
 	glibc_report_free(&r);
+	return bad;
 }
 
 /* The program and the libraries it needs that the sysroot provides (they
@@ -183,10 +188,11 @@ static int check_floor(const struct linked_program *prog, const struct jetpack_r
 int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
 		     int strict)
 {
-	/* A GLIBC_ need above the root's libc only warns, even with --strict:
-	 * the root may lack the development files that would explain it. */
-	if (prog->target_libc)
-		warn_glibc(prog);
+	/* A GLIBC_ need above the root's libc: the program does not start on
+	 * that device, whatever made the need (the root may lack the
+	 * development files that would explain it), so --strict fails it. */
+	if (prog->target_libc && warn_glibc(prog, strict) && strict)
+		return XCC_EFAIL;
 	if (prog->target_libc && check_target_fs_cxx(prog, strict) && strict)
 		return XCC_EFAIL;
 	if (floor && check_floor(prog, floor, strict) && strict)
@@ -212,7 +218,8 @@ static const char check_link_usage[] =
 	"  --target T         the target, without a sysroot\n"
 	"  --target-fs ROOTFS the device's root filesystem (default: the sysroot's)\n"
 	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
-	"  --strict           a C++ runtime or JetPack need above the floor is an error\n"
+	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
+	"                     an error\n"
 	"\n"
 	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
 	"above the floor, 2 for bad options.\n";
@@ -298,8 +305,9 @@ static int check_against_open(struct cmd_ctx *ctx, const char *sysroot, const ch
 			ca->libc = xstrdup(ca->sr.target_libc);
 		else if (glibc_check_rootfs(rootfs, ca->t->triple, &ca->libc, err))
 			return -1;
-		ca->cxx = glibc_find_in_rootfs(rootfs, ca->t->triple, "libstdc++.so.6");
-		ca->gcc_s = glibc_find_in_rootfs(rootfs, ca->t->triple, "libgcc_s.so.1");
+		if (glibc_find_in_root(rootfs, ca->t->triple, "libstdc++.so.6", &ca->cxx, err) ||
+		    glibc_find_in_root(rootfs, ca->t->triple, "libgcc_s.so.1", &ca->gcc_s, err))
+			return -1;
 	}
 	ca->floor = opened ? sysroot_floor(ctx, db, ca->t, &ca->sr.meta, jp) : jp;
 	return 0;

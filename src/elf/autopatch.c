@@ -408,6 +408,24 @@ static int toolchain_dirs(const char *prefix, struct strvec *dirs, struct xcc_er
 	return 0;
 }
 
+/* root's dir rel as the device has it: a dir reached through a link that
+ * would leave the root on this machine (lib -> /usr/lib) by its in-root
+ * path. Nothing when the root has no dir there. */
+static void push_root_dir(const char *root, const char *rel, struct strvec *dirs)
+{
+	struct xcc_error err = { 0 };
+	char *host = NULL;
+
+	if (!devroot_escapes(root, rel)) {
+		strvec_pushf(dirs, "%s/%s", root, rel);
+		return;
+	}
+	if (devroot_lookup(root, rel, &host, &err) == 0 && file_is_dir(host))
+		strvec_push(dirs, host);
+	xcc_error_clear(&err);
+	free(host);
+}
+
 static void target_fs_dirs(const char *root, struct strvec *dirs)
 {
 	static const char *const sub[] = {
@@ -420,17 +438,17 @@ static void target_fs_dirs(const char *root, struct strvec *dirs)
 
 	/* The multiarch dirs first: that is where Debian-style systems keep them. */
 	for (const char *const *t = triples; *t; t++) {
-		char *a = xasprintf("%s/lib/%s", root, *t), *b = xasprintf("%s/usr/lib/%s", root, *t);
+		char *a = xasprintf("lib/%s", *t), *b = xasprintf("usr/lib/%s", *t);
 
-		strvec_push(dirs, a);
-		strvec_push(dirs, b);
+		push_root_dir(root, a, dirs);
+		push_root_dir(root, b, dirs);
 		free(a);
 		free(b);
 	}
 	for (const char *const *s = sub; *s; s++)
-		strvec_pushf(dirs, "%s/%s", root, *s);
+		push_root_dir(root, *s, dirs);
 	/* L4T keeps the driver libraries here. */
-	strvec_pushf(dirs, "%s/usr/lib/aarch64-linux-gnu/tegra", root);
+	push_root_dir(root, "usr/lib/aarch64-linux-gnu/tegra", dirs);
 }
 
 static void load_entry(struct lib_entry *e)

@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -14,41 +17,325 @@
 #include "base/xalloc.h"
 #include "elf/devroot.h"
 
+/* As Linux's path walk: more links than this on one lookup is ELOOP. */
+#define DEVROOT_MAX_LINKS 40
+
+/* The root without trailing slashes, the prefix of every host path made from it. */
+static int root_len(const char *rootfs)
+{
+	int n = (int)strlen(rootfs);
+
+	while (n > 1 && rootfs[n - 1] == '/')
+		n--;
+	return n;
+}
+
+static char *host_path(const char *rootfs, const char *canon)
+{
+	int n = root_len(rootfs);
+
+	if (!canon[0])
+		return xasprintf("%.*s", n, rootfs);
+	return xasprintf("%.*s%s%s", n, rootfs, rootfs[n - 1] == '/' ? "" : "/", canon);
+}
+
+/* One walk of the fallback resolver: cur is the canonical path resolved so
+ * far (no links, no dots, "" for the root), todo what is left to walk. */
+struct walk {
+	char *cur, *todo;
+	char *link, *target; /* the last link followed, for the messages */
+	char *tend;          /* todo before this came from links' targets */
+	int links;
+	int escaped;         /* an absolute target or a .. at the root was met */
+	int in_link;         /* the walk failed on a component a link's target named */
+};
+
+static char *next_component(char **todo)
+{
+	char *s = *todo, *c;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	c = s;
+	s += strcspn(s, "/");
+	if (*s)
+		*s++ = '\0';
+	*todo = s;
+	return c;
+}
+
+static void walk_up(struct walk *w)
+{
+	char *slash = strrchr(w->cur, '/');
+
+	/* The root's .. is the root: on the device /.. is /. */
+	if (slash)
+		*slash = '\0';
+	else if (w->cur[0])
+		w->cur[0] = '\0';
+	else
+		w->escaped = 1;
+}
+
+/* The link at cand (in the root) replaces it by its target, read inside the root. */
+static int walk_link(int rootfd, struct walk *w, const char *cand, const char *rest)
+{
+	char target[PATH_MAX], *todo;
+	ssize_t len = readlinkat(rootfd, cand, target, sizeof target - 1);
+	/* rest points into w->todo: what of it came from earlier links' targets. */
+	size_t from_links = w->tend && w->tend > rest ? (size_t)(w->tend - rest) : 0;
+	size_t rest_len = strlen(rest);
+
+	if (len < 0)
+		return -1;
+	target[len] = '\0';
+	free(w->link);
+	free(w->target);
+	w->link = xstrdup(cand);
+	w->target = xstrdup(target);
+	if (++w->links > DEVROOT_MAX_LINKS) {
+		errno = ELOOP;
+		return -1;
+	}
+	/* An absolute target starts again at the root, as on the device. */
+	if (target[0] == '/') {
+		w->cur[0] = '\0';
+		w->escaped = 1;
+	}
+	if (from_links > rest_len)
+		from_links = rest_len;
+	todo = xasprintf("%s/%s", target, rest);
+	free(w->todo);
+	w->todo = todo;
+	w->tend = todo + strlen(target) + 1 + from_links;
+	return 0;
+}
+
+/* Resolve rel as RESOLVE_IN_ROOT does, one component at a time, never
+ * letting the kernel follow a link: each prefix walked is link-free. */
+static int walk_in_root(int rootfd, const char *rel, struct walk *w)
+{
+	char *pos;
+
+	memset(w, 0, sizeof *w);
+	w->cur = xmalloc(1);
+	w->cur[0] = '\0';
+	w->todo = xstrdup(rel);
+	pos = w->todo;
+	for (;;) {
+		char *c = next_component(&pos), *cand;
+		struct stat st;
+		int rc;
+
+		if (!c)
+			return 0;
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			walk_up(w);
+			continue;
+		}
+		cand = w->cur[0] ? xasprintf("%s/%s", w->cur, c) : xstrdup(c);
+		if (fstatat(rootfd, cand, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			w->in_link = w->tend && c < w->tend;
+			free(cand);
+			return -1;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			rc = walk_link(rootfd, w, cand, pos);
+			free(cand);
+			if (rc)
+				return -1;
+			pos = w->todo;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode) && pos[strspn(pos, "/")]) {
+			w->in_link = w->tend && c < w->tend;
+			free(cand);
+			errno = ENOTDIR;
+			return -1;
+		}
+		free(w->cur);
+		w->cur = cand;
+	}
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->cur);
+	free(w->todo);
+	free(w->link);
+	free(w->target);
+}
+
+static long openat2_in_root(int rootfd, const char *rel, int flags)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof how);
+	how.flags = (unsigned long long)flags | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	return syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+}
+
+/* The canonical in-root path of what fd (opened inside the root) names, from
+ * the kernel's own record of it. NULL when /proc cannot say. */
+static char *fd_canon(int rootfd, int fd)
+{
+	char buf[PATH_MAX], rbuf[PATH_MAX], *proc;
+	ssize_t n, rn;
+	char *out = NULL;
+
+	proc = xasprintf("/proc/self/fd/%d", rootfd);
+	rn = readlink(proc, rbuf, sizeof rbuf - 1);
+	free(proc);
+	proc = xasprintf("/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof buf - 1);
+	free(proc);
+	if (rn <= 0 || n <= 0)
+		return NULL;
+	rbuf[rn] = '\0';
+	buf[n] = '\0';
+	if (strcmp(rbuf, "/") == 0)
+		rn = 0;
+	if (strncmp(buf, rbuf, (size_t)rn) == 0 && buf[rn] == '\0')
+		out = xstrdup("");
+	else if (strncmp(buf, rbuf, (size_t)rn) == 0 && buf[rn] == '/')
+		out = xstrdup(buf + rn + 1);
+	return out;
+}
+
+/* Why rel cannot be resolved inside the root, naming the link, from the
+ * fallback walk (which also serves when openat2 is missing). */
+static int walk_failure(const char *rootfs, const char *rel, const struct walk *w, int e,
+			struct xcc_error *err)
+{
+	/* A name the device lacks too, no link broken on the way. */
+	if ((e == ENOENT || e == ENOTDIR) && !w->in_link)
+		return DEVROOT_ABSENT;
+	if (!w->link)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s: %s", rootfs, rel, strerror(e));
+	if (e == ELOOP)
+		xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the links from %s loop or are more than "
+			 "%d deep (the last: %s -> %s), on the device too: fix the link in the root",
+			 rootfs, rel, DEVROOT_MAX_LINKS, w->link, w->target);
+	else
+		xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s -> %s names no file in that root "
+			 "(read as the device reads it, / being the root)%s%s: copy the device's "
+			 "file into the root or fix the link", rootfs, w->link, w->target,
+			 strcmp(w->link, rel) ? ", on the way to " : "", strcmp(w->link, rel) ? rel : "");
+	return e == ELOOP ? -1 : DEVROOT_DANGLING;
+}
+
+int devroot_walk(const char *rootfs, const char *rel, char **out, struct xcc_error *err)
+{
+	int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct walk w;
+
+	*out = NULL;
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s", rootfs, strerror(errno));
+	if (walk_in_root(rootfd, rel, &w) == 0)
+		*out = host_path(rootfs, w.cur);
+	else
+		rc = walk_failure(rootfs, rel, &w, errno, err);
+	walk_free(&w);
+	close(rootfd);
+	return rc;
+}
+
+int devroot_lookup(const char *rootfs, const char *rel, char **out, struct xcc_error *err)
+{
+	int rootfd;
+	long fd;
+	char *canon = NULL;
+
+	*out = NULL;
+	rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s", rootfs, strerror(errno));
+	fd = openat2_in_root(rootfd, rel, O_PATH);
+	if (fd >= 0) {
+		canon = fd_canon(rootfd, (int)fd);
+		close((int)fd);
+	}
+	close(rootfd);
+	if (canon) {
+		*out = host_path(rootfs, canon);
+		free(canon);
+		return 0;
+	}
+	/* The walk of our own: where the kernel lacks openat2 (ENOSYS), where
+	 * /proc cannot say what it opened, and to name the link when the
+	 * lookup failed (the kernel says only ELOOP or ENOENT). */
+	return devroot_walk(rootfs, rel, out, err);
+}
+
+int devroot_open(const char *rootfs, const char *rel, int flags, struct xcc_error *err)
+{
+	int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+	char *host;
+	int rc;
+
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: %s", rootfs, strerror(errno));
+	fd = (int)openat2_in_root(rootfd, rel, flags);
+	close(rootfd);
+	if (fd >= 0)
+		return fd;
+	/* ENOSYS: a kernel before 5.6; EPERM: a container's seccomp profile
+	 * older than openat2. The walk of our own then; and it names the link
+	 * when the kernel's lookup failed. */
+	if (errno != ENOSYS && errno != EPERM && errno != ENOENT && errno != ELOOP &&
+	    errno != ENOTDIR)
+		return xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s: %s", rootfs, rel, strerror(errno));
+	/* The resolved path holds no link below the root: opening it follows none. */
+	rc = devroot_lookup(rootfs, rel, &host, err);
+	if (rc == DEVROOT_ABSENT)
+		xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s: %s", rootfs, rel, strerror(ENOENT));
+	if (rc)
+		return -1;
+	fd = open(host, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s: %s", rootfs, host, strerror(errno));
+	free(host);
+	return fd;
+}
+
+int devroot_escapes(const char *rootfs, const char *rel)
+{
+	int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC), escaped;
+	struct walk w;
+
+	if (rootfd < 0)
+		return 0;
+	walk_in_root(rootfd, rel, &w);
+	escaped = w.escaped;
+	walk_free(&w);
+	close(rootfd);
+	return escaped;
+}
+
+static int devroot_resolve_is_file(const char *host)
+{
+	struct stat st;
+
+	return stat(host, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 char *devroot_resolve(const char *rootfs, const char *rel)
 {
-	int rootlen = (int)strlen(rootfs);
-	char *cur;
+	struct xcc_error err = { 0 };
+	char *host;
 
-	while (rootlen > 0 && rootfs[rootlen - 1] == '/')
-		rootlen--;
-	cur = xasprintf("%.*s/%s", rootlen, rootfs, rel);
-
-	for (int hops = 0; hops < 16; hops++) {
-		struct stat st;
-		char target[PATH_MAX], *slash, *next;
-		ssize_t len;
-
-		if (lstat(cur, &st) != 0)
-			break;
-		if (S_ISREG(st.st_mode))
-			return cur;
-		if (!S_ISLNK(st.st_mode))
-			break;
-		len = readlink(cur, target, sizeof target - 1);
-		if (len < 0)
-			break;
-		target[len] = '\0';
-		if (target[0] == '/') {
-			next = xasprintf("%.*s%s", rootlen, rootfs, target);
-		} else {
-			slash = strrchr(cur, '/');
-			next = xasprintf("%.*s/%s", (int)(slash - cur), cur, target);
-		}
-		free(cur);
-		cur = next;
+	if (devroot_lookup(rootfs, rel, &host, &err) || !devroot_resolve_is_file(host)) {
+		xcc_error_clear(&err);
+		free(host);
+		return NULL;
 	}
-	free(cur);
-	return NULL;
+	return host;
 }
 
 /* The root's directories in the order ld searches them with the arguments
@@ -92,64 +379,231 @@ static void links_push(struct devroot_links *l, char *path, char *target, char *
 	l->n++;
 }
 
-int devroot_absolute_links(const char *rootfs, const char *triple, struct devroot_links *out,
-			   struct xcc_error *err)
+/*
+ * The root's lib dir for pattern, as a path relative to the root that
+ * leads to the dir the device has there: as written unless a link on the
+ * way would take this machine out of the root (lib -> /usr/lib), else the
+ * dir the device resolves it to. 1 when the root has none.
+ */
+static int libdir_rel(const char *rootfs, const char *pattern, const char *triple, char **rel,
+		      struct xcc_error *err)
+{
+	char *as_written = xasprintf(pattern, triple), *host;
+	struct stat st;
+	int rc = devroot_lookup(rootfs, as_written, &host, err);
+
+	*rel = NULL;
+	if (rc == DEVROOT_DANGLING)
+		rc = -1;
+	if (rc == 0 && (stat(host, &st) || !S_ISDIR(st.st_mode)))
+		rc = DEVROOT_ABSENT;
+	if (rc == 0 && devroot_escapes(rootfs, as_written)) {
+		*rel = xstrdup(host + root_len(rootfs) + (host[root_len(rootfs)] == '/'));
+		free(as_written);
+	} else if (rc == 0) {
+		*rel = as_written;
+	} else {
+		free(as_written);
+	}
+	free(host);
+	return rc;
+}
+
+/* The linker-visible names in the root's dir rel, read inside the root. */
+static int list_libdir(const char *rootfs, const char *rel, size_t d, struct entry **ents,
+		       size_t *n, size_t *cap, struct xcc_error *err)
+{
+	int fd = devroot_open(rootfs, rel, O_RDONLY | O_DIRECTORY, err);
+	DIR *dh;
+	struct dirent *de;
+
+	if (fd < 0)
+		return -1;
+	if (!(dh = fdopendir(fd))) {
+		close(fd);
+		return xcc_fail(err, XCC_EFAIL, "--target-fs %s: %s: %s", rootfs, rel, strerror(errno));
+	}
+	while ((de = readdir(dh))) {
+		if (!linker_visible(de->d_name))
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 256;
+			*ents = xrealloc(*ents, *cap * sizeof **ents);
+		}
+		(*ents)[*n].name = xstrdup(de->d_name);
+		(*ents)[*n].dir = d;
+		(*n)++;
+	}
+	closedir(dh);
+	return 0;
+}
+
+/* rel (a link in the root) if this machine would follow it elsewhere than
+ * the device does: an absolute target, or more .. than its depth. A loop
+ * refuses the root; a link to nothing in the root goes in with no file. */
+static int check_link(const char *rootfs, char *rel, struct devroot_links *out,
+		      struct xcc_error *err)
+{
+	char target[PATH_MAX], *host = xasprintf("%s/%s", rootfs, rel), *resolved = NULL;
+	ssize_t len = readlink(host, target, sizeof target - 1);
+	struct xcc_error why = { 0 };
+	int rc;
+
+	free(host);
+	if (len <= 0 || !devroot_escapes(rootfs, rel)) {
+		free(rel);
+		return 0;
+	}
+	target[len] = '\0';
+	rc = devroot_lookup(rootfs, rel, &resolved, &why);
+	if (rc < 0) {
+		*err = why;
+		free(rel);
+		return -1;
+	}
+	if (rc == 0 && !devroot_resolve_is_file(resolved)) {
+		free(resolved);
+		resolved = NULL;
+	}
+	links_push(out, rel, xstrdup(target), resolved);
+	return 0;
+}
+
+/* The absolute path token at *p in a linker script (after an optional =,
+ * ld's sysroot prefix), as the in-root host path it names, appended to out. */
+static int script_path(const char *rootfs, const char **p, struct strvec *out, int *escapes,
+		       struct xcc_error *err)
+{
+	const char *s = *p + (**p == '=');
+	size_t n = strcspn(s, " \t\n\r(),;");
+	char *tok = xasprintf("%.*s", (int)n, s), *host = NULL;
+	int rc;
+
+	*p = s + n;
+	if (devroot_escapes(rootfs, tok))
+		*escapes = 1;
+	rc = devroot_lookup(rootfs, tok, &host, err);
+	if (rc == DEVROOT_DANGLING || rc < 0) {
+		free(tok);
+		return -1;
+	}
+	/* Nothing there: ld's own "cannot find", naming the root's path. */
+	if (rc == DEVROOT_ABSENT)
+		host = host_path(rootfs, tok + 1);
+	strvec_push(out, host);
+	free(host);
+	free(tok);
+	return 0;
+}
+
+/*
+ * A linker script in the root (libc.so: GROUP ( /lib/.../libc.so.6 ... ))
+ * whose absolute paths, which ld reads under --sysroot, reach a link that
+ * would leave the root on this machine: its twin, with each absolute path
+ * replaced by the in-root host path, goes in the overlay (ld finds the
+ * overlay's first, and reads paths in a script outside the sysroot as they
+ * are). Only scripts are read: an ELF file's first bytes say it is none.
+ */
+static int check_script(const char *rootfs, const char *rel, struct strvec *scripts,
+			struct xcc_error *err)
+{
+	char *host = host_path(rootfs, rel), *text, *joined;
+	struct strvec parts = STRVEC_INIT;
+	struct stat st;
+	size_t len = 0;
+	int escapes = 0, rc = 0;
+	const char *p;
+
+	/* ELF libraries are large, scripts a few lines: only small files are read. */
+	text = stat(host, &st) == 0 && st.st_size <= 65536 ? file_read_text(host, &len) : NULL;
+	free(host);
+	if (!text || strlen(text) != len || strncmp(text, "\177ELF", 4) == 0 ||
+	    (!strstr(text, "GROUP") && !strstr(text, "INPUT"))) {
+		free(text);
+		return 0;
+	}
+	for (p = text; *p && !rc;) {
+		const char *q = p;
+
+		/* Up to the next absolute path, comments (/ * ... * /) as they are. */
+		while (*q) {
+			if (q[0] == '/' && q[1] == '*') {
+				const char *end = strstr(q + 2, "*/");
+
+				q = end ? end + 2 : q + strlen(q);
+				continue;
+			}
+			if ((*q == '/' || (*q == '=' && q[1] == '/')) &&
+			    (q == text || strchr(" \t\n\r(,", q[-1])))
+				break;
+			q++;
+		}
+		strvec_pushf(&parts, "%.*s", (int)(q - p), p);
+		p = q;
+		if (*p)
+			rc = script_path(rootfs, &p, &parts, &escapes, err);
+	}
+	if (!rc && escapes) {
+		joined = strvec_join(&parts, "");
+		strvec_push(scripts, strrchr(rel, '/') + 1);
+		strvec_push(scripts, joined);
+		free(joined);
+	}
+	strvec_free(&parts);
+	free(text);
+	return rc;
+}
+
+static int scan_libdirs(const char *rootfs, const char *triple, struct devroot_links *out,
+			struct strvec *scripts, struct xcc_error *err)
 {
 	struct entry *ents = NULL;
 	size_t n = 0, cap = 0;
-	char *rels[4];
+	char *rels[4] = { NULL }, *rel, *host;
+	struct stat st;
+	size_t n_len;
+	int rc = 0;
 
-	(void)err;
 	memset(out, 0, sizeof *out);
-	for (size_t d = 0; libdir_patterns[d]; d++) {
-		char *dir;
-		DIR *dh;
-		struct dirent *de;
+	for (size_t d = 0; libdir_patterns[d] && !rc; d++) {
+		int found = libdir_rel(rootfs, libdir_patterns[d], triple, &rels[d], err);
 
-		rels[d] = xasprintf(libdir_patterns[d], triple);
-		dir = xasprintf("%s/%s", rootfs, rels[d]);
-		dh = opendir(dir);
-		free(dir);
 		/* A root without one of these dirs is normal (no multiarch, or no /lib). */
-		if (!dh)
-			continue;
-		while ((de = readdir(dh))) {
-			if (!linker_visible(de->d_name))
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 256;
-				ents = xrealloc(ents, cap * sizeof *ents);
-			}
-			ents[n].name = xstrdup(de->d_name);
-			ents[n].dir = d;
-			n++;
-		}
-		closedir(dh);
+		if (found < 0 || (found == 0 && list_libdir(rootfs, rels[d], d, &ents, &n, &cap, err)))
+			rc = -1;
 	}
 	if (n)
 		qsort(ents, n, sizeof *ents, entry_cmp);
-	for (size_t i = 0; i < n; i++) {
-		char *path, target[PATH_MAX];
-		ssize_t len;
-
+	for (size_t i = 0; i < n && !rc; i++) {
 		/* ld takes a name from the first directory that has it. */
 		if (i > 0 && strcmp(ents[i].name, ents[i - 1].name) == 0)
 			continue;
-		path = xasprintf("%s/%s/%s", rootfs, rels[ents[i].dir], ents[i].name);
-		len = readlink(path, target, sizeof target - 1);
-		free(path);
-		if (len <= 0 || target[0] != '/')
-			continue;
-		target[len] = '\0';
-		path = xasprintf("%s/%s", rels[ents[i].dir], ents[i].name);
-		links_push(out, path, xstrdup(target), devroot_resolve(rootfs, path));
+		rel = xasprintf("%s/%s", rels[ents[i].dir], ents[i].name);
+		host = host_path(rootfs, rel);
+		if (lstat(host, &st) == 0 && S_ISREG(st.st_mode)) {
+			n_len = strlen(ents[i].name);
+			if (scripts && n_len > 3 && strcmp(ents[i].name + n_len - 3, ".so") == 0)
+				rc = check_script(rootfs, rel, scripts, err);
+			free(rel);
+		} else {
+			rc = check_link(rootfs, rel, out, err);
+		}
+		free(host);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);
 	free(ents);
 	for (size_t d = 0; libdir_patterns[d]; d++)
 		free(rels[d]);
-	return 0;
+	if (rc)
+		devroot_links_free(out);
+	return rc;
+}
+
+int devroot_absolute_links(const char *rootfs, const char *triple, struct devroot_links *out,
+			   struct xcc_error *err)
+{
+	return scan_libdirs(rootfs, triple, out, NULL, err);
 }
 
 void devroot_links_free(struct devroot_links *links)
@@ -175,14 +629,32 @@ static const char *base_name(const char *path)
  * often read-only to the builder (a mounted image, an NFS export, a
  * JetPack rootfs owned by root) and must stay exactly as the device has
  * it, and Debian 11, Ubuntu 20.04 and L4T all ship these links. The
- * overlay holds only the corrected twins of the absolute links, each
- * pointing at the file the device would load, and goes first in the
- * search path, so ld sees the root as the device does. Its name is a hash
+ * overlay holds only the corrected twins of the links that would leave
+ * the root on this machine (absolute, or with more .. than their depth),
+ * each pointing at the file the device would load by a path with no link
+ * below the root, and of the linker scripts that name such links; it goes
+ * first in the search path, so ld sees the root as the device does. Its name is a hash
  * of the root's path and of the links, so it never goes stale (other
  * links, another place: another overlay) and parallel builds share it.
  */
+/* The overlay's twin of each linker script (devroot_args.scripts), in tmp. */
+static int write_scripts(const char *tmp, const struct strvec *scripts, struct xcc_error *err)
+{
+	for (size_t i = 0; i + 1 < scripts->n; i += 2) {
+		char *twin = xasprintf("%s/%s", tmp, scripts->v[i]);
+		int rc = file_write_atomic(twin, scripts->v[i + 1], strlen(scripts->v[i + 1]), 0644,
+					   err);
+
+		free(twin);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 static int make_overlay(const char *rootfs, const struct devroot_links *links,
-			const char *cache_dir, char **out, struct xcc_error *err)
+			const struct strvec *scripts, const char *cache_dir, char **out,
+			struct xcc_error *err)
 {
 	struct xcc_sha256 h;
 	char hex[65], *parent, *final, *tmp;
@@ -198,6 +670,9 @@ static int make_overlay(const char *rootfs, const struct devroot_links *links,
 		xcc_sha256_update(&h, links->v[i].resolved, strlen(links->v[i].resolved) + 1);
 		used++;
 	}
+	for (size_t i = 0; i < scripts->n; i++)
+		xcc_sha256_update(&h, scripts->v[i], strlen(scripts->v[i]) + 1);
+	used += (int)scripts->n;
 	if (!used)
 		return 0;
 	xcc_sha256_hex(&h, hex);
@@ -238,6 +713,10 @@ static int make_overlay(const char *rootfs, const struct devroot_links *links,
 		}
 		free(twin);
 	}
+	if (write_scripts(tmp, scripts, err)) {
+		file_remove_tree(tmp);
+		goto fail;
+	}
 	chmod(tmp, 0755);
 	/* Another build may have made the same overlay meanwhile: it is as good. */
 	if (rename(tmp, final) && !file_is_dir(final)) {
@@ -260,8 +739,8 @@ int devroot_args_make(const char *rootfs, const char *triple, const char *cache_
 {
 	memset(args, 0, sizeof *args);
 	args->sysroot = xstrdup(rootfs);
-	if (devroot_absolute_links(rootfs, triple, &args->links, err) ||
-	    make_overlay(rootfs, &args->links, cache_dir, &args->overlay, err)) {
+	if (scan_libdirs(rootfs, triple, &args->links, &args->scripts, err) ||
+	    make_overlay(rootfs, &args->links, &args->scripts, cache_dir, &args->overlay, err)) {
 		devroot_args_free(args);
 		return -1;
 	}
@@ -270,14 +749,26 @@ int devroot_args_make(const char *rootfs, const char *triple, const char *cache_
 		strvec_push(&args->rpath_link, args->overlay);
 	}
 	for (size_t d = 0; libdir_patterns[d]; d++) {
-		char *rel = xasprintf(libdir_patterns[d], triple);
-		char *dir = xasprintf("%s/%s", rootfs, rel);
+		char *rel, *dir, *as_written;
+		int rc = libdir_rel(rootfs, libdir_patterns[d], triple, &rel, err);
 
-		if (file_is_dir(dir)) {
-			if (d < MULTIARCH_DIRS)
-				strvec_push(&args->prefixes, dir);
-			strvec_push(&args->rpath_link, dir);
+		if (rc < 0) {
+			devroot_args_free(args);
+			return -1;
 		}
+		if (rc)
+			continue;
+		dir = host_path(rootfs, rel);
+		/* A plain dir reached by a link that leaves the root here: ld's
+		 * own search of the sysroot would read this machine's, so the
+		 * device's goes before it. */
+		as_written = xasprintf(libdir_patterns[d], triple);
+		if (strcmp(rel, as_written) != 0)
+			strvec_push(&args->moved, dir);
+		if (d < MULTIARCH_DIRS || strcmp(rel, as_written) != 0)
+			strvec_push(&args->prefixes, dir);
+		strvec_push(&args->rpath_link, dir);
+		free(as_written);
 		free(dir);
 		free(rel);
 	}
@@ -291,6 +782,8 @@ void devroot_args_free(struct devroot_args *args)
 	strvec_free(&args->rpath_link);
 	free(args->overlay);
 	devroot_links_free(&args->links);
+	strvec_free(&args->scripts);
+	strvec_free(&args->moved);
 	memset(args, 0, sizeof *args);
 }
 

@@ -188,9 +188,22 @@ char *glibc_find_libc(const char *rootfs, const char *triple)
 
 char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *name)
 {
-	char *dirs[6], *found = NULL;
-	size_t n = 0;
+	struct xcc_error err = { 0 };
+	char *found = NULL;
 
+	if (glibc_find_in_root(rootfs, triple, name, &found, &err))
+		xcc_error_clear(&err);
+	return found;
+}
+
+int glibc_find_in_root(const char *rootfs, const char *triple, const char *name, char **found,
+		       struct xcc_error *err)
+{
+	char *dirs[6];
+	size_t n = 0;
+	int rc = 0, dangling = 0;
+
+	*found = NULL;
 	if (triple) {
 		dirs[n++] = xasprintf("lib/%s", triple);
 		dirs[n++] = xasprintf("usr/lib/%s", triple);
@@ -200,14 +213,30 @@ char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *n
 	dirs[n++] = xstrdup("usr/lib64");
 	dirs[n++] = xstrdup("usr/lib");
 	for (size_t i = 0; i < n; i++) {
-		char *rel = xasprintf("%s/%s", dirs[i], name);
+		char *rel = xasprintf("%s/%s", dirs[i], name), *host = NULL;
+		struct xcc_error why = { 0 };
+		struct stat st;
+		int got = *found || rc ? DEVROOT_ABSENT : devroot_lookup(rootfs, rel, &host, &why);
 
-		if (!found)
-			found = devroot_resolve(rootfs, rel);
+		/* Links that loop where the device keeps its libraries: a
+		 * broken root, refused. A link to nothing the device's loader
+		 * passes by, so does this; said when no other dir has the file. */
+		if (got < 0) {
+			*err = why;
+			rc = -1;
+		} else if (got == DEVROOT_DANGLING && !dangling++)
+			*err = why;
+		else if (got == 0 && stat(host, &st) == 0 && S_ISREG(st.st_mode))
+			*found = host;
+		if (*found == host)
+			host = NULL;
+		free(host);
 		free(rel);
 		free(dirs[i]);
 	}
-	return found;
+	if (!rc && !*found && dangling)
+		rc = -1;
+	return rc;
 }
 
 /* Keep sv sorted by version, without duplicates. */
@@ -350,7 +379,10 @@ int glibc_check_rootfs(const char *rootfs, const char *triple, char **libc,
 	if (!file_is_dir(rootfs))
 		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s is not a directory: pass the "
 				"device's root filesystem (a copy or a mount of it)", rootfs);
-	if (!(*libc = glibc_find_libc(rootfs, triple)))
+	/* Links that loop or name nothing inside the root: refused, named. */
+	if (glibc_find_in_root(rootfs, triple, "libc.so.6", libc, err))
+		return -1;
+	if (!*libc)
 		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s has no libc.so.6 in lib/%s, "
 				"usr/lib/%s, lib or usr/lib: is it the device's root filesystem?",
 				rootfs, triple, triple);

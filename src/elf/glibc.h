@@ -35,6 +35,11 @@ int glibc_version_cmp(const char *a, const char *b);
 char *glibc_find_libc(const char *rootfs, const char *triple);
 /* The same for any library name (libstdc++.so.6 ...). */
 char *glibc_find_in_rootfs(const char *rootfs, const char *triple, const char *name);
+/* As glibc_find_in_rootfs, but a link on the way that names nothing in the
+ * root or loops is an error (-1, err names the link); *found is NULL when
+ * the root has no such file. */
+int glibc_find_in_root(const char *rootfs, const char *triple, const char *name, char **found,
+		       struct xcc_error *err);
 
 /* The highest version a library defines among those named prefix<numbers>
  * ("GLIBC_" for libc, "GLIBCXX_" for libstdc++). NULL with err set when it

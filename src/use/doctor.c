@@ -449,7 +449,11 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 	}
 	/* The driver links against the rootfs's libc when it is given or recorded. */
 	links_against_rootfs = c->have_meta && c->sr.meta.target_fs && !c->o->target_fs;
-	dev_cxx = glibc_find_in_rootfs(rootfs, c->target->triple, "libstdc++.so.6");
+	if (glibc_find_in_root(rootfs, c->target->triple, "libstdc++.so.6", &dev_cxx, &err)) {
+		add(r, "glibc-floor", DOCTOR_FAIL, xstrdup(err.msg),
+		    xstrdup("make the root's links resolve inside it, as on the device"));
+		goto out;
+	}
 	dev_glibc = glibc_version_defs_max(dev_libc, "GLIBC_", &err);
 	if (dev_cxx)
 		dev_glibcxx = glibc_version_defs_max(dev_cxx, "GLIBCXX_", &err);
@@ -488,6 +492,7 @@ static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
 					"records it)" : ""),
 		    NULL);
 	}
+out:
 	strvec_free(&bad);
 	strvec_free(&fixes);
 	free(dev_libc);
@@ -509,6 +514,7 @@ static void check_target_fs_links(struct doctor_ctx *c, struct doctor_report *r)
 	struct devroot_links links;
 	struct xcc_error err = { 0 };
 	struct strvec ok = STRVEC_INIT, broken = STRVEC_INIT;
+	const char *kind = "absolute";
 
 	if (!rootfs && c->have_meta)
 		rootfs = c->sr.meta.target_fs;
@@ -518,28 +524,37 @@ static void check_target_fs_links(struct doctor_ctx *c, struct doctor_report *r)
 				   : "no device root filesystem: give --target-fs ROOTFS"), NULL);
 		return;
 	}
-	if (!file_is_dir(rootfs) || devroot_absolute_links(rootfs, c->target->triple, &links, &err)) {
+	if (!file_is_dir(rootfs)) {
 		add(r, "target-fs-links", DOCTOR_SKIP,
 		    xasprintf("%s is not a directory", rootfs), NULL);
 		return;
 	}
-	for (size_t i = 0; i < links.n; i++)
+	if (devroot_absolute_links(rootfs, c->target->triple, &links, &err)) {
+		add(r, "target-fs-links", DOCTOR_FAIL, xstrdup(err.msg),
+		    xstrdup("make the root's links resolve inside it, as on the device"));
+		return;
+	}
+	for (size_t i = 0; i < links.n; i++) {
 		strvec_pushf(links.v[i].resolved ? &ok : &broken, "%s -> %s", links.v[i].path,
 			     links.v[i].target);
+		/* A relative link with more .. than its depth leaves the root here too. */
+		if (links.v[i].target[0] != '/')
+			kind = "absolute or escaping";
+	}
 	if (broken.n) {
 		char *b = strvec_join(&broken, ", ");
 
 		add(r, "target-fs-links", DOCTOR_FAIL,
-		    xasprintf("%zu absolute link%s in %s name%s no file in that root: %s", broken.n,
-			      broken.n == 1 ? "" : "s", rootfs, broken.n == 1 ? "s" : "", b),
+		    xasprintf("%zu %s link%s in %s name%s no file in that root: %s", broken.n,
+			      kind, broken.n == 1 ? "" : "s", rootfs, broken.n == 1 ? "s" : "", b),
 		    xstrdup("copy the files they name from the device into the root (the linker "
 			    "skips such a link and may take a static library instead)"));
 		free(b);
 	} else if (ok.n) {
 		add(r, "target-fs-links", DOCTOR_OK,
-		    xasprintf("%zu absolute link%s among the linker's files (first: %s): read "
+		    xasprintf("%zu %s link%s among the linker's files (first: %s): read "
 			      "inside the root through an overlay, the root stays as it is", ok.n,
-			      ok.n == 1 ? "" : "s", ok.v[0]), NULL);
+			      kind, ok.n == 1 ? "" : "s", ok.v[0]), NULL);
 	} else {
 		add(r, "target-fs-links", DOCTOR_OK,
 		    xstrdup("no absolute links among the linker's files"), NULL);

@@ -286,8 +286,11 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 		free(abs);
 		return -1;
 	}
-	plan->target_libstdcxx = glibc_find_in_rootfs(abs, t->triple, "libstdc++.so.6");
-	plan->target_libgcc_s = glibc_find_in_rootfs(abs, t->triple, "libgcc_s.so.1");
+	if (glibc_find_in_root(abs, t->triple, "libstdc++.so.6", &plan->target_libstdcxx, err) ||
+	    glibc_find_in_root(abs, t->triple, "libgcc_s.so.1", &plan->target_libgcc_s, err)) {
+		free(abs);
+		return -1;
+	}
 	cache = fetch_default_cache_dir();
 	rc = devroot_args_make(abs, t->triple, cache, &dr, err);
 	free(cache);

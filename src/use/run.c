@@ -183,19 +183,24 @@ int run_plan_target(const struct gpudb *db, const struct run_opts *o, struct run
  * twins (devroot.h), last on LD_LIBRARY_PATH, since the device finds them
  * in its system directories, after everything else. The loader itself
  * cannot be redirected: a loader link of that kind is refused with the fix.
- * Returns the overlay directory (NULL when the root needs none) in *overlay.
+ * Returns the overlay directory and the root's lib dirs qemu would read
+ * elsewhere, ':'-joined (NULL when the root needs none), in *overlay.
  */
 static int qemu_root_overlay(const struct run_plan *plan, const char *interp, char **overlay,
 			     struct xcc_error *err)
 {
 	struct devroot_args dr;
+	struct strvec dirs = STRVEC_INIT;
 	char *cache, *path, *inside;
 	int rc;
 
 	*overlay = NULL;
 	if (interp && interp[0] == '/') {
 		path = xasprintf("%s%s", plan->prefix, interp);
-		inside = access(path, F_OK) != 0 ? devroot_resolve(plan->prefix, interp + 1) : NULL;
+		/* qemu follows the loader's links on this machine: one that would
+		 * leave the root here reads another file than the device does. */
+		inside = devroot_escapes(plan->prefix, interp + 1) ?
+				 devroot_resolve(plan->prefix, interp + 1) : NULL;
 		if (inside) {
 			char target[PATH_MAX];
 			ssize_t n = readlink(path, target, sizeof target - 1);
@@ -203,7 +208,7 @@ static int qemu_root_overlay(const struct run_plan *plan, const char *interp, ch
 			target[n > 0 ? n : 0] = '\0';
 			xcc_fail(err, XCC_EFAIL,
 				 "the program's loader %s is a link to %s, which qemu follows on this "
-				 "machine, not in the root: make it relative in the root (ln -sfr "
+				 "machine, not in the root: make it a relative link that stays in the root (ln -sfr "
 				 "%s %s), or run the program on the device with --device "
 				 "ssh://user@host", path, target, inside, path);
 			free(inside);
@@ -217,8 +222,14 @@ static int qemu_root_overlay(const struct run_plan *plan, const char *interp, ch
 	free(cache);
 	if (rc)
 		return -1;
-	*overlay = dr.overlay;
-	dr.overlay = NULL;
+	/* With the root's lib dirs that this machine would read elsewhere
+	 * (lib/<triple> -> /usr/lib/...): qemu -L follows such links here. */
+	if (dr.overlay)
+		strvec_push(&dirs, dr.overlay);
+	strvec_extend(&dirs, &dr.moved);
+	if (dirs.n)
+		*overlay = strvec_join(&dirs, ":");
+	strvec_free(&dirs);
 	devroot_args_free(&dr);
 	return 0;
 }
