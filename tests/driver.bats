@@ -254,3 +254,122 @@ fake_sysroot() {
 	assert_status 2
 	assert_output_contains "--cuda needs a value"
 }
+
+@test "driver: -dlto at a compile becomes code=lto_XX, which nvcc takes beside -gencode" {
+	need aarch64-linux-gnu-g++-12
+	# nvcc refuses -dlto beside -gencode where it compiles: the LTO-IR is asked in the
+	# -gencode instead, and -rdc=true, which -dlto implies, is kept explicit.
+	run xcc --target jetson --cuda 12.6 -dlto -arch sm_87 -rdc=true -c k.cu -###
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_87,code=lto_87 -rdc=true -c k.cu"
+	[[ "$output" != *" -dlto"* ]]
+	[[ "$output" != *"code=sm_87"* ]]
+	run xcc --target jetson --cuda 12.6 -dlto -arch sm_87 -c k.cu -###
+	assert_status 0
+	assert_output_contains "-rdc=true -gencode=arch=compute_87,code=lto_87 -c k.cu"
+	# PTX stays as the policy asks: x86_64's highest gets compute_90 beside the LTO-IR.
+	run xcc --target x86_64 --cuda 13.0 --dlink-time-opt -arch sm_90 -dc k.cu -###
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_90,code=lto_90 -gencode=arch=compute_90,code=compute_90 -dc k.cu"
+	[[ "$output" != *"-rdc=true"* ]]
+	[[ "$output" != *"--dlink-time-opt"* ]]
+}
+
+@test "driver: -arch lto_XX asks for LTO-IR, in any case, and the device link makes SASS" {
+	need aarch64-linux-gnu-g++-12
+	for a in lto_87 LTO_87; do
+		run xcc --target jetson --cuda 12.6 -arch "$a" -rdc=true -c k.cu -###
+		assert_status 0
+		assert_output_contains "-gencode=arch=compute_87,code=lto_87 -rdc=true"
+		[[ "$output" != *"code=sm_87"* ]]
+	done
+	run xcc --target jetson --cuda 12.6 -arch lto_87,sm_87 -rdc=true -c k.cu -###
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -gencode=arch=compute_87,code=lto_87 -rdc=true"
+	# The device link keeps -dlto and names the SASS it makes (nvlink refuses lto_87).
+	run xcc --target jetson --cuda 12.6 -arch lto_87 -dlto -dlink k.o -o dl.o -###
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -dlto -dlink k.o -o dl.o"
+	[[ "$output" != *"code=lto_87"* ]]
+	run xcc --target jetson --cuda 12.6 -arch sm_87 -dlto k.o main.o -o prog -###
+	assert_status 0
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -dlto k.o main.o -o prog"
+	# Compile and link in one call: nvcc's own spelling, one GPU.
+	run xcc --target jetson --cuda 12.6 -arch sm_87 -dlto k.cu -o prog -###
+	assert_status 0
+	assert_output_contains " -arch=sm_87 -dlto k.cu -o prog"
+	[[ "$output" != *"-gencode"* ]]
+}
+
+@test "driver: LTO is validated like the rest" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target x86_64 --cuda 11.1 -arch lto_75 -rdc=true -c k.cu -###
+	assert_status 2
+	assert_output_contains "lto_75 (LTO-IR, for -dlto) needs CUDA 11.2 or newer"
+	run xcc --target x86_64 --cuda 12.6 -arch lto_87 -rdc=true -c k.cu -###
+	assert_status 2
+	assert_output_contains "sm_87 is a Jetson GPU"
+	run xcc --target x86_64 --cuda 12.6 -arch lto_99 -rdc=true -c k.cu -###
+	assert_status 2
+	assert_output_contains "'lto_99' is not a known GPU capability"
+	run xcc --target x86_64 --cuda 13.0 -dlto -gencode arch=compute_90,code=sm_90 -c k.cu -###
+	assert_status 2
+	assert_output_contains "code=lto_87"
+	run xcc --target x86_64 --cuda 13.0 -dlto -arch sm_80,sm_90 k.cu -o prog -###
+	assert_status 2
+	assert_output_contains "compile with -dc"
+	# The user's own code=lto_XX is kept and checked.
+	run xcc --target x86_64 --cuda 13.0 -gencode arch=compute_90,code=lto_90 -rdc=true -c k.cu -###
+	assert_status 0
+	assert_output_contains "-gencode arch=compute_90,code=lto_90 -rdc=true -c k.cu"
+	run xcc --target x86_64 --cuda 13.0 -gencode arch=compute_87,code=lto_87 -rdc=true -c k.cu -###
+	assert_status 2
+}
+
+# A sysroot for --target x86_64 made of this machine's CUDA 13.0 (/usr/local/cuda): bin/
+# holds links (or copies) of its programs, for nvcc and nvlink find their tools and
+# nvvm/lib64/libnvvm.so (which -dlto's device link loads) beside their own path.
+real_cuda_sysroot() {
+	local dir=$1 cuda=${XCC_SYSTEM_CUDA:-/usr/local/cuda} nvvm f
+	need "$cuda/bin/nvcc" "NVIDIA's CUDA toolkit at $cuda"
+	"$cuda/bin/nvcc" --version | grep -q "release 13.0" || skip "$cuda is not CUDA 13.0"
+	need x86_64-linux-gnu-g++-12 "CUDA 13.0's x86_64 host compiler"
+	nvvm=$(dirname "$(find -L "$cuda/nvvm" "$cuda/lib" "$cuda/lib64" -maxdepth 2 -name 'libnvvm.so*' 2>/dev/null | head -1)")
+	[ "$nvvm" != . ] || skip "$cuda has no libnvvm.so, which the device link of -dlto loads"
+	mkdir -p "$dir/bin" "$dir/nvvm"
+	for f in "$cuda"/*; do
+		case "${f##*/}" in bin|nvvm) ;; *) ln -s "$f" "$dir/" ;; esac
+	done
+	for f in "$cuda"/bin/*; do
+		if [ -d "$f" ]; then ln -s "$f" "$dir/bin/"; else ln "$f" "$dir/bin/" 2>/dev/null || cp "$f" "$dir/bin/"; fi
+	done
+	ln -s "$cuda/nvvm/bin" "$cuda/nvvm/libdevice" "$dir/nvvm/"
+	ln -s "$(readlink -f "$nvvm")" "$dir/nvvm/lib64"
+	cat > "$dir/sysroot.json" <<-EOS
+	{"format": 1, "cuda": "13.0", "target": "x86_64", "tag": "linux-x86_64",
+	 "target_dir": "x86_64-linux", "host_compiler": "x86_64-linux-gnu-g++-12",
+	 "capabilities": [], "components": []}
+	EOS
+}
+
+@test "driver: with real nvcc 13.0 -dlto puts LTO-IR in the object and the device link makes the SASS" {
+	local s=$BATS_TEST_TMPDIR/cuda13 d=$BATS_TEST_TMPDIR
+	real_cuda_sysroot "$s"
+	printf '__device__ int f(int x) { return x + 1; }\n__global__ void k(int *p) { *p = f(*p); }\n' > "$d/k.cu"
+	run xcc --sysroot "$s" -dlto -arch sm_90 -rdc=true -c "$d/k.cu" -o "$d/k.o"
+	assert_status 0
+	run xcc fatbin "$d/k.o"
+	assert_status 0
+	assert_output_contains "lto-ir sm_90"
+	[[ "$output" != *"sass   sm_90"* ]]
+	run xcc --sysroot "$s" -arch lto_90 -c "$d/k.cu" -o "$d/k2.o" -rdc=true
+	assert_status 0
+	run xcc fatbin "$d/k2.o"
+	assert_output_contains "lto-ir sm_90"
+	run xcc --sysroot "$s" -dlto -arch sm_90 -dlink "$d/k.o" -o "$d/dl.o"
+	assert_status 0
+	run xcc fatbin "$d/dl.o"
+	assert_status 0
+	assert_output_contains "sass   sm_90"
+	[[ "$output" != *"lto-ir"* ]]
+}

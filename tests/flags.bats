@@ -220,8 +220,13 @@ load lib/common
 	run xcc flags --target x86_64 --cuda 12.6 -arch all-major --format cmake
 	assert_output_equals "50-real;60-real;70-real;80-real;90"
 	# nvcc's own all-major: the lowest capability of the release plus every
-	# X.0 (nvcc 13.0 -arch=all-major --dryrun; CMake's table for 11.8).
+	# X.0 (nvcc 13.0 -arch=all-major --dryrun; CMake's table for 11.8), less
+	# what the target cannot serve: Jetson Thor's sm_110 is no x86_64 GPU.
 	run xcc flags --target x86_64 --cuda 13.0 -arch all-major --format cmake
+	assert_output_equals "75-real;80-real;90-real;100-real;120"
+	run xcc flags --target x86_64 --cuda 13.0 -arch sm_110
+	assert_status 2
+	run xcc flags --target sbsa --cuda 13.0 -arch all-major --format cmake
 	assert_output_equals "75-real;80-real;90-real;100-real;110-real;120"
 	run xcc flags --target sbsa --cuda 11.8 -arch all-major --format cmake
 	assert_output_equals "35-real;50-real;60-real;70-real;80-real;90"

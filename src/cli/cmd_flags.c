@@ -46,6 +46,7 @@ static void print_json(const struct arch_choice *c)
 		cJSON_AddStringToObject(e, "capability", gpu_cap_name(c->entries[i].cap, name, sizeof name));
 		cJSON_AddBoolToObject(e, "sass", c->entries[i].sass);
 		cJSON_AddBoolToObject(e, "ptx", c->entries[i].ptx);
+		cJSON_AddBoolToObject(e, "lto", c->entries[i].lto);
 		cJSON_AddItemToArray(caps, e);
 	}
 	arch_choice_gencode(c, &flags);

@@ -122,22 +122,30 @@ char *flags_cuda_warning(const struct gpudb *db, struct cuda_version v)
 			 ver(v, b), ver(db->newest_known, b2), ver(db->newest_known, (char[16]){ 0 }));
 }
 
-/* Add cap to the set (once); ptx asks for its PTX as well. */
-static void add_entry(struct arch_choice *c, const struct gpu_cap *cap, int ptx)
+/* Add cap to the set (once) with the outputs asked for: SASS, PTX, LTO-IR. */
+static void add_outputs(struct arch_choice *c, const struct gpu_cap *cap, int sass, int ptx,
+			int lto)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->entries[i].cap == cap) {
+			c->entries[i].sass |= sass;
 			c->entries[i].ptx |= ptx;
+			c->entries[i].lto |= lto;
 			return;
 		}
 	}
 	XGROW(c->entries, c->n + 1, c->cap_entries);
-	c->entries[c->n++] = (struct arch_entry){ cap, 1, ptx, 0 };
+	c->entries[c->n++] = (struct arch_entry){ cap, sass, ptx, lto, 0 };
 }
 
-/* A capability that only a keyword brought in (all-major's sm_110 for an
- * x86_64 build): kept, as nvcc keeps it, even where the target could not
- * run that GPU. */
+/* Add cap's SASS to the set; ptx asks for its PTX as well. */
+static void add_entry(struct arch_choice *c, const struct gpu_cap *cap, int ptx)
+{
+	add_outputs(c, cap, 1, ptx, 0);
+}
+
+/* A capability that only a keyword brought in (all-major): the target's
+ * Jetson checks do not apply to it. */
 static void add_keyword_entry(struct arch_choice *c, const struct gpu_cap *cap)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -232,15 +240,17 @@ static int expand_keyword(const struct gpudb *db, const struct target_profile *t
 	if (major_only) {
 		/* nvcc's own all-major (checked with nvcc 13.0 --dryrun, and
 		 * CMake's table): the lowest capability the release supports and
-		 * every X.0, Jetson Thor's 11.0 included (13.0: sm_75 sm_80 sm_90
-		 * sm_100 sm_110 sm_120; 11.8: sm_35 sm_50 sm_60 sm_70 sm_80
-		 * sm_90). */
+		 * every X.0 (13.0: sm_75 sm_80 sm_90 sm_100 sm_110 sm_120; 11.8:
+		 * sm_35 sm_50 sm_60 sm_70 sm_80 sm_90), less those the target
+		 * cannot serve: -arch sm_110 (Jetson Thor) is refused for x86_64,
+		 * so all-major leaves it out there too. */
 		const struct gpu_cap *lowest = NULL;
 
 		for (size_t i = 0; i < db->n_caps; i++) {
 			const struct gpu_cap *c = &db->caps[i];
 
-			if (c->variant || !gpu_cap_supported_by(c, v))
+			if (c->variant || !gpu_cap_supported_by(c, v) ||
+			    !flags_target_accepts(db, t, c, &v))
 				continue;
 			if (!lowest)
 				lowest = c;
@@ -307,7 +317,10 @@ static int collect(const struct gpudb *db, const struct target_profile *t, struc
 			problem(&unknown, "'%s' is not a known GPU capability", toks.v[i]);
 			continue;
 		}
-		add_entry(out, c, how.prefix == GPU_CAP_COMPUTE);
+		if (how.prefix == GPU_CAP_LTO)
+			add_outputs(out, c, 0, 0, 1);
+		else
+			add_entry(out, c, how.prefix == GPU_CAP_COMPUTE);
 	}
 	if (unknown.count) {
 		char known[1024], b[16];
@@ -315,7 +328,7 @@ static int collect(const struct gpudb *db, const struct target_profile *t, struc
 		list_known(db, v, known, sizeof known);
 		rc = xcc_fail(err, XCC_EUSAGE,
 			      "unknown GPU capabilit%s:%s\nCUDA %s knows: %s\n"
-			      "Spell them as sm_87, 87, 8.7, compute_87 or sm_90a; see 'cuda-xcc gpus'.",
+			      "Spell them as sm_87, 87, 8.7, compute_87, lto_87 or sm_90a; see 'cuda-xcc gpus'.",
 			      unknown.count > 1 ? "ies" : "y", unknown.text, ver(v, b), known);
 	}
 done:
@@ -356,6 +369,10 @@ static int check_versions(const struct arch_choice *c, struct cuda_version v, st
 			problem(&p, "%s (%s) was removed in CUDA %s, last supported by %s",
 				capname(cap, n), cap->arch, ver(removed, b1), ver(cap->max_cuda, b2));
 		}
+		/* Device LTO (-dlto, code=lto_XX) came with CUDA 11.2. */
+		if (c->entries[i].lto && cuda_version_cmp(v, (struct cuda_version){ 11, 2, -1 }) < 0)
+			problem(&p, "lto_%s (LTO-IR, for -dlto) needs CUDA 11.2 or newer",
+				gpu_cap_token(cap, n, sizeof n));
 	}
 	if (p.count)
 		return xcc_fail(err, XCC_EUSAGE,
@@ -628,11 +645,31 @@ void arch_choice_gencode(const struct arch_choice *c, struct strvec *out)
 		gpu_cap_token(c->entries[i].cap, tok, sizeof tok);
 		if (c->entries[i].sass)
 			strvec_pushf(out, "-gencode=arch=compute_%s,code=sm_%s", tok, tok);
+		if (c->entries[i].lto)
+			strvec_pushf(out, "-gencode=arch=compute_%s,code=lto_%s", tok, tok);
 		if (c->entries[i].ptx)
 			strvec_pushf(out, "-gencode=arch=compute_%s,code=compute_%s", tok, tok);
 	}
 }
 
+void arch_choice_sass_to_lto(struct arch_choice *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		c->entries[i].lto |= c->entries[i].sass;
+		c->entries[i].sass = 0;
+	}
+}
+
+void arch_choice_lto_to_sass(struct arch_choice *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		c->entries[i].sass |= c->entries[i].lto;
+		c->entries[i].lto = 0;
+	}
+}
+
+/* CUDA_ARCHITECTURES has no spelling for LTO-IR (CMake asks for it with
+ * INTERPROCEDURAL_OPTIMIZATION): an LTO-IR entry is written as its SASS. */
 char *arch_choice_cmake(const struct arch_choice *c)
 {
 	struct strvec parts = STRVEC_INIT;
@@ -641,9 +678,11 @@ char *arch_choice_cmake(const struct arch_choice *c)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct arch_entry *e = &c->entries[i];
 
+		int sass = e->sass || e->lto;
+
 		gpu_cap_token(e->cap, tok, sizeof tok);
 		strvec_pushf(&parts, "%s%s", tok,
-			     e->sass && e->ptx ? "" : e->sass ? "-real" : "-virtual");
+			     sass && e->ptx ? "" : sass ? "-real" : "-virtual");
 	}
 	s = strvec_join(&parts, ";");
 	strvec_free(&parts);

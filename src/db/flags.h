@@ -25,6 +25,7 @@ struct arch_entry {
 	const struct gpu_cap *cap;
 	int sass;
 	int ptx;
+	int lto;          /* LTO-IR (lto_87, or sm_87 under -dlto) */
 	int from_keyword; /* only all-major brought it in */
 };
 
@@ -49,9 +50,9 @@ char *flags_cuda_warning(const struct gpudb *db, struct cuda_version v);
 
 /*
  * Validate specs (each a comma-separated list: sm_87, 87, 8.7, compute_87,
- * sm_90a, 100f, all, all-major, default) for target t and CUDA v.
+ * lto_87, sm_90a, 100f, all, all-major, default) for target t and CUDA v.
  * An empty specs means "default".  compute_XX asks for PTX of XX on top of
- * its SASS, whatever the policy.
+ * its SASS, whatever the policy; lto_XX asks for LTO-IR instead of SASS.
  */
 int flags_resolve(const struct gpudb *db, const struct target_profile *t,
 		  struct cuda_version v, const struct strvec *specs,
@@ -69,8 +70,12 @@ int flags_target_accepts(const struct gpudb *db, const struct target_profile *t,
 
 void arch_choice_free(struct arch_choice *c);
 
-/* Push one -gencode=... flag per SASS and PTX output. */
+/* Push one -gencode=... flag per SASS, LTO-IR and PTX output. */
 void arch_choice_gencode(const struct arch_choice *c, struct strvec *out);
+/* -dlto as nvcc reads it: a compile makes LTO-IR where it would make SASS
+ * (sass_to_lto); the device link makes SASS from the LTO-IR (lto_to_sass). */
+void arch_choice_sass_to_lto(struct arch_choice *c);
+void arch_choice_lto_to_sass(struct arch_choice *c);
 /* The CUDA_ARCHITECTURES value: "75-real;86". Caller frees. */
 char *arch_choice_cmake(const struct arch_choice *c);
 

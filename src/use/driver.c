@@ -153,8 +153,34 @@ struct user_flags {
 	int has_gencode; /* -gencode, --generate-code, -code, --gpu-code */
 	const char *ccbin;
 	int has_target_dir, has_arbin, allow_unsupported;
+	int dlto; /* -dlto, --dlink-time-opt */
+	int rdc;  /* -rdc=true, -dc, -dw: relocatable device code */
 	struct strvec specs; /* capabilities named by -gencode/-code values */
 };
+
+static const char *const nvcc_dlto[] = { "-dlto", "--dlink-time-opt", NULL };
+static const char *const nvcc_rdc_implied[] = { "-dc", "--device-c", "-dw", "--device-w", NULL };
+static const char *const nvcc_rdc[] = { "-rdc", "--relocatable-device-code", NULL };
+
+static int among(const char *a, const char *const names[])
+{
+	for (size_t k = 0; names[k]; k++)
+		if (strcmp(a, names[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The flags that are no gencode nor take a value. */
+static void scan_plain_flag(const char *a, struct user_flags *u)
+{
+	if (strcmp(a, "-allow-unsupported-compiler") == 0 ||
+	    strcmp(a, "--allow-unsupported-compiler") == 0)
+		u->allow_unsupported = 1;
+	else if (among(a, nvcc_dlto))
+		u->dlto = 1;
+	else if (among(a, nvcc_rdc_implied))
+		u->rdc = 1;
+}
 
 static const char *const nvcc_gencode[] = { "-gencode", "--generate-code", NULL };
 static const char *const nvcc_code[] = { "-code", "--gpu-code", NULL };
@@ -172,6 +198,11 @@ static void scan_user_flags(const struct strvec *args, struct user_flags *u)
 		const char *val;
 		int used;
 
+		if (match_opt(argc, argv, i, nvcc_rdc, &val, &used) > 0) {
+			u->rdc = strcmp(val, "true") == 0;
+			i += used - 1;
+			continue;
+		}
 		if (takes_value(argv[i])) {
 			i++;
 			continue;
@@ -198,9 +229,7 @@ static void scan_user_flags(const struct strvec *args, struct user_flags *u)
 			u->has_arbin = 1;
 		} else {
 			used = 1;
-			if (strcmp(argv[i], "-allow-unsupported-compiler") == 0 ||
-			    strcmp(argv[i], "--allow-unsupported-compiler") == 0)
-				u->allow_unsupported = 1;
+			scan_plain_flag(argv[i], u);
 		}
 		i += used - 1;
 	}
@@ -234,9 +263,22 @@ static const char *const nvcc_cudart[] = { "-cudart", "--cudart", NULL };
 
 struct link_info {
 	int links;           /* nvcc ends with the host link */
+	int dlink;           /* -dlink: a device link only */
+	int sources;         /* inputs nvcc compiles (not objects or libraries) */
 	const char *output;  /* -o value, or NULL for a.out */
 	int cudart_shared;
 };
+
+/* Whether an input is something nvcc only links: an object or a library. */
+static int is_link_input(const char *a)
+{
+	static const char *const exts[] = { ".o", ".a", ".so", ".obj", ".lib", NULL };
+	const char *dot = strrchr(a, '.');
+
+	if (strstr(a, ".so."))
+		return 1;
+	return dot && among(dot, exts);
+}
 
 static void scan_link(const struct strvec *args, struct link_info *li)
 {
@@ -255,10 +297,12 @@ static void scan_link(const struct strvec *args, struct link_info *li)
 			li->cudart_shared = strcmp(val, "shared") == 0;
 		} else if (takes_value(argv[i])) {
 			used = 2;
+		} else if (argv[i][0] != '-') {
+			li->sources |= !is_link_input(argv[i]);
 		} else {
-			for (size_t k = 0; nvcc_no_link[k]; k++)
-				if (strcmp(argv[i], nvcc_no_link[k]) == 0)
-					li->links = 0;
+			li->links &= !among(argv[i], nvcc_no_link);
+			li->dlink |= strcmp(argv[i], "-dlink") == 0 ||
+				     strcmp(argv[i], "--device-link") == 0;
 		}
 		i += used - 1;
 	}
@@ -467,6 +511,82 @@ static int driver_link_args(const struct driver_opts *o, const struct sysroot *s
 	return 0;
 }
 
+/*
+ * Device link-time optimisation, spelt as nvcc takes it: nvcc refuses -dlto
+ * beside -gencode wherever it compiles ("use 'code=lto_<arch>' instead"),
+ * and wants -dlto, with SASS targets, where it links. So a compile asks for
+ * code=lto_XX (and -rdc=true, which -dlto implies) without -dlto; a link
+ * keeps -dlto and asks for the SASS. One call that does both can only be
+ * spelt -arch=sm_XX -dlto, for one GPU.
+ */
+static int driver_lto(const struct user_flags *u, const struct link_info *li,
+		      struct driver_plan *plan, int *keep_dlto, int *arch_flag,
+		      struct xcc_error *err)
+{
+	int compiles = li->sources && !li->dlink;
+
+	*keep_dlto = 1;
+	*arch_flag = 0;
+	if (u->has_gencode) {
+		if (u->dlto && compiles)
+			return xcc_fail(err, XCC_EUSAGE,
+					"-dlto cannot be mixed with -gencode or -code where nvcc compiles "
+					"(nvcc refuses it): ask for the LTO-IR in the -gencode "
+					"(arch=compute_87,code=lto_87) and pass -dlto at the device link");
+		return 0;
+	}
+	if (!u->dlto) {
+		if (li->dlink || (li->links && !li->sources))
+			arch_choice_lto_to_sass(&plan->arch);
+		return 0;
+	}
+	if (!compiles) {
+		arch_choice_lto_to_sass(&plan->arch);
+		return 0;
+	}
+	if (!li->links) {
+		arch_choice_sass_to_lto(&plan->arch);
+		*keep_dlto = 0;
+		if (!u->rdc)
+			strvec_push(&plan->argv, "-rdc=true");
+		return 0;
+	}
+	if (plan->arch.n != 1)
+		return xcc_fail(err, XCC_EUSAGE,
+				"-dlto in one nvcc call that compiles and links takes one GPU (nvcc "
+				"spells it -arch=sm_XX -dlto only): compile with -dc (cuda-xcc asks "
+				"for each GPU's LTO-IR), then link the objects with -dlto");
+	*arch_flag = 1;
+	return 0;
+}
+
+/* The GPU flags (cuda-xcc's -gencode, unless the user has their own) and
+ * the user's arguments. */
+static int driver_gpu_args(const struct driver_opts *o, const struct user_flags *u,
+			   const struct link_info *li, struct driver_plan *plan,
+			   struct xcc_error *err)
+{
+	int keep_dlto, arch_flag;
+	char tok[16];
+
+	if (driver_lto(u, li, plan, &keep_dlto, &arch_flag, err))
+		return -1;
+	if (arch_flag)
+		strvec_pushf(&plan->argv, "-arch=sm_%s",
+			     gpu_cap_token(plan->arch.entries[0].cap, tok, sizeof tok));
+	else if (!u->has_gencode)
+		arch_choice_gencode(&plan->arch, &plan->argv);
+	for (size_t i = 0; i < o->nvcc_args.n; i++) {
+		const char *a = o->nvcc_args.v[i];
+
+		if (keep_dlto || !among(a, nvcc_dlto))
+			strvec_push(&plan->argv, a);
+		if (takes_value(a) && i + 1 < o->nvcc_args.n)
+			strvec_push(&plan->argv, o->nvcc_args.v[++i]);
+	}
+	return 0;
+}
+
 int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driver_plan *plan,
 		struct xcc_error *err)
 {
@@ -513,9 +633,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		plan->jetpack = xstrdup(o->jetpack);
 	else if (opened && s.meta.jetpack)
 		plan->jetpack = xstrdup(s.meta.jetpack);
-	if (!u.has_gencode)
-		arch_choice_gencode(&plan->arch, &plan->argv);
-	strvec_extend(&plan->argv, &o->nvcc_args);
+	if (driver_gpu_args(o, &u, &li, plan, err))
+		goto out;
 	rc = 0;
 out:
 	sysroot_close(&s);
