@@ -373,3 +373,62 @@ real_cuda_sysroot() {
 	assert_output_contains "sass   sm_90"
 	[[ "$output" != *"lto-ir"* ]]
 }
+
+@test "check-link: with no floor known it says so, and fails under --strict" {
+	need aarch64-linux-gnu-gcc "links the program"
+	local d=$BATS_TEST_TMPDIR
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	aarch64-linux-gnu-gcc -o "$d/new" "$d/m.c"
+	run xcc check-link --target jetson --strict "$d/new"
+	assert_status 1
+	assert_output_contains "error: no runtime floor is known for --target jetson, so nothing was checked"
+	assert_output_contains "--jetpack J"
+	[ -e "$d/new" ]   # a file named to check is the user's: only reported on
+	run xcc check-link --target jetson "$d/new"
+	assert_status 0
+	assert_output_contains "warning: no runtime floor is known for --target jetson"
+	run xcc check-link --target jetson --jetpack 6.0 --strict "$d/new"
+	assert_status 0
+	assert_output_equals ""
+}
+
+@test "check-link: a link that fails the --strict check leaves no output" {
+	need aarch64-linux-gnu-gcc "links the program"
+	local d=$BATS_TEST_TMPDIR
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	# Debian 12's cross glibc gives GLIBC_2.34, above JetPack 5.1's 2.31.
+	run xcc check-link --target jetson --jetpack 5.1 --strict -- aarch64-linux-gnu-gcc -o "$d/l" "$d/m.c"
+	assert_status 1
+	assert_output_contains "newer than JetPack 5.1"
+	assert_output_contains "removed $d/l"
+	[ ! -e "$d/l" ]
+	run xcc check-link --target jetson --strict -- aarch64-linux-gnu-gcc -o "$d/l2" "$d/m.c"
+	assert_status 1
+	[ ! -e "$d/l2" ]
+	# Without --strict the same link stays, with its warning.
+	run xcc check-link --target jetson --jetpack 5.1 -- aarch64-linux-gnu-gcc -o "$d/l3" "$d/m.c"
+	assert_status 0
+	[ -x "$d/l3" ]
+}
+
+@test "driver: a link that fails the --strict floor check leaves no output" {
+	need aarch64-linux-gnu-gcc "links the program"
+	need aarch64-linux-gnu-g++-12
+	local d=$BATS_TEST_TMPDIR
+	fake_sysroot "$d/sr" jetson 12.2 linux-aarch64 aarch64-linux aarch64-linux-gnu-g++-12
+	# This nvcc links a plain C program to its -o, with the cross glibc's GLIBC_2.34.
+	cat > "$d/sr/bin/nvcc" <<-'EOS'
+	#!/bin/sh
+	out=a.out
+	while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+	printf 'int main(void) { return 0; }\n' > "$out.c"
+	exec aarch64-linux-gnu-gcc -o "$out" "$out.c"
+	EOS
+	run xcc --sysroot "$d/sr" --jetpack 5.1 --strict -arch sm_87 a.cu -o "$d/app"
+	assert_status 1
+	assert_output_contains "newer than JetPack 5.1"
+	[ ! -e "$d/app" ]
+	run xcc --sysroot "$d/sr" --jetpack 5.1 -arch sm_87 a.cu -o "$d/app"
+	assert_status 0
+	[ -x "$d/app" ]
+}

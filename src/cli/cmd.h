@@ -72,6 +72,8 @@ struct linked_program {
  * XCC_EFAIL with strict when a C++ runtime or JetPack need is above. */
 int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
 		     int strict);
+/* After a check that failed: remove the output the link wrote, saying so. */
+void cmd_remove_failed_output(const char *file);
 
 typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 

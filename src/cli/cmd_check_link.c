@@ -1,5 +1,6 @@
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +222,12 @@ static const char check_link_usage[] =
 	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
 	"                     an error\n"
 	"\n"
+	"With no floor known (no --jetpack, --target-fs or sysroot) it says so; with\n"
+	"--strict that is an error. A LINK-COMMAND output that fails the check is\n"
+	"removed, as a failed link leaves none.\n"
+	"\n"
 	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
-	"above the floor, 2 for bad options.\n";
+	"above the floor or no floor is known, 2 for bad options.\n";
 
 /* The file a compiler or linker command line links: -o FILE or -oFILE,
  * the last one winning, as in gcc and nvcc. NULL when it names none or
@@ -313,6 +318,32 @@ static int check_against_open(struct cmd_ctx *ctx, const char *sysroot, const ch
 	return 0;
 }
 
+/* No floor and no device root: nothing can be checked, and that is said
+ * (an error under --strict) instead of passing in silence. Returns 1 when
+ * that is so. */
+static int no_floor(const struct check_against *ca, int strict)
+{
+	if (ca->floor || ca->libc)
+		return 0;
+	fprintf(stderr, "cuda-xcc: %s: no runtime floor is known for --target %s, so nothing "
+		"was checked: give --jetpack J (the board's JetPack release), --target-fs ROOTFS "
+		"(the device's root filesystem), or --sysroot DIR of a sysroot made with one%s\n",
+		strict ? "error" : "warning", ca->t->name,
+		ca->t->jetson_only ? "" : " (--target-fs for a server's own distribution)");
+	return 1;
+}
+
+/* A failed check leaves no output, as a failed link does: make would take
+ * the file for built. */
+void cmd_remove_failed_output(const char *file)
+{
+	if (unlink(file) == 0)
+		fprintf(stderr, "cuda-xcc: error: removed %s: it failed the check above\n", file);
+	else
+		fprintf(stderr, "cuda-xcc: error: cannot remove %s, which failed the check above: "
+			"%s\n", file, strerror(errno));
+}
+
 static void check_against_close(struct check_against *ca)
 {
 	sysroot_close(&ca->sr);
@@ -393,11 +424,17 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	prog.target_libc = ca.libc;
 	prog.target_libstdcxx = ca.cxx;
 	prog.target_libgcc_s = ca.gcc_s;
+	if (files.n && no_floor(&ca, strict) && strict)
+		rc = XCC_EFAIL;
 	for (size_t i = 0; i < files.n; i++) {
 		prog.file = files.v[i];
 		if (cmd_check_linked(&prog, ca.floor, strict))
 			rc = XCC_EFAIL;
 	}
+	/* The link command's output is this command's own: it goes when the
+	 * check fails. Files named to check are only reported on. */
+	if (rc && ncmd > 0 && files.n)
+		cmd_remove_failed_output(files.v[0]);
 	goto out;
 report:
 	rc = cmd_report(&err);

@@ -65,6 +65,8 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 			};
 
 			rc = cmd_check_linked(&lp, floor, opts.strict);
+			if (rc)
+				cmd_remove_failed_output(plan.linked_output);
 		}
 	} else {
 		fflush(stdout);
