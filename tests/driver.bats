@@ -432,3 +432,50 @@ real_cuda_sysroot() {
 	assert_status 0
 	[ -x "$d/app" ]
 }
+
+# Each concrete command a message suggests (quoted 'cuda-xcc ...', or doctor's "fix: cuda-xcc
+# ..."), one a line; placeholders (V, T, sm_XX, DIR) are no concrete command, and doctor's
+# ok lines suggest nothing.
+suggested_commands() {
+	{
+		grep -v '^ok ' <<<"$1" | grep -o "'cuda-xcc [^']*'" | tr -d "'"
+		sed -n 's/.*fix: \(cuda-xcc [^;(]*\).*/\1/p' <<<"$1"
+	} | sed 's/ *$//' | grep -v -E ' (V|T|sm_XX|DIR)( |$)' || true
+}
+
+@test "driver, doctor: every command a message suggests works when pasted" {
+	need aarch64-linux-gnu-g++-12
+	local all="" cmds n=0
+	run xcc --target jetson -arch sm_87 a.cu
+	assert_status 2
+	all+=$output$'\n'
+	run xcc --target x86_64 a.cu
+	assert_status 2
+	all+=$output$'\n'
+	run xcc --target jetson --cuda 12.6 -arch sm_87 a.cu
+	assert_status 2
+	all+=$output$'\n'
+	run xcc --target jetson --cuda 12.6 -arch sm_87 --dry-run a.cu
+	all+=$output$'\n'
+	for t in jetson sbsa x86_64; do
+		run xcc doctor --target "$t" --cuda 12.6
+		all+=$output$'\n'
+	done
+	run xcc doctor --target jetson --cuda 13.0
+	all+=$output$'\n'
+	cmds=$(suggested_commands "$all")
+	echo "$cmds"
+	while read -r c; do
+		[ -n "$c" ] || continue
+		n=$((n + 1))
+		# shellcheck disable=SC2086 # the command is pasted as a shell would split it
+		case "$c" in
+		"cuda-xcc sysroot create "*) run xcc ${c#cuda-xcc } --dry-run --mirror "$BATS_TEST_TMPDIR/none" ;;
+		*) run xcc ${c#cuda-xcc } ;;
+		esac
+		echo "$c: $status $output"
+		[ "$status" -ne 2 ]
+	done <<<"$cmds"
+	# The sysroot create of jetson without -arch was one of them, and the driver's own.
+	[ "$n" -ge 6 ]
+}

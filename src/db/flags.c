@@ -688,3 +688,56 @@ char *arch_choice_cmake(const struct arch_choice *c)
 	strvec_free(&parts);
 	return s;
 }
+
+static int resolves(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
+		    const struct strvec *specs)
+{
+	struct arch_choice c;
+	struct xcc_error err = { 0 };
+
+	if (gpudb_never_released(db, v) || flags_resolve(db, t, v, specs, PTX_DEFAULT, &c, &err))
+		return 0;
+	arch_choice_free(&c);
+	return 1;
+}
+
+char *flags_newest_cuda(const struct gpudb *db, const struct target_profile *t,
+			const struct strvec *specs)
+{
+	struct cuda_version v = { db->newest_known.major, db->newest_known.minor, -1 };
+	char b[16];
+
+	while (v.major >= 11) {
+		if (resolves(db, t, v, specs))
+			return xstrdup(ver(v, b));
+		if (v.minor > 0) {
+			v.minor--;
+		} else {
+			const struct cuda_version *last = gpudb_last_minor(db, --v.major);
+
+			v.minor = last ? last->minor : 9;
+		}
+	}
+	return NULL;
+}
+
+char *flags_newest_jetson_arch(const struct gpudb *db, const struct target_profile *t,
+			       struct cuda_version v)
+{
+	char name[32];
+
+	for (size_t i = db->n_caps; i-- > 0;) {
+		const struct gpu_cap *c = &db->caps[i];
+		struct strvec one = STRVEC_INIT;
+		int ok;
+
+		if (!c->jetson || c->variant)
+			continue;
+		strvec_push(&one, capname(c, name));
+		ok = resolves(db, t, v, &one);
+		strvec_free(&one);
+		if (ok)
+			return xstrdup(name);
+	}
+	return NULL;
+}

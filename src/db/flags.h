@@ -79,6 +79,15 @@ void arch_choice_lto_to_sass(struct arch_choice *c);
 /* The CUDA_ARCHITECTURES value: "75-real;86". Caller frees. */
 char *arch_choice_cmake(const struct arch_choice *c);
 
+/* For commands the messages suggest, which must work as printed: the newest
+ * CUDA release ("13.0") that serves specs on t, or NULL; and the newest
+ * Jetson capability ("sm_87") that t serves with CUDA v, or NULL. Caller
+ * frees. */
+char *flags_newest_cuda(const struct gpudb *db, const struct target_profile *t,
+			const struct strvec *specs);
+char *flags_newest_jetson_arch(const struct gpudb *db, const struct target_profile *t,
+			       struct cuda_version v);
+
 /* The list of Jetson boards known for CUDA v (for error messages). */
 char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v);
 

@@ -57,16 +57,31 @@ static int host_is(const char *machine)
 	return uname(&u) == 0 && strcmp(u.machine, machine) == 0;
 }
 
+/* A Jetson sysroot is made for named GPUs (create refuses one without):
+ * the sysroot's own, else the newest that the release serves, for the
+ * command to work as printed. Caller frees; NULL for other targets. */
+static char *create_hint_arch(const struct doctor_ctx *c)
+{
+	if (!c->target->jetson_only)
+		return NULL;
+	if (!c->have_meta || !c->sr.meta.capabilities.n)
+		return flags_newest_jetson_arch(c->db, c->target, c->cuda);
+	return strvec_join(&c->sr.meta.capabilities, ",");
+}
+
 static char *create_hint(const struct doctor_ctx *c)
 {
-	char b[32];
+	char b[32], *arch, *s;
 
 	if (!c->target || !c->have_cuda)
 		return xstrdup("cuda-xcc sysroot create --target T --cuda V (see 'cuda-xcc sysroot "
 			       "create --help')");
-	return xasprintf("cuda-xcc sysroot create --target %s --cuda %s%s%s", c->target->name,
+	arch = create_hint_arch(c);
+	s = xasprintf("cuda-xcc sysroot create --target %s --cuda %s%s%s%s%s", c->target->name,
 			 cuda_version_str(c->cuda, b, sizeof b), c->sysroot ? " --dest " : "",
-			 c->sysroot ? c->sysroot : "");
+			 c->sysroot ? c->sysroot : "", arch ? " -arch " : "", arch ? arch : "");
+	free(arch);
+	return s;
 }
 
 /* --- the checks ------------------------------------------------------------ */

@@ -405,6 +405,33 @@ static int driver_open_sysroot(const struct gpudb *db, const struct driver_opts 
 	return 0;
 }
 
+/* No sysroot and no --cuda. The command suggested must work as printed:
+ * with the GPUs known, the newest CUDA release that serves them; a Jetson
+ * build without them has only the placeholders, for the board decides. */
+static int driver_no_cuda(const struct gpudb *db, const struct driver_opts *o,
+			  const struct target_profile *t, struct xcc_error *err)
+{
+	char *cuda = t->jetson_only && !o->arch.n ? NULL : flags_newest_cuda(db, t, &o->arch);
+	char *arch = o->arch.n ? strvec_join(&o->arch, ",") : NULL;
+
+	if (cuda)
+		xcc_fail(err, XCC_EUSAGE,
+			 "no sysroot found for --target %s: pass --sysroot DIR, set "
+			 "CUDA_XCC_SYSROOT, or give --cuda V; 'cuda-xcc sysroot create --target %s "
+			 "--cuda %s%s%s' makes one (CUDA %s is the newest release that serves "
+			 "%s)", t->name, t->name, cuda, arch ? " -arch " : "", arch ? arch : "", cuda,
+			 arch ? "these GPUs" : "its default GPUs");
+	else
+		xcc_fail(err, XCC_EUSAGE,
+			 "no sysroot found for --target %s: pass --sysroot DIR, set "
+			 "CUDA_XCC_SYSROOT, or give --cuda V with the GPUs (-arch sm_XX); "
+			 "cuda-xcc sysroot create --target %s --cuda V -arch sm_XX, with the "
+			 "board's GPU ('cuda-xcc gpus'), makes one", t->name, t->name);
+	free(cuda);
+	free(arch);
+	return -1;
+}
+
 /* The target and CUDA release: the sysroot's, else the command line's. */
 static int driver_request(const struct gpudb *db, const struct driver_opts *o,
 			  const struct sysroot *s, int opened, const struct target_profile **t,
@@ -424,11 +451,7 @@ static int driver_request(const struct gpudb *db, const struct driver_opts *o,
 	if (request_target(db, target_name, t, err))
 		return -1;
 	if (!*cuda_str)
-		return xcc_fail(err, XCC_EUSAGE,
-				"no sysroot found for --target %s: pass --sysroot DIR, set "
-				"CUDA_XCC_SYSROOT, or give --cuda V with the GPUs (-arch sm_XX); "
-				"'cuda-xcc sysroot create --target %s --cuda V -arch sm_XX' makes one",
-				(*t)->name, (*t)->name);
+		return driver_no_cuda(db, o, *t, err);
 	return request_cuda(*cuda_str, v, err);
 }
 
