@@ -186,6 +186,32 @@ EOF
 	assert_output_contains "rdc: err=35"
 }
 
+@test "e2e: -dlto with nvcc 11.8 puts LTO-IR in the aarch64 object; the device link needs libnvvm" {
+	need_sysroot
+	d=$(scratch)
+	cd "$d"
+	printf '__device__ int f(int x) { return x + 1; }\n__global__ void k(int *p) { *p = f(*p); }\n' > k.cu
+	run xcc --sysroot "$S" -dlto -arch sm_90 -c k.cu -o k.o
+	assert_status 0
+	run xcc fatbin k.o
+	assert_output_contains "lto-ir sm_90"
+	[[ "$output" != *"sass   sm_90"* ]]
+	run xcc --sysroot "$S" -arch lto_80 -rdc=true -c k.cu -o k80.o
+	assert_status 0
+	run xcc fatbin k80.o
+	assert_output_contains "lto-ir sm_80"
+	run xcc --sysroot "$S" -dlto -arch sm_90 -dlink k.o -o dl.o
+	if [ -e "$S/nvvm/lib64/libnvvm.so" ]; then
+		assert_status 0
+		run xcc fatbin dl.o
+		assert_output_contains "sass   sm_90"
+	else
+		# Debian's libnvvm is in libnvvm4, which the sysroot was not made from: said.
+		assert_status 1
+		assert_output_contains "the sysroot has no $S/nvvm/lib64/libnvvm.so, which nvlink loads"
+	fi
+}
+
 @test "e2e: nvcc --lib makes the archive with the cross ar (-arbin)" {
 	need_sysroot
 	d=$(scratch)

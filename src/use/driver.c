@@ -534,6 +534,24 @@ static int driver_link_args(const struct driver_opts *o, const struct sysroot *s
 	return 0;
 }
 
+/* nvlink loads the host's libnvvm.so beside nvcc for -dlto's device link
+ * and says only "elfLink linker library load error" without it (Debian's
+ * nvidia-cuda-toolkit has it in the separate libnvvm4 package). */
+static void warn_no_libnvvm(struct driver_plan *plan)
+{
+	char *lib;
+
+	if (!plan->sysroot_exists)
+		return;
+	lib = xasprintf("%s/nvvm/lib64/libnvvm.so", plan->sysroot);
+	if (access(lib, R_OK) != 0)
+		strvec_pushf(&plan->warnings, "-dlto: the sysroot has no %s, which nvlink loads "
+			     "for the device link (it fails with \"elfLink linker library load "
+			     "error\"): the sysroot needs the build machine's libnvvm.so there "
+			     "(Debian ships it in the libnvvm4 package)", lib);
+	free(lib);
+}
+
 /*
  * Device link-time optimisation, spelt as nvcc takes it: nvcc refuses -dlto
  * beside -gencode wherever it compiles ("use 'code=lto_<arch>' instead"),
@@ -565,6 +583,7 @@ static int driver_lto(const struct user_flags *u, const struct link_info *li,
 	}
 	if (!compiles) {
 		arch_choice_lto_to_sass(&plan->arch);
+		warn_no_libnvvm(plan);
 		return 0;
 	}
 	if (!li->links) {
