@@ -20,24 +20,10 @@
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
 #include "use/doctor.h"
+#include "use/doctor_int.h"
 #include "use/toolchain.h"
 
-/* What the checks share: the target and CUDA release, and the sysroot. */
-struct doctor_ctx {
-	const struct gpudb *db;
-	const struct doctor_opts *o;
-	const struct target_profile *target;
-	struct cuda_version cuda;
-	int have_cuda;
-	char *sysroot;          /* the sysroot's directory, or NULL */
-	struct sysroot sr;      /* opened when have_meta */
-	int have_meta;
-	char *meta_error;       /* why the sysroot could not be read */
-	char *host_compiler;    /* the cross g++ found, or NULL */
-	const struct jetpack_release *jp; /* --jetpack, or the sysroot's; NULL when neither */
-};
-
-static void add(struct doctor_report *r, const char *name, enum doctor_status st, char *detail,
+void doctor_add(struct doctor_report *r, const char *name, enum doctor_status st, char *detail,
 		char *fix)
 {
 	struct doctor_check *c;
@@ -93,7 +79,7 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 	char b[32];
 
 	if (!c->target || !c->have_cuda) {
-		add(r, "cross-g++", DOCTOR_SKIP,
+		doctor_add(r, "cross-g++", DOCTOR_SKIP,
 		    xstrdup("no target and CUDA release to check for: give --sysroot DIR, or "
 			    "--target T and --cuda V"), NULL);
 		return;
@@ -106,7 +92,7 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 			const struct host_compiler_limit *lim = gpudb_host_limit(c->db, c->cuda);
 			char *pkg = hostcc_debian_package(c->target, lim ? lim->gcc_max : 0);
 
-			add(r, "cross-g++", DOCTOR_FAIL,
+			doctor_add(r, "cross-g++", DOCTOR_FAIL,
 			    xasprintf("%s, which the sysroot was made with, is not on PATH",
 				      c->sr.meta.host_compiler),
 			    xasprintf("apt-get install %s", pkg));
@@ -122,13 +108,13 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 
 		if (nl)
 			*nl = '\0'; /* the rest is the fix, said below */
-		add(r, "cross-g++", DOCTOR_FAIL, xstrdup(err.msg),
+		doctor_add(r, "cross-g++", DOCTOR_FAIL, xstrdup(err.msg),
 		    pkg ? xasprintf("apt-get install %s", pkg)
 			: xasprintf("pass -ccbin with a %s g++", c->target->triple));
 		free(pkg);
 		return;
 	}
-	add(r, "cross-g++", DOCTOR_OK,
+	doctor_add(r, "cross-g++", DOCTOR_OK,
 	    xasprintf("%s (gcc %d), accepted by CUDA %s", hc.path, hc.major, b), NULL);
 	c->host_compiler = xstrdup(hc.path);
 	host_compiler_free(&hc);
@@ -154,24 +140,24 @@ static void check_qemu(struct doctor_ctx *c, struct doctor_report *r)
 	char *path;
 
 	if (!c->target) {
-		add(r, "qemu", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
+		doctor_add(r, "qemu", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
 		return;
 	}
 	if (host_is(c->target->machine)) {
-		add(r, "qemu", DOCTOR_SKIP,
+		doctor_add(r, "qemu", DOCTOR_SKIP,
 		    xasprintf("not needed: %s programs run natively here", c->target->machine), NULL);
 		return;
 	}
 	path = qemu_for(c->target);
 	if (!path) {
-		add(r, "qemu", DOCTOR_FAIL,
+		doctor_add(r, "qemu", DOCTOR_FAIL,
 		    xasprintf("qemu-%s is not on PATH: 'cuda-xcc run' and ctest cannot run %s "
 			      "programs here", c->target->machine, c->target->machine),
 		    xstrdup("apt-get install qemu-user (or run on the device: cuda-xcc run "
 			    "--device ssh://user@host)"));
 		return;
 	}
-	add(r, "qemu", DOCTOR_OK, xasprintf("%s", path), NULL);
+	doctor_add(r, "qemu", DOCTOR_OK, xasprintf("%s", path), NULL);
 	free(path);
 }
 
@@ -182,24 +168,24 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 
 	if (!c->sysroot) {
 		if (!c->target || !c->have_cuda)
-			add(r, "sysroot", DOCTOR_SKIP,
+			doctor_add(r, "sysroot", DOCTOR_SKIP,
 			    xstrdup("no sysroot given: give --sysroot DIR, or --target T and --cuda V "
 				    "for the store's"), NULL);
 		else
-			add(r, "sysroot", DOCTOR_FAIL,
+			doctor_add(r, "sysroot", DOCTOR_FAIL,
 			    xasprintf("no sysroot for %s and CUDA %d.%d in the store",
 				      c->target->name, c->cuda.major, c->cuda.minor),
 			    create_hint(c));
 		return;
 	}
 	if (!c->have_meta) {
-		add(r, "sysroot", DOCTOR_FAIL, xstrdup(c->meta_error), create_hint(c));
+		doctor_add(r, "sysroot", DOCTOR_FAIL, xstrdup(c->meta_error), create_hint(c));
 		return;
 	}
 	if (sysroot_verify(c->db, c->sysroot, &problems, &err)) {
 		char *first = problems.n ? xstrdup(problems.v[0]) : xstrdup(err.msg);
 
-		add(r, "sysroot", DOCTOR_FAIL,
+		doctor_add(r, "sysroot", DOCTOR_FAIL,
 		    problems.n > 1 ? xasprintf("%s does not verify: %s (and %zu more problems; "
 					       "'cuda-xcc sysroot verify %s' lists them)",
 					       c->sysroot, first, problems.n - 1, c->sysroot)
@@ -207,7 +193,7 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 		    create_hint(c));
 		free(first);
 	} else {
-		add(r, "sysroot", DOCTOR_OK,
+		doctor_add(r, "sysroot", DOCTOR_OK,
 		    xasprintf("%s (CUDA %s, %s, %s) verifies", c->sysroot, c->sr.meta.cuda,
 			      c->sr.meta.target, c->sr.meta.target_dir), NULL);
 	}
@@ -223,12 +209,12 @@ static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
 	size_t libs = t->n_rows, jit = sysroot_serving_count(t, FATBIN_SERVED_PTX_JIT);
 
 	if (!c->have_meta) {
-		add(r, "serving", DOCTOR_SKIP, xstrdup("no sysroot to read the serving table of"),
+		doctor_add(r, "serving", DOCTOR_SKIP, xstrdup("no sysroot to read the serving table of"),
 		    NULL);
 		return;
 	}
 	if (!t->recorded) {
-		add(r, "serving", DOCTOR_SKIP,
+		doctor_add(r, "serving", DOCTOR_SKIP,
 		    xasprintf("%s records no serving table (made before cuda-xcc recorded one, or "
 			      "no library carries device code)", c->sysroot),
 		    NULL);
@@ -240,12 +226,12 @@ static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
 				strvec_pushf(&unserved, "%s for %s", t->rows[i].library,
 					     t->capabilities.v[k]);
 	if (libs == 0) {
-		add(r, "serving", DOCTOR_SKIP,
+		doctor_add(r, "serving", DOCTOR_SKIP,
 		    xstrdup("no target library carries device code: nothing to serve"), NULL);
 	} else if (unserved.n) {
 		char *list = strvec_join(&unserved, ", ");
 
-		add(r, "serving", DOCTOR_FAIL,
+		doctor_add(r, "serving", DOCTOR_FAIL,
 		    xasprintf("no code in %s: such a GPU gets \"no kernel image is available\"",
 			      list),
 		    xasprintf("'cuda-xcc sysroot info %s' shows the table; choose GPUs the "
@@ -253,7 +239,7 @@ static void check_serving(struct doctor_ctx *c, struct doctor_report *r)
 			      c->sysroot));
 		free(list);
 	} else {
-		add(r, "serving", DOCTOR_OK,
+		doctor_add(r, "serving", DOCTOR_OK,
 		    xasprintf("every GPU the sysroot was made for is served by its %zu librar%s "
 			      "with device code%s", libs, libs == 1 ? "y" : "ies",
 			      jit ? " (some through PTX JIT: slow first start)" : ""),
@@ -274,7 +260,7 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 	int first_path_ok = -1;
 
 	if (!c->have_meta) {
-		add(r, "nvcc-path", DOCTOR_SKIP, xstrdup("no sysroot to check the nvcc of"), NULL);
+		doctor_add(r, "nvcc-path", DOCTOR_SKIP, xstrdup("no sysroot to check the nvcc of"), NULL);
 		return;
 	}
 	profile_path = xasprintf("%s/bin/nvcc.profile", c->sysroot);
@@ -311,11 +297,11 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 		free(nvvm);
 	}
 	if (!profile) {
-		add(r, "nvcc-path", DOCTOR_FAIL,
+		doctor_add(r, "nvcc-path", DOCTOR_FAIL,
 		    xasprintf("%s is missing: nvcc would take its tools from PATH", profile_path),
 		    create_hint(c));
 	} else if (first_path_ok != 1) {
-		add(r, "nvcc-path", DOCTOR_FAIL,
+		doctor_add(r, "nvcc-path", DOCTOR_FAIL,
 		    xasprintf("%s does not put the sysroot's nvvm/bin and bin first on PATH: nvcc "
 			      "may run another CUDA's ptxas, cicc or fatbinary found on PATH",
 			      profile_path),
@@ -324,14 +310,14 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 		char *m = strvec_join(&missing, ", ");
 		char *e = elsewhere.n ? strvec_join(&elsewhere, ", ") : NULL;
 
-		add(r, "nvcc-path", DOCTOR_FAIL,
+		doctor_add(r, "nvcc-path", DOCTOR_FAIL,
 		    e ? xasprintf("the sysroot lacks %s: nvcc would run %s from PATH instead", m, e)
 		      : xasprintf("the sysroot lacks %s: nvcc cannot compile", m),
 		    create_hint(c));
 		free(m);
 		free(e);
 	} else {
-		add(r, "nvcc-path", DOCTOR_OK,
+		doctor_add(r, "nvcc-path", DOCTOR_OK,
 		    xasprintf("%s/bin/nvcc runs its own ptxas, cicc, fatbinary, nvlink and "
 			      "cudafe++ whatever PATH holds", c->sysroot), NULL);
 	}
@@ -339,244 +325,6 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 	strvec_free(&elsewhere);
 	free(profile);
 	free(profile_path);
-}
-
-/* The newest GLIBC_ version of the cross toolchain's libc and GLIBCXX_ of
- * the libstdc++ its g++ links with: what programs built here may need. */
-static void toolchain_versions(struct doctor_ctx *c, char **glibc, char **glibcxx,
-			       struct xcc_error *err)
-{
-	/* Debian's cross toolchain keeps the target's glibc in /usr/<triple>/lib, and
-	 * libstdc++ next to the g++ that links it. */
-	char *libc = xasprintf("/usr/%s/lib/libc.so.6", c->target->triple);
-	char *cxx = NULL;
-
-	*glibc = *glibcxx = NULL;
-	if (access(libc, R_OK) == 0)
-		*glibc = glibc_version_defs_max(libc, "GLIBC_", err);
-	free(libc);
-	if (!c->host_compiler)
-		return;
-	{
-		char *argv[] = { c->host_compiler, "-print-file-name=libstdc++.so.6", NULL };
-		char *out = NULL;
-
-		if (proc_capture(argv, &out, err) == 0 && out) {
-			out[strcspn(out, "\n")] = '\0';
-			if (strchr(out, '/') && access(out, R_OK) == 0)
-				cxx = xstrdup(out);
-		}
-		free(out);
-	}
-	if (cxx)
-		*glibcxx = glibc_version_defs_max(cxx, "GLIBCXX_", err);
-	free(cxx);
-}
-
-/* With a JetPack release and no device root: its floors against the cross
- * toolchain. The profile's versions are those of the Ubuntu the release is
- * built on, so newer ones in the toolchain mean programs may need what the
- * board lacks; only the board's own libraries (--target-fs) remove that. */
-static void check_floor_jetpack(struct doctor_ctx *c, struct doctor_report *r)
-{
-	const struct jetpack_release *jp = c->jp;
-	char *tc_glibc, *tc_glibcxx;
-	char *floor_glibc = xasprintf("GLIBC_%s", jp->glibc);
-	char *floor_glibcxx = xasprintf("GLIBCXX_%s", jp->glibcxx);
-	struct xcc_error err = { 0 };
-	struct strvec bad = STRVEC_INIT, fixes = STRVEC_INIT;
-
-	toolchain_versions(c, &tc_glibc, &tc_glibcxx, &err);
-	if (tc_glibc && glibc_version_cmp(tc_glibc, floor_glibc) > 0) {
-		strvec_pushf(&bad, "JetPack %s (Ubuntu %s) has up to %s, the cross toolchain's "
-			     "libc up to %s", jp->version, jp->ubuntu, floor_glibc, tc_glibc);
-		strvec_pushf(&fixes, "build against the board's own libraries: --target-fs a copy "
-			     "of JetPack %s's root filesystem (Linux_for_Tegra/rootfs, or the "
-			     "board's / over sshfs); without it the driver checks every link's "
-			     "version needs against GLIBC_%s and --strict refuses what is above",
-			     jp->version, jp->glibc);
-	}
-	if (tc_glibcxx && glibc_version_cmp(tc_glibcxx, floor_glibcxx) > 0) {
-		strvec_pushf(&bad, "its libstdc++ up to %s, %s's up to %s", floor_glibcxx,
-			     c->host_compiler, tc_glibcxx);
-		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
-			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
-	}
-	if (bad.n) {
-		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
-
-		add(r, "glibc-floor", DOCTOR_FAIL,
-		    xasprintf("%s: programs may need versions the board lacks and not start there",
-			      b), f);
-		free(b);
-	} else if (!tc_glibc) {
-		add(r, "glibc-floor", DOCTOR_SKIP,
-		    xasprintf("cannot compare with JetPack %s's glibc %s: %s", jp->version,
-			      jp->glibc, err.msg[0] ? err.msg
-				      : "the cross toolchain's C library was not found"), NULL);
-	} else {
-		add(r, "glibc-floor", DOCTOR_OK,
-		    xasprintf("JetPack %s: glibc %s, libstdc++ %s; cross toolchain %s%s%s", jp->version,
-			      jp->glibc, jp->glibcxx, tc_glibc, tc_glibcxx ? ", libstdc++ " : "",
-			      tc_glibcxx ? tc_glibcxx : ""), NULL);
-	}
-	strvec_free(&bad);
-	strvec_free(&fixes);
-	free(tc_glibc);
-	free(tc_glibcxx);
-	free(floor_glibc);
-	free(floor_glibcxx);
-}
-
-/* The device's glibc and libstdc++ against what the cross toolchain links
- * programs with: a program needing newer versions than the device defines
- * does not start there. */
-static void check_floor(struct doctor_ctx *c, struct doctor_report *r)
-{
-	const char *rootfs = c->o->target_fs;
-	char *dev_libc = NULL, *dev_cxx = NULL;
-	char *dev_glibc = NULL, *dev_glibcxx = NULL, *tc_glibc = NULL, *tc_glibcxx = NULL;
-	struct xcc_error err = { 0 };
-	struct strvec bad = STRVEC_INIT, fixes = STRVEC_INIT;
-	int links_against_rootfs;
-
-	if (!rootfs && c->have_meta)
-		rootfs = c->sr.meta.target_fs;
-	if (!rootfs && !c->jp) {
-		add(r, "glibc-floor", DOCTOR_SKIP,
-		    xstrdup("no device root filesystem to compare with: give --target-fs ROOTFS "
-			    "(a copy or mount of the device's /) or --jetpack V"), NULL);
-		return;
-	}
-	if (!c->target) {
-		add(r, "glibc-floor", DOCTOR_SKIP,
-		    xstrdup("no target given: the cross toolchain to compare with is unknown"), NULL);
-		return;
-	}
-	if (!rootfs) {
-		check_floor_jetpack(c, r);
-		return;
-	}
-	if (glibc_check_rootfs(rootfs, c->target->triple, &dev_libc, &err)) {
-		add(r, "glibc-floor", DOCTOR_FAIL, xstrdup(err.msg),
-		    xstrdup("give --target-fs the device's root filesystem"));
-		return;
-	}
-	/* The driver links against the rootfs's libc when it is given or recorded. */
-	links_against_rootfs = c->have_meta && c->sr.meta.target_fs && !c->o->target_fs;
-	if (glibc_find_in_root(rootfs, c->target->triple, "libstdc++.so.6", &dev_cxx, &err)) {
-		add(r, "glibc-floor", DOCTOR_FAIL, xstrdup(err.msg),
-		    xstrdup("make the root's links resolve inside it, as on the device"));
-		goto out;
-	}
-	dev_glibc = glibc_version_defs_max(dev_libc, "GLIBC_", &err);
-	if (dev_cxx)
-		dev_glibcxx = glibc_version_defs_max(dev_cxx, "GLIBCXX_", &err);
-	toolchain_versions(c, &tc_glibc, &tc_glibcxx, &err);
-	if (dev_glibc && tc_glibc && glibc_version_cmp(tc_glibc, dev_glibc) > 0 &&
-	    !links_against_rootfs) {
-		strvec_pushf(&bad, "the device's glibc is %s, the cross toolchain's %s", dev_glibc,
-			     tc_glibc);
-		strvec_pushf(&fixes, "build with --target-fs %s (or make the sysroot with it): "
-			     "programs then link against the device's libc", rootfs);
-	}
-	if (dev_glibcxx && tc_glibcxx && glibc_version_cmp(tc_glibcxx, dev_glibcxx) > 0) {
-		strvec_pushf(&bad, "the device's libstdc++ defines up to %s, %s's up to %s",
-			     dev_glibcxx, c->host_compiler, tc_glibcxx);
-		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
-			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
-	}
-	if (bad.n) {
-		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
-
-		add(r, "glibc-floor", DOCTOR_FAIL,
-		    xasprintf("%s: programs may need versions the device lacks and not start there",
-			      b), f);
-		free(b);
-	} else if (!dev_glibc || !tc_glibc || (dev_cxx && !tc_glibcxx && c->host_compiler)) {
-		add(r, "glibc-floor", DOCTOR_SKIP,
-		    xasprintf("cannot compare: %s", err.msg[0] ? err.msg
-				    : "the cross toolchain's C library was not found"), NULL);
-	} else {
-		add(r, "glibc-floor", DOCTOR_OK,
-		    xasprintf("device glibc %s%s%s, cross toolchain %s%s%s%s", dev_glibc,
-			      dev_glibcxx ? ", libstdc++ " : "", dev_glibcxx ? dev_glibcxx : "",
-			      tc_glibc, tc_glibcxx ? ", libstdc++ " : "", tc_glibcxx ? tc_glibcxx : "",
-			      links_against_rootfs && glibc_version_cmp(tc_glibc, dev_glibc) > 0
-				      ? " (programs link against the device's libc: the sysroot "
-					"records it)" : ""),
-		    NULL);
-	}
-out:
-	strvec_free(&bad);
-	strvec_free(&fixes);
-	free(dev_libc);
-	free(dev_cxx);
-	free(dev_glibc);
-	free(dev_glibcxx);
-	free(tc_glibc);
-	free(tc_glibcxx);
-}
-
-/* A root taken as it is (Debian 11, Ubuntu 20.04, L4T) links its
- * development files absolutely (libpthread.so -> /lib/.../libpthread.so.0).
- * The driver and the toolchain files read those inside the root (an
- * overlay, devroot.h); a link that names no file there too is skipped by
- * ld, which may then take the static library of the same name. */
-static void check_target_fs_links(struct doctor_ctx *c, struct doctor_report *r)
-{
-	const char *rootfs = c->o->target_fs;
-	struct devroot_links links;
-	struct xcc_error err = { 0 };
-	struct strvec ok = STRVEC_INIT, broken = STRVEC_INIT;
-	const char *kind = "absolute";
-
-	if (!rootfs && c->have_meta)
-		rootfs = c->sr.meta.target_fs;
-	if (!rootfs || !c->target) {
-		add(r, "target-fs-links", DOCTOR_SKIP,
-		    xstrdup(rootfs ? "no target given: the root's library directories are unknown"
-				   : "no device root filesystem: give --target-fs ROOTFS"), NULL);
-		return;
-	}
-	if (!file_is_dir(rootfs)) {
-		add(r, "target-fs-links", DOCTOR_SKIP,
-		    xasprintf("%s is not a directory", rootfs), NULL);
-		return;
-	}
-	if (devroot_absolute_links(rootfs, c->target->triple, &links, &err)) {
-		add(r, "target-fs-links", DOCTOR_FAIL, xstrdup(err.msg),
-		    xstrdup("make the root's links resolve inside it, as on the device"));
-		return;
-	}
-	for (size_t i = 0; i < links.n; i++) {
-		strvec_pushf(links.v[i].resolved ? &ok : &broken, "%s -> %s", links.v[i].path,
-			     links.v[i].target);
-		/* A relative link with more .. than its depth leaves the root here too. */
-		if (links.v[i].target[0] != '/')
-			kind = "absolute or escaping";
-	}
-	if (broken.n) {
-		char *b = strvec_join(&broken, ", ");
-
-		add(r, "target-fs-links", DOCTOR_FAIL,
-		    xasprintf("%zu %s link%s in %s name%s no file in that root: %s", broken.n,
-			      kind, broken.n == 1 ? "" : "s", rootfs, broken.n == 1 ? "s" : "", b),
-		    xstrdup("copy the files they name from the device into the root (the linker "
-			    "skips such a link and may take a static library instead)"));
-		free(b);
-	} else if (ok.n) {
-		add(r, "target-fs-links", DOCTOR_OK,
-		    xasprintf("%zu %s link%s among the linker's files (first: %s): read "
-			      "inside the root through an overlay, the root stays as it is", ok.n,
-			      kind, ok.n == 1 ? "" : "s", ok.v[0]), NULL);
-	} else {
-		add(r, "target-fs-links", DOCTOR_OK,
-		    xstrdup("no absolute links among the linker's files"), NULL);
-	}
-	strvec_free(&ok);
-	strvec_free(&broken);
-	devroot_links_free(&links);
 }
 
 /* Board x CUDA x JetPack: the JetPack release must support every Jetson GPU
@@ -592,13 +340,13 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 	if (!c->target || (!c->jp && !c->target->jetson_only))
 		return;
 	if (!c->jp) {
-		add(r, "jetpack", DOCTOR_SKIP,
+		doctor_add(r, "jetpack", DOCTOR_SKIP,
 		    xstrdup("no JetPack release given or recorded: --jetpack V checks that its "
 			    "boards run this CUDA and compares with its glibc and libstdc++"), NULL);
 		return;
 	}
 	if (!c->have_cuda) {
-		add(r, "jetpack", DOCTOR_SKIP,
+		doctor_add(r, "jetpack", DOCTOR_SKIP,
 		    xasprintf("JetPack %s: no CUDA release to check it with (--cuda V or a sysroot)",
 			      c->jp->version), NULL);
 		return;
@@ -610,31 +358,31 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 		cuda_version_str(c->cuda, b, sizeof b);
 		cuda_version_str(max, m, sizeof m);
 		if (cuda_version_cmp(c->cuda, max) > 0)
-			add(r, "jetpack", DOCTOR_FAIL,
+			doctor_add(r, "jetpack", DOCTOR_FAIL,
 			    xasprintf("JetPack %s runs CUDA up to %s, not %s", c->jp->version, m, b),
 			    xasprintf("use CUDA %s or older, or a newer JetPack on the board (%s)", m,
 				      "cuda-xcc gpus --target jetson lists each board's releases"));
 		else
-			add(r, "jetpack", DOCTOR_OK,
+			doctor_add(r, "jetpack", DOCTOR_OK,
 			    xasprintf("JetPack %s runs CUDA %s (up to %s); no sysroot to say which "
 				      "boards", c->jp->version, b, m), NULL);
 		return;
 	}
 	if (flags_resolve(c->db, c->target, c->cuda, &c->sr.meta.capabilities, PTX_NONE, &choice,
 			  &err)) {
-		add(r, "jetpack", DOCTOR_FAIL,
+		doctor_add(r, "jetpack", DOCTOR_FAIL,
 		    xasprintf("the sysroot's GPUs do not resolve: %s", err.msg), create_hint(c));
 		return;
 	}
 	if (jetpack_check(c->o->jetpacks, c->jp, &choice, &err)) {
-		add(r, "jetpack", DOCTOR_FAIL, xstrdup(err.msg),
+		doctor_add(r, "jetpack", DOCTOR_FAIL, xstrdup(err.msg),
 		    xstrdup("make the sysroot for a CUDA release and GPUs that JetPack runs "
 			    "(--jetpack V on sysroot create checks it), or name the JetPack the "
 			    "board really has"));
 	} else {
 		char *caps = strvec_join(&c->sr.meta.capabilities, ", ");
 
-		add(r, "jetpack", DOCTOR_OK,
+		doctor_add(r, "jetpack", DOCTOR_OK,
 		    xasprintf("JetPack %s (L4T %s, Ubuntu %s) runs CUDA %s on %s", c->jp->version,
 			      c->jp->n_l4t ? c->jp->l4t[0] : "?", c->jp->ubuntu,
 			      cuda_version_str(c->cuda, b, sizeof b), caps), NULL);
@@ -654,18 +402,18 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 				  "binfmt_misc; in a container, the host must register it)";
 
 	if (!c->target) {
-		add(r, "binfmt", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
+		doctor_add(r, "binfmt", DOCTOR_SKIP, xstrdup("no target given: nothing to check for"), NULL);
 		return;
 	}
 	if (host_is(c->target->machine)) {
-		add(r, "binfmt", DOCTOR_SKIP,
+		doctor_add(r, "binfmt", DOCTOR_SKIP,
 		    xasprintf("not needed: %s programs run natively here", c->target->machine), NULL);
 		return;
 	}
 	status_path = xasprintf("%s/status", dir);
 	status = file_read_text(status_path, NULL);
 	if (!status) {
-		add(r, "binfmt", DOCTOR_FAIL,
+		doctor_add(r, "binfmt", DOCTOR_FAIL,
 		    xasprintf("binfmt_misc is not mounted at %s: %s programs cannot be started "
 			      "directly (CMake's try_run, some build systems)", dir,
 			      c->target->machine),
@@ -673,14 +421,14 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 		goto out;
 	}
 	if (strncmp(status, "enabled", 7) != 0) {
-		add(r, "binfmt", DOCTOR_FAIL, xasprintf("binfmt_misc is disabled (%s)", status_path),
+		doctor_add(r, "binfmt", DOCTOR_FAIL, xasprintf("binfmt_misc is disabled (%s)", status_path),
 		    xasprintf("echo 1 > %s", status_path));
 		goto out;
 	}
 	entry_path = xasprintf("%s/qemu-%s", dir, c->target->machine);
 	entry = file_read_text(entry_path, NULL);
 	if (!entry) {
-		add(r, "binfmt", DOCTOR_FAIL,
+		doctor_add(r, "binfmt", DOCTOR_FAIL,
 		    xasprintf("no qemu-%s entry in %s: %s programs cannot be started directly",
 			      c->target->machine, dir, c->target->machine),
 		    xstrdup(fix));
@@ -695,15 +443,15 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 		}
 	}
 	if (strncmp(entry, "enabled", 7) != 0) {
-		add(r, "binfmt", DOCTOR_FAIL, xasprintf("%s is disabled", entry_path),
+		doctor_add(r, "binfmt", DOCTOR_FAIL, xasprintf("%s is disabled", entry_path),
 		    xasprintf("echo 1 > %s", entry_path));
 	} else if (!interp || access(interp, X_OK)) {
-		add(r, "binfmt", DOCTOR_FAIL,
+		doctor_add(r, "binfmt", DOCTOR_FAIL,
 		    xasprintf("%s names the interpreter %s, which is not there", entry_path,
 			      interp ? interp : "(none)"),
 		    xstrdup(fix));
 	} else {
-		add(r, "binfmt", DOCTOR_OK, xasprintf("%s runs %s programs through %s", entry_path,
+		doctor_add(r, "binfmt", DOCTOR_OK, xasprintf("%s runs %s programs through %s", entry_path,
 						      c->target->machine, interp), NULL);
 	}
 out:
@@ -720,13 +468,13 @@ static void check_ccache(struct doctor_ctx *c, struct doctor_report *r)
 
 	(void)c;
 	if (!path) {
-		add(r, "ccache", DOCTOR_FAIL,
+		doctor_add(r, "ccache", DOCTOR_FAIL,
 		    xstrdup("ccache is not on PATH: every rebuild compiles everything again"),
 		    xstrdup("apt-get install ccache, then -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache "
 			    "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"));
 		return;
 	}
-	add(r, "ccache", DOCTOR_OK, path, NULL);
+	doctor_add(r, "ccache", DOCTOR_OK, path, NULL);
 }
 
 /* --- the build systems cuda-xcc writes files for ------------------------------ */
@@ -770,27 +518,27 @@ static void check_build_system(struct doctor_report *r, const struct build_syste
 	char *path = proc_which(bs->name), *v, *backend_path = NULL;
 
 	if (!path) {
-		add(r, bs->name, DOCTOR_SKIP,
+		doctor_add(r, bs->name, DOCTOR_SKIP,
 		    xasprintf("%s is not on PATH: needed only for %s (%s)", bs->name, bs->what,
 			      bs->install),
 		    NULL);
 		return;
 	}
 	if (!(v = tool_version(path))) {
-		add(r, bs->name, DOCTOR_FAIL, xasprintf("%s --version prints no version", path),
+		doctor_add(r, bs->name, DOCTOR_FAIL, xasprintf("%s --version prints no version", path),
 		    xasprintf("check that %s runs; %s", path, bs->install));
 	} else if (strverscmp(v, bs->minimum) < 0) {
-		add(r, bs->name, DOCTOR_FAIL,
+		doctor_add(r, bs->name, DOCTOR_FAIL,
 		    xasprintf("%s is %s %s; %s needs %s or later", path, bs->name, v, bs->why,
 			      bs->minimum),
 		    xasprintf("install %s %s or later (%s)", bs->name, bs->minimum, bs->install));
 	} else if (bs->backend && !(backend_path = proc_which(bs->backend))) {
-		add(r, bs->name, DOCTOR_FAIL,
+		doctor_add(r, bs->name, DOCTOR_FAIL,
 		    xasprintf("%s is installed but %s, its backend, is not on PATH", bs->name,
 			      bs->backend),
 		    xstrdup(bs->backend_install));
 	} else {
-		add(r, bs->name, DOCTOR_OK,
+		doctor_add(r, bs->name, DOCTOR_OK,
 		    xasprintf("%s (%s %s; %s needs %s or later)", path, bs->name, v, bs->why,
 			      bs->minimum),
 		    NULL);
@@ -808,7 +556,7 @@ static void check_cmake(struct doctor_ctx *c, struct doctor_report *r)
 
 	(void)c;
 	if (!minimum) {
-		add(r, "cmake", DOCTOR_FAIL,
+		doctor_add(r, "cmake", DOCTOR_FAIL,
 		    xasprintf("the CMake toolchain file shipped with cuda-xcc %s",
 			      file ? "says no CMake version it needs" : "is not installed"),
 		    xstrdup("reinstall cuda-xcc (make install puts it under share/cuda-xcc/cmake)"));
@@ -940,8 +688,8 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_serving(&c, r);
 	check_nvcc_path(&c, r);
 	check_jetpack(&c, r);
-	check_floor(&c, r);
-	check_target_fs_links(&c, r);
+	doctor_check_floor(&c, r);
+	doctor_check_target_fs_links(&c, r);
 	check_binfmt(&c, r);
 	check_ccache(&c, r);
 	check_cmake(&c, r);
