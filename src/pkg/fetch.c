@@ -366,6 +366,8 @@ static int progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 
 	(void)ultotal;
 	(void)ulnow;
+	if (t->o && t->o->stop && atomic_load(t->o->stop))
+		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (dlnow != t->seen) {
 		t->seen = dlnow;
@@ -474,6 +476,10 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 
 	if (rc == CURLE_OK)
 		return ATTEMPT_DONE;
+	if (t->o && t->o->stop && atomic_load(t->o->stop)) {
+		xcc_fail(err, 128 + atomic_load(t->o->stop), "%s: download interrupted", url);
+		return ATTEMPT_FATAL;
+	}
 	if (t->local_errno) {
 		xcc_fail(err, XCC_EFAIL, "%s: writing the download failed: %s", url,
 			 strerror(t->local_errno));

@@ -4,6 +4,7 @@
 #ifndef XCC_FETCH_H
 #define XCC_FETCH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,10 @@ struct fetch_opts {
 	                        * default (60) */
 	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
 	void *progress_arg;
+	/* May be NULL; non-zero (a signal's number): a download gives up
+	 * within about a second, keeping its .part for the next run, and
+	 * fails with the status 128 + that number. */
+	const atomic_int *stop;
 };
 
 /* $XDG_CACHE_HOME/cuda-xcc (or ~/.cache/cuda-xcc). Caller frees. */

@@ -112,6 +112,250 @@ static void report_progress(struct unpacker *u, int done_all)
 	}
 }
 
+/* Whether the caller asked to give up (a signal); recorded in err. */
+static int stopped(struct unpacker *u, struct xcc_error *err)
+{
+	int sig = u->o && u->o->stop ? atomic_load(u->o->stop) : 0;
+
+	if (!sig)
+		return 0;
+	xcc_fail(err, 128 + sig, "%s: extraction interrupted", u->archive);
+	return 1;
+}
+
+/* A name as people can read it: a newline, a tab or another control byte
+ * as a C escape, so that the message is one line that says what is
+ * there. Caller frees. */
+static char *shown_name(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = xmalloc(4 * n + 1), *o = out;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			o += sprintf(o, "\\n");
+		else if (*p == '\t')
+			o += sprintf(o, "\\t");
+		else if (*p == '\\')
+			o += sprintf(o, "\\\\");
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else
+			*o++ = (char)*p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A newline in a name or a link target would split sysroot.files, which
+ * holds one entry a line, and verify would fail on the tree create made. */
+static int refuse_newline(struct unpacker *u, const char *member, const char *what,
+			  const char *s, struct xcc_error *err)
+{
+	char *m, *t;
+
+	if (!strchr(s, '\n'))
+		return 0;
+	m = shown_name(member);
+	t = shown_name(s);
+	if (s == member)
+		xcc_fail(err, XCC_EFAIL, "%s: member \"%s\" refused: a newline in its name; "
+			 "a sysroot lists one entry a line", u->archive, m);
+	else
+		xcc_fail(err, XCC_EFAIL, "%s: member \"%s\" refused: a newline in its %s \"%s\"; "
+			 "a sysroot lists one entry a line", u->archive, m, what, t);
+	free(m);
+	free(t);
+	return -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Paths more than one archive makes (unpack_opts.claim)
+ */
+
+static enum unpack_claim claim(struct unpacker *u, const char *canon)
+{
+	return u->o && u->o->claim ? u->o->claim(u->o->claim_arg, canon) : UNPACK_MAKE;
+}
+
+static void release(struct unpacker *u, const char *canon)
+{
+	if (u->o && u->o->release)
+		u->o->release(u->o->claim_arg, canon);
+}
+
+static void differs(struct unpacker *u, const char *canon, const char *member, const char *how)
+{
+	if (u->o && u->o->differs)
+		u->o->differs(u->o->claim_arg, canon, member, how);
+}
+
+/* 1: the bytes [from, to) of fd are zeros (a hole of the member); 0: not;
+ * -1: unreadable. */
+static int zeros(int fd, uint64_t from, uint64_t to)
+{
+	char buf[8192];
+
+	while (from < to) {
+		size_t want = to - from < sizeof buf ? (size_t)(to - from) : sizeof buf;
+		ssize_t n = pread(fd, buf, want, (off_t)from);
+
+		if (n <= 0)
+			return -1;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				return 0;
+		from += (uint64_t)n;
+	}
+	return 1;
+}
+
+/* Whether the member's data, read now, equals fd's `size` bytes: 1, 0, -1
+ * with err. */
+static int data_equal(struct unpacker *u, struct archive *a, int fd, uint64_t size,
+		      const char *member, struct xcc_error *err)
+{
+	const void *buf;
+	size_t n, cap = 0;
+	la_int64_t offset;
+	uint64_t pos = 0;
+	char *mine = NULL;
+	int r, same = 1;
+
+	while (same == 1 && (r = archive_read_data_block(a, &buf, &n, &offset)) == ARCHIVE_OK) {
+		if (stopped(u, err)) {
+			same = -1;
+			break;
+		}
+		if (offset < 0 || (uint64_t)offset + n > size) {
+			same = 0;
+			break;
+		}
+		if ((uint64_t)offset > pos)
+			same = zeros(fd, pos, (uint64_t)offset) == 1;
+		XGROW(mine, n, cap);
+		if (same == 1 && n && (pread(fd, mine, n, offset) != (ssize_t)n ||
+				       memcmp(mine, buf, n) != 0))
+			same = 0;
+		if ((uint64_t)offset + n > pos)
+			pos = (uint64_t)offset + n;
+	}
+	if (same == 1 && r != ARCHIVE_EOF) {
+		package_archive_fail(err, a, u->archive);
+		xcc_error_prefix(err, "member %s", member);
+		same = -1;
+	}
+	if (same == 1 && pos < size)
+		same = zeros(fd, pos, size) == 1;
+	free(mine);
+	return same;
+}
+
+/* Two files of the tree, byte for byte. */
+static int files_equal(int fa, int fb, uint64_t size)
+{
+	char x[8192], y[8192];
+
+	for (uint64_t off = 0; off < size;) {
+		size_t want = size - off < sizeof x ? (size_t)(size - off) : sizeof x;
+
+		if (pread(fa, x, want, (off_t)off) != (ssize_t)want ||
+		    pread(fb, y, want, (off_t)off) != (ssize_t)want || memcmp(x, y, want))
+			return 0;
+		off += want;
+	}
+	return 1;
+}
+
+/* The later mtime of two equal copies stays: the same whichever came
+ * first. */
+static void keep_later_mtime(int fd, const struct stat *st, struct archive_entry *e)
+{
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+
+	if (!archive_entry_mtime_is_set(e))
+		return;
+	times[1].tv_sec = archive_entry_mtime(e);
+	times[1].tv_nsec = archive_entry_mtime_nsec(e);
+	if (times[1].tv_sec > st->st_mtim.tv_sec ||
+	    (times[1].tv_sec == st->st_mtim.tv_sec && times[1].tv_nsec > st->st_mtim.tv_nsec))
+		futimens(fd, times);
+}
+
+/* A regular member against what another archive made at its path. */
+static int compare_file(struct unpacker *u, struct archive *a, struct archive_entry *e,
+			int dirfd, const char *leaf, const char *canon, const char *member,
+			mode_t perm, struct xcc_error *err)
+{
+	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), same;
+	uint64_t size = archive_entry_size_is_set(e) && archive_entry_size(e) > 0 ?
+			(uint64_t)archive_entry_size(e) : 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		differs(u, canon, member, "a file in one, something else in the other");
+		return 0;
+	}
+	if ((st.st_mode & 0777) != perm) {
+		close(fd);
+		differs(u, canon, member, "their modes differ");
+		return 0;
+	}
+	same = (uint64_t)st.st_size != size ? 0 : data_equal(u, a, fd, size, member, err);
+	if (same == 1)
+		keep_later_mtime(fd, &st, e);
+	close(fd);
+	if (same < 0)
+		return -1;
+	if (!same)
+		differs(u, canon, member, "their contents differ");
+	return 0;
+}
+
+/* A symlink member against what another archive made at its path. */
+static void compare_symlink(struct unpacker *u, int dirfd, const char *leaf, const char *canon,
+			    const char *member, const char *target)
+{
+	char have[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, leaf, have, sizeof have - 1);
+
+	if (n < 0) {
+		differs(u, canon, member, "a symlink in one, something else in the other");
+		return;
+	}
+	have[n] = '\0';
+	if (strcmp(have, target) != 0)
+		differs(u, canon, member, "symlinks to different targets");
+}
+
+/* A hard link member (to the tree's file `target`) against what another
+ * archive made at its path. */
+static void compare_hardlink(struct unpacker *u, int dirfd, const char *leaf, const char *canon,
+			     const char *member, const char *target)
+{
+	int fa = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fb = openat(u->destfd, target, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sa, sb;
+	const char *how = NULL;
+
+	if (fa < 0 || fb < 0 || fstat(fa, &sa) || fstat(fb, &sb) || !S_ISREG(sa.st_mode))
+		how = "a file in one, something else in the other";
+	else if (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+		how = NULL;
+	else if ((sa.st_mode & 0777) != (sb.st_mode & 0777))
+		how = "their modes differ";
+	else if (sa.st_size != sb.st_size || !files_equal(fa, fb, (uint64_t)sa.st_size))
+		how = "their contents differ";
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	if (how)
+		differs(u, canon, member, how);
+}
+
 /* ---------------------------------------------------------------------------
  * The expansion bound: an archive of a few KB can hold gigabytes of zeros
  * or millions of empty files.
@@ -244,11 +488,10 @@ static int clear_leaf(struct unpacker *u, int dirfd, const char *leaf, const cha
 	return 0;
 }
 
-static int write_file(struct unpacker *u, struct archive *a, struct archive_entry *e,
-		      const char *mapped, const char *member, mode_t perm, struct xcc_error *err)
+static int make_file(struct unpacker *u, struct archive *a, struct archive_entry *e,
+		     int dirfd, const char *leaf, const char *mapped, const char *member,
+		     mode_t perm, struct xcc_error *err)
 {
-	const char *leaf;
-	int dirfd = open_parent(u, mapped, member, &leaf, err);
 	int fd = -1;
 	uint64_t written = 0;
 	int64_t end = 0;
@@ -259,8 +502,6 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 	struct timespec times[2];
 	uint64_t charged = 0;
 
-	if (dirfd < 0)
-		return -1;
 	/* What the member says it holds is refused before a byte is written;
 	 * a member that holds more than it says is caught as it grows. */
 	if (charge(u, archive_entry_size_is_set(e) && archive_entry_size(e) > 0 ?
@@ -282,6 +523,8 @@ static int write_file(struct unpacker *u, struct archive *a, struct archive_entr
 	while ((r = archive_read_data_block(a, &buf, &size, &offset)) == ARCHIVE_OK) {
 		const char *p = buf;
 
+		if (stopped(u, err))
+			goto fail;
 		if (offset >= 0 && charge(u, (uint64_t)offset + size, &charged, member, err))
 			goto fail;
 
@@ -334,6 +577,33 @@ fail:
 	return -1;
 }
 
+static int write_file(struct unpacker *u, struct archive *a, struct archive_entry *e,
+		      const char *mapped, const char *member, mode_t perm, struct xcc_error *err)
+{
+	const char *leaf;
+	int dirfd = open_parent(u, mapped, member, &leaf, err), rc = 0;
+	char canon[PATH_MAX];
+
+	if (dirfd < 0)
+		return -1;
+	if (canon_join(canon, u->parent_canon, leaf))
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a path too long",
+				u->archive, member);
+	switch (claim(u, canon)) {
+	case UNPACK_SKIP:
+		u->stats->skipped++;
+		break;
+	case UNPACK_COMPARE:
+		rc = compare_file(u, a, e, dirfd, leaf, canon, member, perm, err);
+		break;
+	default:
+		rc = make_file(u, a, e, dirfd, leaf, mapped, member, perm, err);
+		break;
+	}
+	release(u, canon);
+	return rc;
+}
+
 static int make_dir(struct unpacker *u, struct archive_entry *e, const char *mapped,
 		    const char *member, mode_t perm, struct xcc_error *err)
 {
@@ -357,6 +627,9 @@ static int make_dir(struct unpacker *u, struct archive_entry *e, const char *map
 	return 0;
 }
 
+static int place_symlink(struct unpacker *u, int dirfd, const char *leaf, const char *target,
+			 const char *member, struct xcc_error *err);
+
 static int make_symlink(struct unpacker *u, struct archive_entry *e, const char *mapped,
 			const char *member, const char *target, struct xcc_error *err)
 {
@@ -364,6 +637,7 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	int dirfd, made;
 	char canon[PATH_MAX], resolved[PATH_MAX];
 	enum resolve_result r;
+	enum unpack_claim verdict;
 
 	if (!target || !*target)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a symlink with no target",
@@ -372,6 +646,8 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s refused: a symlink to the absolute path %s",
 				u->archive, member, target);
+	if (refuse_newline(u, member, "target", target, err))
+		return -1;
 	dirfd = open_parent(u, mapped, member, &leaf, err);
 	if (dirfd < 0)
 		return -1;
@@ -379,6 +655,38 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	if (r != RESOLVE_OK)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: its target %s %s",
 				u->archive, member, target, resolve_problem(r));
+	if (canon_join(canon, u->parent_canon, leaf))
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a path too long",
+				u->archive, member);
+	verdict = claim(u, canon);
+	if (verdict == UNPACK_COMPARE)
+		compare_symlink(u, dirfd, leaf, canon, member, target);
+	if (verdict != UNPACK_MAKE) {
+		release(u, canon);
+		return 0;
+	}
+	made = place_symlink(u, dirfd, leaf, target, member, err);
+	release(u, canon);
+	if (made < 0)
+		return -1;
+	if (archive_entry_mtime_is_set(e)) {
+		struct timespec times[2] = {
+			{ 0, UTIME_OMIT }, { archive_entry_mtime(e), archive_entry_mtime_nsec(e) }
+		};
+
+		/* Some filesystems have no symlink times; that is no error. */
+		utimensat(dirfd, leaf, times, AT_SYMLINK_NOFOLLOW);
+	}
+	strvec_push(&u->symlinks, canon);
+	return 0;
+}
+
+/* symlinkat, replacing a file or symlink there (as tar does). */
+static int place_symlink(struct unpacker *u, int dirfd, const char *leaf, const char *target,
+			 const char *member, struct xcc_error *err)
+{
+	int made;
+
 	for (int tries = 0;; tries++) {
 		if (clear_leaf(u, dirfd, leaf, member, err))
 			return -1;
@@ -388,17 +696,28 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	}
 	if (!made)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot create %s/%s: %s",
-				u->archive, member, u->dest_dir, mapped, strerror(errno));
-	if (archive_entry_mtime_is_set(e)) {
-		struct timespec times[2] = {
-			{ 0, UTIME_OMIT }, { archive_entry_mtime(e), archive_entry_mtime_nsec(e) }
-		};
+				u->archive, member, u->dest_dir, leaf, strerror(errno));
+	return 0;
+}
 
-		/* Some filesystems have no symlink times; that is no error. */
-		utimensat(dirfd, leaf, times, AT_SYMLINK_NOFOLLOW);
+/* linkat to the tree's file target, replacing a file or symlink there. */
+static int place_hardlink(struct unpacker *u, int dirfd, const char *leaf, const char *target,
+			  const char *mapped, const char *member, struct xcc_error *err)
+{
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		rc = clear_leaf(u, dirfd, leaf, member, err);
+		if (rc)
+			return -1;
+		rc = linkat(u->destfd, target, dirfd, leaf, 0);
+		if (rc == 0 || errno != EEXIST || tries == 2)
+			break;
 	}
-	if (canon_join(canon, u->parent_canon, leaf) == 0)
-		strvec_push(&u->symlinks, canon);
+	if (rc)
+		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot link %s/%s: %s", u->archive,
+				member, u->dest_dir, mapped, strerror(errno));
+	u->stats->files++;
 	return 0;
 }
 
@@ -410,6 +729,7 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 	const char *leaf;
 	int dirfd, rc;
 	enum resolve_result r;
+	enum unpack_claim verdict;
 	struct stat st;
 
 	if (package_normalize_member(link_member, norm, sizeof norm))
@@ -443,19 +763,12 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 				u->archive, member);
 	if (strcmp(canon, norm) == 0)
 		return 0;
-	for (int tries = 0;; tries++) {
-		rc = clear_leaf(u, dirfd, leaf, member, err);
-		if (rc)
-			return -1;
-		rc = linkat(u->destfd, norm, dirfd, leaf, 0);
-		if (rc == 0 || errno != EEXIST || tries == 2)
-			break;
-	}
-	if (rc)
-		return xcc_fail(err, XCC_EFAIL, "%s: member %s: cannot link %s/%s: %s", u->archive,
-				member, u->dest_dir, mapped, strerror(errno));
-	u->stats->files++;
-	return 0;
+	verdict = claim(u, canon);
+	if (verdict == UNPACK_COMPARE)
+		compare_hardlink(u, dirfd, leaf, canon, member, norm);
+	rc = verdict == UNPACK_MAKE ? place_hardlink(u, dirfd, leaf, norm, mapped, member, err) : 0;
+	release(u, canon);
+	return rc;
 }
 
 static int extract_entry(struct unpacker *u, struct archive *a, struct archive_entry *e,
@@ -471,6 +784,9 @@ static int extract_entry(struct unpacker *u, struct archive *a, struct archive_e
 
 	if (!raw)
 		return xcc_fail(err, XCC_EFAIL, "%s: a member with an unreadable name", u->archive);
+	if (refuse_newline(u, raw, "name", raw, err) ||
+	    (hardlink && refuse_newline(u, raw, "hard link target", hardlink, err)))
+		return -1;
 	if (package_normalize_member(raw, member, sizeof member))
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: %s", u->archive, raw,
 				raw[0] == '/' ? "an absolute path" :
@@ -544,7 +860,7 @@ static int extract_all(struct unpacker *u, struct archive *a, struct archive_ent
 			if (r < ARCHIVE_WARN)
 				return package_archive_fail(err, a, u->archive);
 		}
-		if (extract_entry(u, a, e, err))
+		if (stopped(u, err) || extract_entry(u, a, e, err))
 			return -1;
 		report_progress(u, 0);
 		e = NULL;

@@ -5,6 +5,7 @@
 #ifndef XCC_UNPACK_H
 #define XCC_UNPACK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -25,6 +26,13 @@ struct unpack_stats {
 
 typedef void unpack_progress_fn(void *arg, uint64_t archive_bytes_read);
 
+/* What to do with a path another archive may have made already. */
+enum unpack_claim {
+	UNPACK_MAKE,    /* make it, replacing what is there */
+	UNPACK_SKIP,    /* leave what is there */
+	UNPACK_COMPARE, /* compare the member with what is there: report a difference */
+};
+
 struct unpack_opts {
 	unpack_map_fn *map; /* NULL: keep every member at its own path */
 	void *map_arg;
@@ -39,6 +47,21 @@ struct unpack_opts {
 	 * where the bound comes from and how to raise it. */
 	uint64_t max_bytes;
 	const char *max_bytes_note;
+	/* Several archives unpacked into one tree at once (sysroot create):
+	 * before a file, hard link or symlink is made at path (relative to
+	 * dest_dir, through no symlink), claim says what to do with it, and
+	 * release follows every claim. A member that differs from what is
+	 * there (by type, mode, content or link target) goes to differs, with
+	 * how it differs for people, and the extraction goes on; an equal one
+	 * leaves what is there, its mtime the later of the two. NULL: every
+	 * member is made, the last copy of a path wins. */
+	enum unpack_claim (*claim)(void *arg, const char *path);
+	void (*release)(void *arg, const char *path);
+	void (*differs)(void *arg, const char *path, const char *member, const char *how);
+	void *claim_arg;
+	/* Non-zero (a signal's number) when the extraction is to give up: it
+	 * is checked between members and between a member's blocks. */
+	const atomic_int *stop;
 };
 
 /*
@@ -46,9 +69,11 @@ struct unpack_opts {
  * the zip) into dest_dir, which must exist. Refused, with nothing written
  * outside dest_dir: absolute paths, "..", symlinks pointing or leading
  * outside dest_dir, hardlinks to outside, device nodes, FIFOs, setuid and
- * setgid bits. The first refusal fails the whole extraction. What is
- * extracted belongs to the user running this, never to the archive's owner,
- * and loses the group and other write bits (execute bits stay).
+ * setgid bits, and names or symlink targets with a newline (a sysroot's
+ * listing holds one entry a line). The first refusal fails the whole
+ * extraction. What is extracted belongs to the user running this, never to
+ * the archive's owner, and loses the group and other write bits (execute
+ * bits stay).
  */
 int unpack_archive(const char *archive, const char *dest_dir, const struct unpack_opts *o,
 		   struct unpack_stats *stats, struct xcc_error *err);

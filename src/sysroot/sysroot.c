@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/fileio.h"
+#include "base/interrupt.h"
 #include "base/xalloc.h"
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
@@ -135,6 +136,29 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 	return rc;
 }
 
+/* Whether a signal asked create to stop: the passes are not interrupted
+ * within, so they are checked between. */
+static int stopped(const struct fetch_opts *fo, struct xcc_error *err)
+{
+	int sig = interrupt_signal(fo->stop);
+
+	return sig ? interrupt_fail(err, sig, "sysroot create") : 0;
+}
+
+/* What a signal did, said once for the whole create, whatever stage
+ * noticed it: the tree was removed and dest left as it was, unless the
+ * new tree was in place already. */
+static int interrupted(int sig, int committed, const char *dest, struct xcc_error *err)
+{
+	if (committed)
+		return xcc_fail(err, 128 + sig, "sysroot create: interrupted by %s after the new "
+				"sysroot was in place: %s is complete", interrupt_signal_name(sig),
+				dest);
+	return xcc_fail(err, 128 + sig, "sysroot create: interrupted by %s: the partly made "
+			"tree was removed and %s is as it was; run the same command again to "
+			"make it (downloads resume)", interrupt_signal_name(sig), dest);
+}
+
 /* Fill the temporary tree at root: fetch and extract, passes, metadata. */
 static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *o,
 		      const struct plan *p, const struct sysroot_request *rq,
@@ -152,7 +176,8 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	if (rc)
 		return -1;
 	sysroot_crash_point("tree");
-	rc = run_passes(db, o, p, rq, root, &serving, &flavour, res, err) ||
+	rc = stopped(fo, err) || run_passes(db, o, p, rq, root, &serving, &flavour, res, err) ||
+	     stopped(fo, err) ||
 	     write_metadata(p, rq, root, fingerprint, &serving, &flavour, err) ? -1 : 0;
 	sysroot_flavour_free(&flavour);
 	sysroot_serving_free(&serving);
@@ -166,6 +191,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	struct sysroot_request rq;
 	struct plan plan;
 	struct sysroot_commit commit = { .lock_fd = -1, .tmp_fd = -1 };
+	struct interrupt intr;
 	char *fingerprint = NULL;
 	int rc = -1;
 
@@ -184,15 +210,24 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		rc = 0;
 		goto out;
 	}
+	/* From here there is a tree to remove and a lock to release: SIGINT,
+	 * SIGTERM and SIGHUP stop the work, which then cleans up. */
+	if (interrupt_begin(&intr) == 0)
+		fo.stop = &intr.signo;
 	if (sysroot_commit_begin(&commit, rq.dest, fingerprint, &res->up_to_date, err))
 		goto out;
 	if (!res->up_to_date &&
 	    (build_tree(db, o, &plan, &rq, &fo, commit.tmp, fingerprint, res, err) ||
-	     sysroot_commit_finish(&commit, o->no_sync, err)))
+	     sysroot_commit_finish(&commit, o->no_sync, fo.stop, err)))
 		goto out;
 	rc = 0;
 out:
 	sysroot_commit_end(&commit);
+	if (fo.stop && interrupt_signal(fo.stop))
+		rc = interrupted(interrupt_signal(fo.stop), rc == 0 && !res->up_to_date, rq.dest,
+				 err);
+	if (fo.stop)
+		interrupt_end(&intr);
 	free(fingerprint);
 	plan_free(&plan);
 	sysroot_request_free(&rq);

@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -26,8 +27,19 @@ void sysroot_crash_point(const char *name)
 {
 	const char *at = getenv("CUDA_XCC_TEST_CRASH_AT");
 
-	if (at && strcmp(at, name) == 0)
+	const char *sig = getenv("CUDA_XCC_TEST_CRASH_SIGNAL");
+	/* Time for the signal to be noticed, as one that came at this
+	 * moment would be, before create goes on. */
+	struct timespec settle = { 0, 200000000L };
+
+	if (!at || strcmp(at, name) != 0)
+		return;
+	if (!sig) {
 		kill(getpid(), SIGKILL);
+		return;
+	}
+	kill(getpid(), atoi(sig));
+	nanosleep(&settle, NULL);
 }
 
 static int take_lock(const char *dest, int *fd_out, struct xcc_error *err)
@@ -279,11 +291,14 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 	return 0;
 }
 
-int sysroot_commit_finish(struct sysroot_commit *c, int no_sync, struct xcc_error *err)
+int sysroot_commit_finish(struct sysroot_commit *c, int no_sync, const atomic_int *stop,
+			  struct xcc_error *err)
 {
 	if (!no_sync && sync_tree(c->tmp, c->tmp_fd, err))
 		return -1;
 	sysroot_crash_point("synced");
+	if (stop && atomic_load(stop))
+		return xcc_fail(err, 128 + atomic_load(stop), "sysroot create: interrupted");
 	if (swap_into_place(c->tmp, c->dest, err))
 		return -1;
 	/* The rename itself, on disk too. */

@@ -5,6 +5,8 @@
 #ifndef XCC_SYSROOT_COMMIT_H
 #define XCC_SYSROOT_COMMIT_H
 
+#include <stdatomic.h>
+
 #include "base/error.h"
 
 struct sysroot_commit {
@@ -27,13 +29,17 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 			 int *up_to_date, struct xcc_error *err);
 /* Put c->tmp in place of dest, its files first synced to disk (syncfs of
  * its file system; no_sync skips that), and the rename synced too: after
- * a power cut dest is the old sysroot or the whole new one. */
-int sysroot_commit_finish(struct sysroot_commit *c, int no_sync, struct xcc_error *err);
+ * a power cut dest is the old sysroot or the whole new one. A signal
+ * noticed in stop before the swap (the sync can take long) stops it. */
+int sysroot_commit_finish(struct sysroot_commit *c, int no_sync, const atomic_int *stop,
+			  struct xcc_error *err);
 /* Release the lock; a tree that was not put in place is removed. */
 void sysroot_commit_end(struct sysroot_commit *c);
 
 /* The tests kill create at named points (CUDA_XCC_TEST_CRASH_AT) to prove
- * that none leaves a broken sysroot behind. */
+ * that none leaves a broken sysroot behind; with CUDA_XCC_TEST_CRASH_SIGNAL
+ * (a number) that signal is sent instead of SIGKILL, to prove that create
+ * cleans up after it. */
 void sysroot_crash_point(const char *name);
 
 #endif

@@ -9,17 +9,19 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/interrupt.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
 #include "pkg/package.h"
 #include "pkg/unpack.h"
+#include "sysroot/sysroot_claims.h"
 #include "sysroot/sysroot_commit.h"
 #include "sysroot/sysroot_extract.h"
 #include "sysroot/sysroot_layout.h"
 #include "sysroot/sysroot_schedule.h"
 
-/* Where a member goes: the plan's layout, and the plan's precedence for
- * headers already in the tree. */
+/* Where a member goes: the plan's layout. */
 struct map_ctx {
 	const struct plan *p;
 	const struct plan_archive *a;
@@ -29,21 +31,8 @@ struct map_ctx {
 static char *map_member(void *arg, const char *member)
 {
 	const struct map_ctx *c = arg;
-	char *out = sysroot_member_destination(c->p, c->a, member);
-	char *prefix = xasprintf("targets/%s/include/", c->p->target_dir);
 
-	if (out && c->a->headers_yield && strncmp(out, prefix, strlen(prefix)) == 0) {
-		char *full = xasprintf("%s/%s", c->root, out);
-		struct stat st;
-
-		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			free(out);
-			out = NULL;
-		}
-		free(full);
-	}
-	free(prefix);
-	return out;
+	return sysroot_member_destination(c->p, c->a, member);
 }
 
 struct job {
@@ -53,6 +42,15 @@ struct job {
 	uint64_t dl_seen, ex_seen;
 	char *local; /* the verified file, once fetched */
 	struct run *run;
+	size_t index;  /* in the plan */
+	size_t owner;  /* who made the path this job claimed last */
+};
+
+/* A path two archives of the same rank made differently. */
+struct conflict {
+	char *path;
+	size_t first, second; /* plan indices, first < second */
+	const char *how;
 };
 
 /* One download pipeline and `jobs` extraction workers around one schedule
@@ -73,7 +71,94 @@ struct run {
 	struct fetch_opts fo;
 	struct progress *pr;
 	uint64_t max_expand; /* --max-expand: every archive's bound; 0: each its own */
+	struct claims claims; /* who made each path */
+	const char *header_prefix; /* targets/DIR/include/ */
+	struct conflict *conflicts; /* under mu */
+	size_t n_conflicts, cap_conflicts;
 };
+
+/* A job's rank for a path (sysroot_claims.h): its phase, and below every
+ * phase for a header of an archive whose headers yield. */
+static enum unpack_claim claim_path(void *arg, const char *path)
+{
+	struct job *j = arg;
+	struct run *r = j->run;
+	int rank = j->a->phase;
+
+	if (j->a->headers_yield && strncmp(path, r->header_prefix, strlen(r->header_prefix)) == 0)
+		rank = -1;
+	switch (claims_take(&r->claims, path, j->index, rank, &j->owner)) {
+	case CLAIM_SKIP: return UNPACK_SKIP;
+	case CLAIM_COMPARE: return UNPACK_COMPARE;
+	default: return UNPACK_MAKE;
+	}
+}
+
+static void release_path(void *arg, const char *path)
+{
+	struct job *j = arg;
+
+	claims_release(&j->run->claims, path);
+}
+
+static void path_differs(void *arg, const char *path, const char *member, const char *how)
+{
+	struct job *j = arg;
+	struct run *r = j->run;
+	struct conflict *c;
+
+	(void)member;
+	pthread_mutex_lock(&r->mu);
+	XGROW(r->conflicts, r->n_conflicts + 1, r->cap_conflicts);
+	c = &r->conflicts[r->n_conflicts++];
+	c->path = xstrdup(path);
+	c->first = j->owner < j->index ? j->owner : j->index;
+	c->second = j->owner < j->index ? j->index : j->owner;
+	c->how = how;
+	pthread_mutex_unlock(&r->mu);
+}
+
+static int conflict_cmp(const void *x, const void *y)
+{
+	const struct conflict *a = x, *b = y;
+	int c = strcmp(a->path, b->path);
+
+	if (c)
+		return c;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->second < b->second ? -1 : a->second > b->second;
+}
+
+/* Every path two archives of the same phase made differently, sorted, so
+ * that the refusal is the same whatever the order of extraction. */
+#define CONFLICTS_SHOWN 10
+static int refuse_conflicts(struct run *r, struct xcc_error *err)
+{
+	struct strvec lines = STRVEC_INIT;
+	char *text;
+	size_t n = r->n_conflicts;
+
+	qsort(r->conflicts, n, sizeof *r->conflicts, conflict_cmp);
+	for (size_t i = 0; i < n && i < CONFLICTS_SHOWN; i++) {
+		const struct conflict *c = &r->conflicts[i];
+		const struct plan_archive *a = r->jobs[c->first].a, *b = r->jobs[c->second].a;
+
+		strvec_pushf(&lines, "  %s: in %s (%s) and in %s (%s): %s", c->path, a->component,
+			     file_base_name(a->source), b->component, file_base_name(b->source),
+			     c->how);
+	}
+	if (n > CONFLICTS_SHOWN)
+		strvec_pushf(&lines, "  and %zu more", n - CONFLICTS_SHOWN);
+	text = strvec_join(&lines, "\n");
+	xcc_fail(err, XCC_EFAIL, "%zu path%s of the tree %s in two archives of the same phase "
+		 "with different contents, and which copy lands would depend on the order of "
+		 "extraction:\n%s\nLeave one of the two archives out (--components, --from), or "
+		 "make their copies the same", n, n == 1 ? "" : "s", n == 1 ? "is" : "are", text);
+	free(text);
+	strvec_free(&lines);
+	return -1;
+}
 
 static void on_download(void *arg, uint64_t done, uint64_t total)
 {
@@ -94,14 +179,18 @@ static void on_extract(void *arg, uint64_t read)
 {
 	struct job *j = arg;
 	struct progress *pr = j->run->pr;
+	int first;
 
 	pthread_mutex_lock(&pr->mu);
+	first = j->ex_seen == 0;
 	if (read > j->ex_seen) {
 		pr->ex_done += read - j->ex_seen;
 		j->ex_seen = read;
 	}
 	progress_draw(pr, 0);
 	pthread_mutex_unlock(&pr->mu);
+	if (first)
+		sysroot_crash_point("extracting");
 }
 
 /* The fetch stage of one archive: into the cache, verified against the
@@ -178,6 +267,8 @@ static int extract_archive(struct job *j, const char *local, struct xcc_error *e
 	struct progress *pr = j->run->pr;
 	struct unpack_opts uo = {
 		.map = map_member, .map_arg = &j->map, .progress = on_extract, .progress_arg = j,
+		.claim = claim_path, .release = release_path, .differs = path_differs,
+		.claim_arg = j, .stop = j->run->fo.stop,
 	};
 	uint64_t size = a->size > 0 ? (uint64_t)a->size : 0;
 	char *note = NULL;
@@ -227,6 +318,10 @@ static void *fetcher(void *arg)
 		int rc;
 
 		pthread_mutex_lock(&r->mu);
+		if (!r->failed && interrupt_signal(r->fo.stop)) {
+			interrupt_fail(&err, interrupt_signal(r->fo.stop), "sysroot create");
+			record_failure(r, &err);
+		}
 		i = r->failed ? -1 : schedule_next_fetch(&r->sched);
 		pthread_mutex_unlock(&r->mu);
 		if (i < 0)
@@ -258,6 +353,10 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && (i = schedule_next_extract(&r->sched)) == SCHED_WAIT)
 			pthread_cond_wait(&r->changed, &r->mu);
+		if (!r->failed && i >= 0 && interrupt_signal(r->fo.stop)) {
+			interrupt_fail(&err, interrupt_signal(r->fo.stop), "sysroot create");
+			record_failure(r, &err);
+		}
 		if (r->failed)
 			i = SCHED_END;
 		pthread_mutex_unlock(&r->mu);
@@ -303,7 +402,7 @@ static int run_all(struct run *r, int n_workers, struct xcc_error *err)
 		*err = r->err;
 		return -1;
 	}
-	return 0;
+	return r->n_conflicts ? refuse_conflicts(r, err) : 0;
 }
 
 static int default_jobs(void)
@@ -358,6 +457,7 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 {
 	struct run run = { .mu = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
 	size_t n = p->n_archives;
+	char *header_prefix;
 	int rc;
 
 	if (check_free_space(p, root, err))
@@ -376,6 +476,7 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 
 		memset(j, 0, sizeof *j);
 		j->a = a;
+		j->index = i;
 		j->run = &run;
 		j->map.p = p;
 		j->map.a = a;
@@ -388,8 +489,16 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 		}
 	}
 	schedule_init(&run.sched, n, run.phases, run.sizes);
+	claims_init(&run.claims);
+	header_prefix = xasprintf("targets/%s/include/", p->target_dir);
+	run.header_prefix = header_prefix;
 	rc = run_all(&run, jobs, err);
 	progress_end(pr);
+	claims_free(&run.claims);
+	free(header_prefix);
+	for (size_t i = 0; i < run.n_conflicts; i++)
+		free(run.conflicts[i].path);
+	free(run.conflicts);
 	for (size_t i = 0; i < n; i++)
 		free(run.jobs[i].local);
 	schedule_free(&run.sched);
