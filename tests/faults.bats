@@ -310,3 +310,83 @@ time.sleep(60)' "$D.tmp-cuda-xcc-live" "$holder" 3>&- &
 	assert_status 1
 	[ "$(sig_of_d)" = "$(ref_sig)" ]
 }
+
+# The signals that stop a create, with the status a shell reports:
+# SIGINT 130, SIGTERM 143, SIGHUP 129.
+STOP_SIGNALS="2:130 15:143 1:129"
+
+@test "faults: SIGINT, SIGTERM or SIGHUP at each stage of a create: exit 128+N, the old sysroot as it was, nothing left over" {
+	local sig_old point s
+	mk sm_72
+	sig_old=$(sig_of_d)
+	# the signal sent by create itself at a named point, the way one
+	# from outside lands at that moment
+	for point in fetch extracting extract tree meta synced; do
+		for s in $STOP_SIGNALS; do
+			run env CUDA_XCC_TEST_CRASH_AT="$point" CUDA_XCC_TEST_CRASH_SIGNAL="${s%:*}" \
+				"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" \
+				--dest "$D" --progress never
+			assert_status "${s#*:}"
+			assert_output_contains "interrupted by SIG"
+			assert_output_contains "$D is as it was"
+			no_leftovers
+			[ "$(sig_of_d)" = "$sig_old" ] || { echo "at $point, signal ${s%:*}: the old sysroot changed" >&2; false; }
+		done
+	done
+	# the lock is free: the next create runs at once
+	mk sm_87
+	[ "$(sig_of_d)" = "$(ref_sig)" ]
+}
+
+# Run a command with SIGINT back to its default: a script's `cmd &` starts
+# it ignored, and create keeps what it was given ignored.
+with_sigint() {
+	exec python3 -S -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+@test "faults: a signal from outside while a create downloads and extracts: exit 128+N, the lock free, the old sysroot as it was" {
+	local sig_old s delay i=0 st n0
+	need flock
+	local pay=$BATS_TEST_TMPDIR/pay bulk=$BATS_TEST_TMPDIR/bulk
+	mk sm_72
+	sig_old=$(sig_of_d)
+	# 400 KB of random bytes in 400 files, served at 100 KB/s: about 4 s of
+	# downloads, extracted as they come
+	python3 - "$pay" <<'PY'
+import os, sys
+for part in "ab":
+    d = os.path.join(sys.argv[1], part)
+    os.makedirs(d)
+    for i in range(200):
+        with open(os.path.join(d, f"{part}{i:03d}.bin"), "wb") as f:
+            f.write(os.urandom(1000))
+PY
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$bulk" --cuda 12.6.3 --tags linux-x86_64 \
+		--payload "bulk_a=$pay/a" --payload "bulk_b=$pay/b" >/dev/null
+	HTTPD_RATE=100000 start_httpd throttle "$bulk"
+	for delay in 0 1.5; do
+		for s in $STOP_SIGNALS; do
+			i=$((i + 1))
+			st=0
+			n0=$(httpd_requests)
+			XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache-$i with_sigint "$CUDA_XCC" sysroot create --target x86_64 \
+				--cuda 12.6 --from "$HTTPD_URL/redistrib_12.6.3.json" --components bulk_a,bulk_b \
+				--allow-unserved --dest "$D" --progress never >"$BATS_TEST_TMPDIR/out" 2>&1 &
+			BG_PID=$!
+			# from the first archive's download on: the manifest, then it
+			for _ in $(seq 500); do [ "$(httpd_requests)" -lt $((n0 + 2)) ] || break; sleep 0.01; done
+			sleep "$delay"
+			kill -s "${s%:*}" "$BG_PID"
+			wait "$BG_PID" || st=$?
+			BG_PID=
+			[ "$st" = "${s#*:}" ] || { echo "signal ${s%:*} after $delay s: status $st" >&2; cat "$BATS_TEST_TMPDIR/out" >&2; false; }
+			no_leftovers
+			grep -q "interrupted by SIG" "$BATS_TEST_TMPDIR/out"
+			flock -n "$D.lock" true
+			[ "$(sig_of_d)" = "$sig_old" ]
+		done
+	done
+}

@@ -154,9 +154,9 @@ static int interrupted(int sig, int committed, const char *dest, struct xcc_erro
 		return xcc_fail(err, 128 + sig, "sysroot create: interrupted by %s after the new "
 				"sysroot was in place: %s is complete", interrupt_signal_name(sig),
 				dest);
-	return xcc_fail(err, 128 + sig, "sysroot create: interrupted by %s: the partly made "
-			"tree was removed and %s is as it was; run the same command again to "
-			"make it (downloads resume)", interrupt_signal_name(sig), dest);
+	return xcc_fail(err, 128 + sig, "sysroot create: interrupted by %s: %s is as it was, "
+			"and nothing of this create is left but its downloads, which the same "
+			"command resumes", interrupt_signal_name(sig), dest);
 }
 
 /* Fill the temporary tree at root: fetch and extract, passes, metadata. */
@@ -197,6 +197,11 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 
 	memset(res, 0, sizeof *res);
 	memset(&plan, 0, sizeof plan);
+	/* SIGINT, SIGTERM and SIGHUP stop the work, which then cleans up: the
+	 * partial downloads stay to be resumed, the tree goes, the lock is
+	 * released. */
+	if (!o->dry_run && interrupt_begin(&intr) == 0)
+		fo.stop = &intr.signo;
 	if (sysroot_request_resolve(db, o, &rq, &res->notes, err) ||
 	    sysroot_request_read_sources(&rq, o, &fo, err) ||
 	    plan_make(&plan, &rq, &res->notes, err))
@@ -210,11 +215,8 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		rc = 0;
 		goto out;
 	}
-	/* From here there is a tree to remove and a lock to release: SIGINT,
-	 * SIGTERM and SIGHUP stop the work, which then cleans up. */
-	if (interrupt_begin(&intr) == 0)
-		fo.stop = &intr.signo;
-	if (sysroot_commit_begin(&commit, rq.dest, fingerprint, &res->up_to_date, err))
+	if (stopped(&fo, err) ||
+	    sysroot_commit_begin(&commit, rq.dest, fingerprint, &res->up_to_date, err))
 		goto out;
 	if (!res->up_to_date &&
 	    (build_tree(db, o, &plan, &rq, &fo, commit.tmp, fingerprint, res, err) ||
