@@ -1147,3 +1147,94 @@ stages() { sed -n 's/^\(fetched\|extracting\|extracted\) *\(bulk_[abc]\) .*/\1 \
 	# nothing of it is kept in the cache under its promised hash
 	[ -z "$(find "$XDG_CACHE_HOME" -name "$(sha256sum "$BULK/$bad" | cut -c1-64)")" ]
 }
+
+# Two payload components for x86_64 whose lib/ both hold same.txt: $1 and
+# $2 its two contents. The mirror in $CONFLICT; the archives' names in
+# $NAME_A and $NAME_B.
+conflict_mirror() {
+	local pay=$BATS_TEST_TMPDIR/cpay
+	CONFLICT=$BATS_TEST_TMPDIR/conflict
+	rm -rf "$pay" "$CONFLICT"
+	mkdir -p "$pay/a" "$pay/b"
+	printf '%s\n' "$1" >"$pay/a/same.txt"
+	printf '%s\n' "$2" >"$pay/b/same.txt"
+	echo a >"$pay/a/only_a.txt"
+	echo b >"$pay/b/only_b.txt"
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$CONFLICT" --cuda 12.6.3 --tags linux-x86_64 \
+		--payload "bulk_a=$pay/a" --payload "bulk_b=$pay/b" >/dev/null
+	NAME_A=$(basename "$CONFLICT"/bulk_a/linux-x86_64/*.tar.xz)
+	NAME_B=$(basename "$CONFLICT"/bulk_b/linux-x86_64/*.tar.xz)
+}
+
+mk_conflict() { # JOBS
+	xcc sysroot create --target x86_64 --cuda 12.6 --from "$CONFLICT/redistrib_12.6.3.json" \
+		--components bulk_a,bulk_b --dest "$D" --allow-unserved --progress never --jobs "$1"
+}
+
+@test "sysroot: one path in two archives of one phase: different copies are refused naming both, whatever --jobs; equal ones merge" {
+	local sig first j
+	conflict_mirror one two
+	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+	sig=$(tree_sig "$D")
+	for j in 1 4 1 4; do
+		run mk_conflict "$j"
+		assert_status 1
+		assert_output_contains "targets/x86_64-linux/lib/same.txt: in bulk_a ($NAME_A) and in bulk_b ($NAME_B): their contents differ"
+		assert_output_contains "Leave one of the two archives out"
+		first=${first:-$output}
+		[ "$output" = "$first" ]
+		[ "$(tree_sig "$D")" = "$sig" ]
+		no_leftovers
+	done
+	# the same bytes in both: one file, no message
+	conflict_mirror one one
+	for j in 1 4; do
+		rm -rf "$D"
+		run mk_conflict "$j"
+		assert_status 0
+		[ "$(cat "$D/targets/x86_64-linux/lib/same.txt")" = one ]
+		[ -f "$D/targets/x86_64-linux/lib/only_a.txt" ]
+		[ -f "$D/targets/x86_64-linux/lib/only_b.txt" ]
+		run xcc sysroot verify "$D"
+		assert_status 0
+	done
+}
+
+# cuda_nvtx's aarch64 archive of the mirror copy $1 replaced by one whose
+# member $2 (after the archive's top directory) is a file, or with $3 a
+# symlink to $3; the manifest's hash and size follow.
+nvtx_with_member() {
+	local m=$1 a=cuda_nvtx/linux-aarch64/cuda_nvtx-linux-aarch64-12.6.88-archive.tar.xz
+	mirror_copy "$m"
+	python3 - "$m/$a" "$2" "${3:-}" <<'PY'
+import io, lzma, sys, tarfile
+out, name, target = sys.argv[1], sys.argv[2], sys.argv[3]
+top = "cuda_nvtx-linux-aarch64-12.6.88-archive/"
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo(top + "include/ok.h"); i.size = 3; t.addfile(i, io.BytesIO(b"ok\n"))
+    i = tarfile.TarInfo(top + name)
+    if target:
+        i.type = tarfile.SYMTYPE; i.linkname = target; t.addfile(i)
+    else:
+        i.size = 2; t.addfile(i, io.BytesIO(b"x\n"))
+open(out, "wb").write(lzma.compress(buf.getvalue()))
+PY
+	sed -i "s/$(sha256sum "$FX/m126/$a" | cut -d' ' -f1)/$(sha256sum "$m/$a" | cut -d' ' -f1)/; s/\"size\": \"$(stat -c %s "$FX/m126/$a")\"/\"size\": \"$(stat -c %s "$m/$a")\"/" "$m/redistrib_12.6.3.json"
+}
+
+@test "sysroot: a member name or link target with a newline is refused at create, named with the newline escaped" {
+	local m=$BATS_TEST_TMPDIR/m
+	nvtx_with_member "$m" $'include/two\nlines.h'
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_status 1
+	assert_output_contains 'cuda_nvtx-linux-aarch64-12.6.88-archive.tar.xz: member "cuda_nvtx-linux-aarch64-12.6.88-archive/include/two\nlines.h" refused: a newline in its name'
+	[ ! -e "$D" ]
+	no_leftovers
+	nvtx_with_member "$m" include/link.h $'ok.h\nx'
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$m/redistrib_12.6.3.json" --dest "$D" --progress never
+	assert_status 1
+	assert_output_contains 'member "cuda_nvtx-linux-aarch64-12.6.88-archive/include/link.h" refused: a newline in its target "ok.h\nx"'
+	[ ! -e "$D" ]
+	no_leftovers
+}
