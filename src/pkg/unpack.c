@@ -44,6 +44,7 @@
 #include "pkg/beneath.h"
 #include "pkg/package.h"
 #include "pkg/unpack.h"
+#include "pkg/unpack_same.h"
 #include "pkg/xz.h"
 
 #define PROGRESS_STEP (4u << 20)
@@ -123,30 +124,6 @@ static int stopped(struct unpacker *u, struct xcc_error *err)
 	return 1;
 }
 
-/* A name as people can read it: a newline, a tab or another control byte
- * as a C escape, so that the message is one line that says what is
- * there. Caller frees. */
-static char *shown_name(const char *s)
-{
-	size_t n = strlen(s);
-	char *out = xmalloc(4 * n + 1), *o = out;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\n')
-			o += sprintf(o, "\\n");
-		else if (*p == '\t')
-			o += sprintf(o, "\\t");
-		else if (*p == '\\')
-			o += sprintf(o, "\\\\");
-		else if (*p < 0x20 || *p == 0x7f)
-			o += sprintf(o, "\\x%02x", *p);
-		else
-			*o++ = (char)*p;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* A newline in a name or a link target would split sysroot.files, which
  * holds one entry a line, and verify would fail on the tree create made. */
 static int refuse_newline(struct unpacker *u, const char *member, const char *what,
@@ -156,8 +133,8 @@ static int refuse_newline(struct unpacker *u, const char *member, const char *wh
 
 	if (!strchr(s, '\n'))
 		return 0;
-	m = shown_name(member);
-	t = shown_name(s);
+	m = unpack_shown_name(member);
+	t = unpack_shown_name(s);
 	if (s == member)
 		xcc_fail(err, XCC_EFAIL, "%s: member \"%s\" refused: a newline in its name; "
 			 "a sysroot lists one entry a line", u->archive, m);
@@ -190,98 +167,6 @@ static void differs(struct unpacker *u, const char *canon, const char *member, c
 		u->o->differs(u->o->claim_arg, canon, member, how);
 }
 
-/* 1: the bytes [from, to) of fd are zeros (a hole of the member); 0: not;
- * -1: unreadable. */
-static int zeros(int fd, uint64_t from, uint64_t to)
-{
-	char buf[8192];
-
-	while (from < to) {
-		size_t want = to - from < sizeof buf ? (size_t)(to - from) : sizeof buf;
-		ssize_t n = pread(fd, buf, want, (off_t)from);
-
-		if (n <= 0)
-			return -1;
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i])
-				return 0;
-		from += (uint64_t)n;
-	}
-	return 1;
-}
-
-/* Whether the member's data, read now, equals fd's `size` bytes: 1, 0, -1
- * with err. */
-static int data_equal(struct unpacker *u, struct archive *a, int fd, uint64_t size,
-		      const char *member, struct xcc_error *err)
-{
-	const void *buf;
-	size_t n, cap = 0;
-	la_int64_t offset;
-	uint64_t pos = 0;
-	char *mine = NULL;
-	int r, same = 1;
-
-	while (same == 1 && (r = archive_read_data_block(a, &buf, &n, &offset)) == ARCHIVE_OK) {
-		if (stopped(u, err)) {
-			same = -1;
-			break;
-		}
-		if (offset < 0 || (uint64_t)offset + n > size) {
-			same = 0;
-			break;
-		}
-		if ((uint64_t)offset > pos)
-			same = zeros(fd, pos, (uint64_t)offset) == 1;
-		XGROW(mine, n, cap);
-		if (same == 1 && n && (pread(fd, mine, n, offset) != (ssize_t)n ||
-				       memcmp(mine, buf, n) != 0))
-			same = 0;
-		if ((uint64_t)offset + n > pos)
-			pos = (uint64_t)offset + n;
-	}
-	if (same == 1 && r != ARCHIVE_EOF) {
-		package_archive_fail(err, a, u->archive);
-		xcc_error_prefix(err, "member %s", member);
-		same = -1;
-	}
-	if (same == 1 && pos < size)
-		same = zeros(fd, pos, size) == 1;
-	free(mine);
-	return same;
-}
-
-/* Two files of the tree, byte for byte. */
-static int files_equal(int fa, int fb, uint64_t size)
-{
-	char x[8192], y[8192];
-
-	for (uint64_t off = 0; off < size;) {
-		size_t want = size - off < sizeof x ? (size_t)(size - off) : sizeof x;
-
-		if (pread(fa, x, want, (off_t)off) != (ssize_t)want ||
-		    pread(fb, y, want, (off_t)off) != (ssize_t)want || memcmp(x, y, want))
-			return 0;
-		off += want;
-	}
-	return 1;
-}
-
-/* The later mtime of two equal copies stays: the same whichever came
- * first. */
-static void keep_later_mtime(int fd, const struct stat *st, struct archive_entry *e)
-{
-	struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
-
-	if (!archive_entry_mtime_is_set(e))
-		return;
-	times[1].tv_sec = archive_entry_mtime(e);
-	times[1].tv_nsec = archive_entry_mtime_nsec(e);
-	if (times[1].tv_sec > st->st_mtim.tv_sec ||
-	    (times[1].tv_sec == st->st_mtim.tv_sec && times[1].tv_nsec > st->st_mtim.tv_nsec))
-		futimens(fd, times);
-}
-
 /* A regular member against what another archive made at its path. */
 static int compare_file(struct unpacker *u, struct archive *a, struct archive_entry *e,
 			int dirfd, const char *leaf, const char *canon, const char *member,
@@ -303,57 +188,19 @@ static int compare_file(struct unpacker *u, struct archive *a, struct archive_en
 		differs(u, canon, member, "their modes differ");
 		return 0;
 	}
-	same = (uint64_t)st.st_size != size ? 0 : data_equal(u, a, fd, size, member, err);
+	same = (uint64_t)st.st_size != size ? 0 : same_data(a, fd, size, u->o->stop);
 	if (same == 1)
-		keep_later_mtime(fd, &st, e);
+		same_keep_later_mtime(fd, &st, e);
 	close(fd);
-	if (same < 0)
+	if (same == SAME_STOPPED && stopped(u, err))
 		return -1;
+	if (same < 0) {
+		package_archive_fail(err, a, u->archive);
+		return xcc_error_prefix(err, "member %s", member);
+	}
 	if (!same)
 		differs(u, canon, member, "their contents differ");
 	return 0;
-}
-
-/* A symlink member against what another archive made at its path. */
-static void compare_symlink(struct unpacker *u, int dirfd, const char *leaf, const char *canon,
-			    const char *member, const char *target)
-{
-	char have[PATH_MAX];
-	ssize_t n = readlinkat(dirfd, leaf, have, sizeof have - 1);
-
-	if (n < 0) {
-		differs(u, canon, member, "a symlink in one, something else in the other");
-		return;
-	}
-	have[n] = '\0';
-	if (strcmp(have, target) != 0)
-		differs(u, canon, member, "symlinks to different targets");
-}
-
-/* A hard link member (to the tree's file `target`) against what another
- * archive made at its path. */
-static void compare_hardlink(struct unpacker *u, int dirfd, const char *leaf, const char *canon,
-			     const char *member, const char *target)
-{
-	int fa = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int fb = openat(u->destfd, target, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat sa, sb;
-	const char *how = NULL;
-
-	if (fa < 0 || fb < 0 || fstat(fa, &sa) || fstat(fb, &sb) || !S_ISREG(sa.st_mode))
-		how = "a file in one, something else in the other";
-	else if (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
-		how = NULL;
-	else if ((sa.st_mode & 0777) != (sb.st_mode & 0777))
-		how = "their modes differ";
-	else if (sa.st_size != sb.st_size || !files_equal(fa, fb, (uint64_t)sa.st_size))
-		how = "their contents differ";
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	if (how)
-		differs(u, canon, member, how);
 }
 
 /* ---------------------------------------------------------------------------
@@ -638,6 +485,7 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	char canon[PATH_MAX], resolved[PATH_MAX];
 	enum resolve_result r;
 	enum unpack_claim verdict;
+	const char *how;
 
 	if (!target || !*target)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a symlink with no target",
@@ -659,8 +507,8 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a path too long",
 				u->archive, member);
 	verdict = claim(u, canon);
-	if (verdict == UNPACK_COMPARE)
-		compare_symlink(u, dirfd, leaf, canon, member, target);
+	if (verdict == UNPACK_COMPARE && (how = same_symlink(dirfd, leaf, target)))
+		differs(u, canon, member, how);
 	if (verdict != UNPACK_MAKE) {
 		release(u, canon);
 		return 0;
@@ -730,6 +578,7 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 	int dirfd, rc;
 	enum resolve_result r;
 	enum unpack_claim verdict;
+	const char *how;
 	struct stat st;
 
 	if (package_normalize_member(link_member, norm, sizeof norm))
@@ -764,8 +613,8 @@ static int make_hardlink(struct unpacker *u, const char *mapped, const char *mem
 	if (strcmp(canon, norm) == 0)
 		return 0;
 	verdict = claim(u, canon);
-	if (verdict == UNPACK_COMPARE)
-		compare_hardlink(u, dirfd, leaf, canon, member, norm);
+	if (verdict == UNPACK_COMPARE && (how = same_hardlink(u->destfd, norm, dirfd, leaf)))
+		differs(u, canon, member, how);
 	rc = verdict == UNPACK_MAKE ? place_hardlink(u, dirfd, leaf, norm, mapped, member, err) : 0;
 	release(u, canon);
 	return rc;
