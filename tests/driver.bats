@@ -177,6 +177,31 @@ fake_sysroot() {
 	assert_output_contains "no sysroot at $BATS_TEST_TMPDIR/nope (no such directory)"
 }
 
+@test "driver: cuda-xcc-nvcc is the driver alone, without libcurl's and libarchive's libraries" {
+	local nv
+	nv=$(dirname "$CUDA_XCC")/cuda-xcc-nvcc
+	[ -x "$nv" ] || skip "no cuda-xcc-nvcc beside $CUDA_XCC (the static build ships cuda-xcc alone)"
+	need readelf
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	local planned=$output
+	run "$nv" --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	assert_output_equals "$planned"
+	FAKE_NVCC_STATUS=7 run "$nv" --sysroot "$s" -arch sm_90 -c a.cu
+	assert_status 7
+	run readelf -d "$nv"
+	assert_status 0
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	run "$nv"
+	assert_status 2
+	assert_output_contains "cuda-xcc-nvcc takes nvcc's arguments"
+}
+
 @test "driver: the sysroot decides target and CUDA, and refuses what it cannot serve" {
 	need aarch64-linux-gnu-g++-12
 	s="$BATS_TEST_TMPDIR/sr"
