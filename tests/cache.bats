@@ -150,6 +150,7 @@ assert_all_remote_hits() {
 	# the sysroot by nvcc alone would hand back the objects the old ptxas made.
 	local ptxas=$ws/sysroot/bin/ptxas
 	mv "$ptxas" "$ptxas.real"
+	# shellcheck disable=SC2016 # $0 and $@ are the wrapper's
 	printf '#!/bin/sh\ntouch %s\nexec "$0.real" "$@"\n' "$marker" > "$ptxas"
 	chmod +x "$ptxas"
 	python3 - "$ws/sysroot/sysroot.json" <<'EOF'
