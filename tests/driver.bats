@@ -77,7 +77,7 @@ fake_sysroot() {
 	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
 	assert_status 0
 	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 a.cu"
-	[[ "$output" != *"-ccbin aarch64-linux-gnu-g++-12 -target-dir"* ]]
+	[[ "$output" != *"-ccbin="* ]]
 	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin gcc a.cu
 	assert_status 2
 	assert_output_contains "-ccbin gcc builds for 'x86_64-linux-gnu', not for --target sbsa"
