@@ -23,7 +23,7 @@ packages=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu g++-11-aarch64-linux-gnu
 	binutils-aarch64-linux-gnu qemu-user elfutils patchelf file
 	bats clang libclang-rt-14-dev python3 xz-utils zstd man-db debian-archive-keyring
-	musl-tools cmake meson ninja-build openssh-server openssh-client ccache
+	musl-tools cmake meson ninja-build openssh-server openssh-client ccache redis-server
 	chrpath diffstat cpio gawk locales strace shellcheck
 	rsync bc unzip wget
 	python3-magic python3-flake8

@@ -99,7 +99,7 @@ reconfigure() {
 	# CMake gets the architectures cuda-xcc validated, the compiler and ar are Buildroot's
 	assert_output_contains '-DCMAKE_CUDA_ARCHITECTURES="$(cat '"$BR_OUT"'/host/share/cuda-xcc/cmake-architectures)"'
 	assert_output_contains "-DCMAKE_CUDA_HOST_COMPILER=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-g++"
-	assert_output_contains "-ccbin $BR_OUT/host/bin/aarch64-buildroot-linux-gnu-g++ -arbin=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-gcc-ar"
+	assert_output_contains "-ccbin=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-g++ -arbin=$BR_OUT/host/bin/aarch64-buildroot-linux-gnu-gcc-ar"
 	assert_output_contains "-arch sm_87"
 	# with .debs as sources, the license files are their copyright files
 	assert_output_contains "CUDA_XCC_RUNTIME_LICENSE_FILES=licenses/libcudart12/copyright licenses/cuda-nvcc-12-9/copyright licenses/cuda-cupti-12-9/copyright"

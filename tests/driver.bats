@@ -30,8 +30,8 @@ fake_sysroot() {
 	need aarch64-linux-gnu-g++-11 "apt-get install g++-11-aarch64-linux-gnu"
 	run xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu
 	assert_status 0
-	assert_output_contains "-ccbin aarch64-linux-gnu-g++-11 "
-	assert_output_contains "-target-dir aarch64-linux "
+	assert_output_contains "-ccbin=$(command -v aarch64-linux-gnu-g++-11) "
+	assert_output_contains "-target-dir=aarch64-linux "
 	assert_output_contains "-gencode=arch=compute_87,code=sm_87 foo.cu"
 	[[ "$output" != *compute_87,code=compute_87* ]]
 	assert_output_contains "/cuda-xcc/sysroots/jetson-11.8/bin/nvcc "
@@ -41,8 +41,8 @@ fake_sysroot() {
 	need aarch64-linux-gnu-g++-12 "apt-get install g++-12-aarch64-linux-gnu"
 	run xcc --target sbsa --cuda 12.6 -arch sm_90 --dry-run x.cu
 	assert_status 0
-	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 "
-	assert_output_contains "-target-dir sbsa-linux "
+	assert_output_contains "-ccbin=$(command -v aarch64-linux-gnu-g++-12) "
+	assert_output_contains "-target-dir=sbsa-linux "
 	assert_output_contains "-arbin=aarch64-linux-gnu-ar "
 }
 
@@ -77,7 +77,7 @@ fake_sysroot() {
 	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
 	assert_status 0
 	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 a.cu"
-	[[ "$output" != *"-ccbin aarch64-linux-gnu-g++-12 -target-dir"* ]]
+	[[ "$output" != *"-ccbin="* ]]
 	run xcc --target sbsa --cuda 12.6 -arch 90 --dry-run -ccbin gcc a.cu
 	assert_status 2
 	assert_output_contains "-ccbin gcc builds for 'x86_64-linux-gnu', not for --target sbsa"
@@ -125,7 +125,7 @@ fake_sysroot() {
 	assert_output_contains "found: aarch64-linux-gnu-g++-12 (gcc 12)"
 	PATH="$bin" run "$CUDA_XCC" --target sbsa --cuda 11.8 -arch 90 --dry-run -allow-unsupported-compiler a.cu
 	assert_status 0
-	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12"
+	assert_output_contains "-ccbin=$bin/aarch64-linux-gnu-g++-12 "
 }
 
 @test "driver: execs the sysroot's nvcc and returns its exit status" {
@@ -135,7 +135,7 @@ fake_sysroot() {
 	FAKE_NVCC_STATUS=7 run xcc --sysroot "$s" -arch sm_90 -c a.cu
 	assert_status 7
 	run cat "$s/nvcc.args"
-	assert_output_equals "$(printf '%s\n' -ccbin aarch64-linux-gnu-g++-12 -target-dir sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
+	assert_output_equals "$(printf '%s\n' "-ccbin=$(command -v aarch64-linux-gnu-g++-12)" -target-dir=sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
 }
 
 @test "driver: the target_fs a sysroot was made for is used unless --target-fs names another" {
@@ -177,13 +177,38 @@ fake_sysroot() {
 	assert_output_contains "no sysroot at $BATS_TEST_TMPDIR/nope (no such directory)"
 }
 
+@test "driver: cuda-xcc-nvcc is the driver alone, without libcurl's and libarchive's libraries" {
+	local nv
+	nv=$(dirname "$CUDA_XCC")/cuda-xcc-nvcc
+	[ -x "$nv" ] || skip "no cuda-xcc-nvcc beside $CUDA_XCC (the static build ships cuda-xcc alone)"
+	need readelf
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	local planned=$output
+	run "$nv" --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	assert_output_equals "$planned"
+	FAKE_NVCC_STATUS=7 run "$nv" --sysroot "$s" -arch sm_90 -c a.cu
+	assert_status 7
+	run readelf -d "$nv"
+	assert_status 0
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	run "$nv"
+	assert_status 2
+	assert_output_contains "cuda-xcc-nvcc takes nvcc's arguments"
+}
+
 @test "driver: the sysroot decides target and CUDA, and refuses what it cannot serve" {
 	need aarch64-linux-gnu-g++-12
 	s="$BATS_TEST_TMPDIR/sr"
 	fake_sysroot "$s" jetson 12.8.1 linux-aarch64 aarch64-linux
 	run xcc --sysroot "$s" -arch sm_87 --dry-run a.cu
 	assert_status 0
-	assert_output_contains "-target-dir aarch64-linux"
+	assert_output_contains "-target-dir=aarch64-linux"
 	run xcc --sysroot "$s" -arch sm_101 --dry-run a.cu
 	assert_status 2
 	assert_output_contains "holds linux-aarch64 libraries, but these GPUs need linux-sbsa"

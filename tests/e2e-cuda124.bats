@@ -132,7 +132,7 @@ sass_of() {
 	need_sysroot
 	run xcc --sysroot "$S" -arch sm_80,sm_90 -### x.cu -o x
 	assert_status 0
-	assert_output_contains "$S/bin/nvcc -ccbin aarch64-linux-gnu-g++-12 -target-dir sbsa-linux"
+	assert_output_contains "$S/bin/nvcc -ccbin=$(command -v aarch64-linux-gnu-g++-12) -target-dir=sbsa-linux"
 	assert_output_contains "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90"
 }
 

@@ -113,7 +113,7 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	# The driver chooses g++-11 by itself: CUDA 11.8 refuses gcc 12.
 	run xcc --sysroot "$S" -arch sm_90 -### vector_add.cu -o va
 	assert_status 0
-	assert_output_contains "-ccbin aarch64-linux-gnu-g++-11"
+	assert_output_contains "-ccbin=$(command -v aarch64-linux-gnu-g++-11) "
 	run xcc --sysroot "$S" -arch sm_90 -cudart static vector_add.cu -o va
 	assert_status 0
 	run readelf -h va

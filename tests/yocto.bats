@@ -132,7 +132,7 @@ bb() {
 	grep -q '^EXTRA_OECMAKE=".*-C .*/cuda-xcc-cache.cmake"' <<<"$output"
 	grep -qx 'RDEPENDS:cuda-xcc-hello=" cuda-xcc-hello-cuda-runtime"' <<<"$output"
 	# nvcc's host compiler is the MACHINE's, with its tune flags and sysroot.
-	grep -q '^CUDA_XCC_DRIVER=.*-ccbin aarch64-poky-linux-g++ .*-Xcompiler=-mcpu=cortex-a57.*--sysroot=.*recipe-sysroot -arbin aarch64-poky-linux-gcc-ar"' <<<"$output"
+	grep -q '^CUDA_XCC_DRIVER=.*-ccbin=aarch64-poky-linux-g++ .*-Xcompiler=-mcpu=cortex-a57.*--sysroot=.*recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"' <<<"$output"
 	sed -n '/^do_cuda_xcc_sysroot() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
 	grep -q 'cuda-xcc sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	grep -q -- '--target-fs .*/recipe-sysroot' "$BATS_TEST_TMPDIR/task.sh"
@@ -261,7 +261,7 @@ sim_task() {
 	# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
 	run grep CMAKE_CUDA_FLAGS "$cache"
 	assert_status 1
-	grep -q "^exec '$sr/bin/nvcc' -target-dir 'sbsa-linux' -arbin 'aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
+	grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
 	grep -qxF "set(CUDAToolkit_ROOT [[$sr]] CACHE STRING \"cuda-xcc\")" "$cache"
 }
 
@@ -363,5 +363,5 @@ sim_task() {
 	printf '#!/bin/sh\necho "nvcc $*"\n' > "$sr/bin/nvcc"
 	run "$nvcc" -O3 -c hello.cu
 	assert_status 0
-	[[ "$output" =~ ^nvcc\ -target-dir\ sbsa-linux\ -arbin\ aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
+	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
 }

@@ -15,7 +15,7 @@ static const char sysroot_usage[] =
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
 	"                               [--max-expand SIZE] [--no-sync] [--dry-run]\n"
-	"       cuda-xcc sysroot info DIR [--json]\n"
+	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
 	"       cuda-xcc sysroot list\n"
 	"       cuda-xcc sysroot verify DIR\n"
 	"\n"
@@ -188,18 +188,30 @@ static const struct option help_only[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The options of info, list and verify: --help (and --json for info).
+/* The options of info, list and verify: --help (and --json or
+ * --fingerprint for info).
  * Returns 0 to go on with the operands at argv[optind...], else 1 with
  * *rc set. */
 static int read_options(int argc, char **argv, const char *verb, const struct option *opts,
-			int *json, int *rc)
+			enum sysroot_info_form *form, int *rc)
 {
 	int c;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "h", opts, verb)) != -1) {
 		switch (c) {
-		case 'j': *json = 1; break;
+		case 'j':
+		case 'f': {
+			enum sysroot_info_form f = c == 'j' ? SYSROOT_INFO_JSON
+							    : SYSROOT_INFO_FINGERPRINT;
+
+			if (*form != SYSROOT_INFO_TEXT && *form != f) {
+				*rc = cmd_usage_error(verb, "--json or --fingerprint, not both");
+				return 1;
+			}
+			*form = f;
+			break;
+		}
 		case 'h': fputs(sysroot_usage, stdout); *rc = 0; return 1;
 		default: *rc = XCC_EUSAGE; return 1;
 		}
@@ -211,6 +223,7 @@ static int info(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "fingerprint", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -218,19 +231,20 @@ static int info(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct gpudb *db;
 	const char *dir;
 	char *out = NULL;
-	int json = 0, rc;
+	enum sysroot_info_form form = SYSROOT_INFO_TEXT;
+	int rc;
 
-	if (read_options(argc, argv, "sysroot info", opts, &json, &rc))
+	if (read_options(argc, argv, "sysroot info", opts, &form, &rc))
 		return rc;
 	if (optind == argc)
 		return cmd_usage_error("sysroot info", "which sysroot? (sysroot info DIR)");
 	if (argc - optind > 1)
 		return cmd_usage_error("sysroot info", "unexpected argument '%s'", argv[optind + 1]);
 	dir = argv[optind];
-	if (!(db = cmd_gpudb(ctx, &err)) || sysroot_info(db, dir, json, &out, &err))
+	if (!(db = cmd_gpudb(ctx, &err)) || sysroot_info(db, dir, form, &out, &err))
 		return cmd_report(&err);
 	fputs(out, stdout);
-	if (json)
+	if (form == SYSROOT_INFO_JSON)
 		putchar('\n');
 	free(out);
 	return 0;

@@ -52,6 +52,22 @@ static char *self_path(void)
 	return xstrdup(buf);
 }
 
+/* cuda-xcc-nvcc in self's directory, or NULL where it is not installed
+ * there (the static build ships cuda-xcc alone). */
+static char *nvcc_beside(const char *self)
+{
+	const char *slash = strrchr(self, '/');
+	char *p;
+
+	if (!slash)
+		return NULL;
+	p = xasprintf("%.*s/cuda-xcc-nvcc", (int)(slash - self), self);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* The build system the one operand names, or NULL after a usage error
  * (none named, an unknown one, no sysroot). */
 static const char *toolchain_kind(int argc, char **argv, const char *sysroot)
@@ -93,7 +109,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	struct sysroot sr = { 0 };
 	const struct gpudb *db;
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *output = NULL, *kind;
-	char *text = NULL, *self = NULL, *generic = NULL;
+	char *text = NULL, *self = NULL, *nvcc = NULL, *generic = NULL;
 	int c, rc = 0, nvcc_form = 0;
 
 	cmd_getopt_begin();
@@ -140,6 +156,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	 * the device root the sysroot records is bound as one given here. */
 	req.target_fs = sr.target_fs;
 	req.cuda_xcc = self = self_path();
+	req.cuda_xcc_nvcc = nvcc = nvcc_beside(self);
 
 	if (strcmp(kind, "flags") == 0) {
 		struct strvec flags = STRVEC_INIT;
@@ -180,6 +197,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 out:
 	free(text);
 	free(self);
+	free(nvcc);
 	free(generic);
 	strvec_free(&req.arch);
 	sysroot_close(&sr);

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,22 +36,6 @@
 /* ---------------------------------------------------------------------------
  * Small helpers
  */
-
-char *fetch_default_cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	/* The XDG spec says relative values are to be ignored. */
-	if (xdg && xdg[0] == '/')
-		return xasprintf("%s/cuda-xcc", xdg);
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
-	}
-	return xasprintf("%s/.cache/cuda-xcc", home);
-}
 
 int fetch_is_url(const char *s)
 {

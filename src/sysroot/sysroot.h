@@ -47,8 +47,12 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 void sysroot_create_result_free(struct sysroot_create_result *r);
 void sysroot_create_opts_free(struct sysroot_create_opts *o);
 
-/* `sysroot info`: the description, as text or JSON. Caller frees. */
-int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
+/* What `sysroot info` prints: the description as text or JSON, or the
+ * fingerprint alone (a cache key: equal for equal trees at any path). */
+enum sysroot_info_form { SYSROOT_INFO_TEXT, SYSROOT_INFO_JSON, SYSROOT_INFO_FINGERPRINT };
+
+/* `sysroot info`: the description in form. Caller frees. */
+int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err);
 /* `sysroot list`: one line per sysroot in the store. Caller frees. */
 int sysroot_list(char **out, struct xcc_error *err);

@@ -16,7 +16,7 @@
 #include "sysroot/sysroot_open.h"
 #include "sysroot/sysroot_passes.h"
 
-int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
+int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err)
 {
 	static const struct sysroot_want inspect = { .inspect = 1 };
@@ -27,10 +27,19 @@ int sysroot_info(const struct gpudb *db, const char *dir, int json, char **out,
 
 	if (sysroot_open(db, dir, &inspect, &s, err))
 		return -1;
-	if (json) {
+	if (form == SYSROOT_INFO_JSON) {
 		*out = sysroot_meta_to_json(mp);
 		sysroot_close(&s);
 		return 0;
+	}
+	if (form == SYSROOT_INFO_FINGERPRINT) {
+		int rc = mp->fingerprint ? 0 : xcc_fail(err, XCC_EFAIL,
+			"%s/sysroot.json records no fingerprint (an older cuda-xcc made it): "
+			"create it again with 'cuda-xcc sysroot create'", dir);
+
+		*out = mp->fingerprint ? xasprintf("%s\n", mp->fingerprint) : NULL;
+		sysroot_close(&s);
+		return rc;
 	}
 	caps = mp->capabilities.n ? strvec_join(&mp->capabilities, " ") : xstrdup("-");
 	strvec_pushf(&lines, "sysroot        %s", dir);

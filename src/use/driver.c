@@ -659,10 +659,14 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		strvec_pushf(&plan->argv, "%s/bin/nvcc", plan->sysroot);
 	else
 		strvec_push(&plan->argv, "nvcc");
+	/* One word each, NAME=VALUE: sccache takes a two-word -target-dir's
+	 * value for a second input file ("multiple input files") and a bare
+	 * -ccbin's for a file in the current directory to hash; the absolute
+	 * path is the same on every runner, where a bare name is looked up. */
 	if (!u.ccbin)
-		strvec_pushl(&plan->argv, "-ccbin", hc.name, NULL);
+		strvec_pushf(&plan->argv, "-ccbin=%s", hc.path ? hc.path : hc.name);
 	if (!u.has_target_dir)
-		strvec_pushl(&plan->argv, "-target-dir", plan->arch.target_dir, NULL);
+		strvec_pushf(&plan->argv, "-target-dir=%s", plan->arch.target_dir);
 	if (!u.has_arbin)
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
 	if (driver_link_args(o, &s, opened, t, &li, plan, err))

@@ -198,7 +198,8 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	strvec_push(&v->c, cc);
 	strvec_push(&v->cxx, m->host_compiler);
 
-	strvec_pushl(&v->cuda, r->cuda_xcc, "--sysroot", m->dir, NULL);
+	strvec_pushl(&v->cuda, r->cuda_xcc_nvcc ? r->cuda_xcc_nvcc : r->cuda_xcc, "--sysroot",
+		     m->dir, NULL);
 	push_arch_args(&v->cuda, m, r);
 	if (target_fs)
 		strvec_pushl(&v->cuda, "--target-fs", target_fs, NULL);

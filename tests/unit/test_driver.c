@@ -81,7 +81,7 @@ static void test_plan_dry_run(void)
 	ok(n0 >= 9 && strcmp(plan.argv.v[0] + n0 - 9, "/bin/nvcc") == 0,
 	   "plan: the sysroot's nvcc (%s)", plan.argv.v[0]);
 	ok(has_arg(&plan.argv, "-gencode=arch=compute_87,code=sm_87"), "plan: sm_87's -gencode");
-	ok(has_arg(&plan.argv, "aarch64-linux"), "plan: -target-dir aarch64-linux");
+	ok(has_arg(&plan.argv, "-target-dir=aarch64-linux"), "plan: -target-dir=aarch64-linux, one word");
 	ok(has_arg(&plan.argv, "-arbin=aarch64-linux-gnu-ar"), "plan: the target's ar");
 	ok(count_prefix(&plan.argv, "-ccbin") == 1 && has_arg(&plan.argv, gxx),
 	   "plan: the user's -ccbin is kept, no other added");

@@ -106,6 +106,28 @@ if(NOT CUDA_XCC_TARGET_FS)
 		_xcc_check_target_fs()
 	endif()
 endif()
+# ccache knows nvcc only by its size and mtime (not cicc, ptxas or the
+# headers and libraries beside it), so a sysroot swapped for another CUDA
+# under the same path would give stale hits, and two runners whose sysroots
+# were unpacked at different times would share nothing. Where ccache is the
+# CUDA compiler launcher, the sysroot's fingerprint (a hash of everything
+# that decides its tree) is its compiler_check instead.
+string(JSON _xcc_fingerprint ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" fingerprint)
+if(_xcc_err)
+	set(_xcc_fingerprint "")
+endif()
+macro(_xcc_ccache_identity)
+	if(NOT DEFINED CMAKE_CUDA_COMPILER_LAUNCHER AND DEFINED ENV{CMAKE_CUDA_COMPILER_LAUNCHER})
+		set(CMAKE_CUDA_COMPILER_LAUNCHER "$ENV{CMAKE_CUDA_COMPILER_LAUNCHER}")
+	endif()
+	list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
+	if(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)ccache$")
+		set(CMAKE_CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
+			"CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${_xcc_fingerprint}"
+			${CMAKE_CUDA_COMPILER_LAUNCHER})
+	endif()
+endmacro()
+
 # aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11
 string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc}")
 string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
@@ -132,7 +154,15 @@ set(CMAKE_C_COMPILER "${_xcc_cc}")
 set(CMAKE_CXX_COMPILER "${_xcc_cxx}")
 set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc")
 set(CMAKE_CUDA_HOST_COMPILER "${_xcc_cxx}")
-set(CMAKE_CUDA_FLAGS_INIT "-target-dir ${_xcc_target_dir}")
+# One word, as the caches parse it: sccache takes a separate value for a
+# second input file ("multiple input files") and caches nothing.
+set(CMAKE_CUDA_FLAGS_INIT "-target-dir=${_xcc_target_dir}")
+# The system include spelling ccache's base_dir understands (the file says
+# why); a rules file of the user's is kept.
+if(NOT CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA)
+	set(CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA "${CMAKE_CURRENT_LIST_DIR}/cuda-xcc-cuda-rules.cmake")
+endif()
+_xcc_ccache_identity()
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
 # FindCUDAToolkit before CMake 3.27 only knows targets/aarch64-linux for
 # aarch64 and would miss an sbsa-linux sysroot; name the target dir for it.

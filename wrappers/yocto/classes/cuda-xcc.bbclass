@@ -72,9 +72,11 @@ CUDA_XCC_XCOMPILER = "${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}"
 # nvcc with what every compilation needs; written by the sysroot task.
 CUDA_XCC_NVCC ?= "${WORKDIR}/cuda-xcc-bin/nvcc"
 
-# The driver, for recipes that are not cmake ones.
-CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} -ccbin ${CUDA_XCC_HOST_CXX} \
-    ${CUDA_XCC_XCOMPILER_ARG} -arbin ${AR}"
+# The driver, for recipes that are not cmake ones. nvcc's options are
+# spelled -name=VALUE, one word each, as ccache and sccache parse them
+# (sccache takes a separate value for a second input file).
+CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} -ccbin=${CUDA_XCC_HOST_CXX} \
+    ${CUDA_XCC_XCOMPILER_ARG} -arbin=${AR}"
 
 # meta-tegra's flag parts: machines and recipes append to them. The
 # architectures reach CMake as CMAKE_CUDA_ARCHITECTURES (validated by
@@ -172,12 +174,13 @@ do_cuda_xcc_sysroot() {
         ${@cuda_xcc_arch_args(d)} --format cmake)
     target_dir=$(cuda_xcc_target_dir)
     # The flags no compilation can do without, out of the reach of a
-    # recipe's -DCMAKE_CUDA_FLAGS; each word quoted for sh.
+    # recipe's -DCMAKE_CUDA_FLAGS; each word quoted for sh, one word per
+    # option as the compiler caches parse them.
     mkdir -p "$(dirname "${CUDA_XCC_NVCC}")"
     {
         echo '#!/bin/sh'
-        printf 'exec %s -target-dir %s -arbin %s' "$(cuda_xcc_sh_quote "$CUDA_XCC_SYSROOT/bin/nvcc")" \
-            "$(cuda_xcc_sh_quote "$target_dir")" "$(cuda_xcc_sh_quote "${AR}")"
+        printf 'exec %s %s %s' "$(cuda_xcc_sh_quote "$CUDA_XCC_SYSROOT/bin/nvcc")" \
+            "$(cuda_xcc_sh_quote "-target-dir=$target_dir")" "$(cuda_xcc_sh_quote "-arbin=${AR}")"
         if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
             printf ' %s' "$(cuda_xcc_sh_quote "${CUDA_XCC_XCOMPILER_ARG}")"
         fi

@@ -126,7 +126,8 @@ endef
 
 # For CUDA packages (which depend on cuda-xcc-runtime): CMake options and
 # the driver to call for .cu files, both with the target's compiler and
-# ar (Buildroot has no <triple>-ar of Debian's name).
+# ar (Buildroot has no <triple>-ar of Debian's name). nvcc's options are one
+# word each (-ccbin=PATH), as ccache and sccache parse them.
 CUDA_XCC_RUNTIME_CMAKE_OPTS = \
 	-DCMAKE_CUDA_COMPILER=$(CUDA_XCC_RUNTIME_SYSROOT)/bin/nvcc \
 	-DCMAKE_CUDA_HOST_COMPILER=$(TARGET_CXX) \
@@ -134,7 +135,7 @@ CUDA_XCC_RUNTIME_CMAKE_OPTS = \
 	-DCUDAToolkit_TARGET_DIR=$(CUDA_XCC_RUNTIME_TARGET_DIR) \
 	-DCMAKE_CUDA_ARCHITECTURES="$$(cat $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE))"
 CUDA_XCC_RUNTIME_NVCC = $(HOST_DIR)/bin/cuda-xcc --sysroot $(CUDA_XCC_RUNTIME_SYSROOT) \
-	-arch $(CUDA_XCC_RUNTIME_GPU_ARCH) -ccbin $(TARGET_CXX) -arbin=$(TARGET_AR)
+	-arch $(CUDA_XCC_RUNTIME_GPU_ARCH) -ccbin=$(TARGET_CXX) -arbin=$(TARGET_AR)
 
 $(eval $(generic-package))
 

@@ -1,0 +1,89 @@
+#!/bin/bash
+# A cold CI runner against a warm second one sharing ccache's redis storage:
+#
+#   bench/cache-runners.sh SYSROOT [BINARY]        (NCU=7 CUDA sources by default)
+#
+# One CMake project (NCU .cu files with two GPUs each, one C++ and one C file) is built
+# through the shipped toolchain file by two runners in different directories, each with its
+# own copy of SYSROOT inside its workspace (ccache's base_dir) and its own empty local cache;
+# a redis-server on 127.0.0.1 is the remote storage they share. Prints each build's wall
+# time (configure excluded), the ratio, and the second runner's hits. Goal: the warm runner
+# at least 20x faster.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: bench/cache-runners.sh SYSROOT [BINARY]" >&2; exit 2; }
+sysroot=$(realpath "$1")
+bin=$(realpath "${2:-${CUDA_XCC:-src/cuda-xcc}}")
+src=$(cd "$(dirname "$0")/.." && pwd)
+ncu=${NCU:-7}
+for tool in ccache redis-server redis-cli cmake python3; do
+	command -v "$tool" >/dev/null || { echo "cache-runners.sh: needs $tool" >&2; exit 2; }
+done
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis-server --bind 127.0.0.1 --port "$port" --dir "$work" --save '' --appendonly no \
+	--daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
+trap 'kill "$(cat "$work/redis.pid")" 2>/dev/null; rm -rf "$work"' EXIT
+for ((i = 0; i < 50; i++)); do
+	redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+	sleep 0.1
+done
+
+project() {
+	local d=$1 i
+	mkdir -p "$d"
+	{
+		echo 'cmake_minimum_required(VERSION 3.21)'
+		echo 'project(bench LANGUAGES C CXX CUDA)'
+		echo 'find_package(CUDAToolkit REQUIRED)'
+		printf 'add_executable(bench main.cpp util.c'
+		for ((i = 0; i < ncu; i++)); do printf ' k%d.cu' "$i"; done
+		echo ')'
+		echo 'target_link_libraries(bench PRIVATE CUDA::cudart_static)'
+	} > "$d/CMakeLists.txt"
+	for ((i = 0; i < ncu; i++)); do
+		cat > "$d/k$i.cu" <<EOF
+#include <cuda_runtime.h>
+__global__ void k$i(float *x, float a, int n)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j < n)
+		x[j] = x[j] * a + $i.0f;
+}
+cudaError_t run_k$i(float *x, int n) { k$i<<<(n + 255) / 256, 256>>>(x, 2.0f, n); return cudaGetLastError(); }
+EOF
+	done
+	printf '#include <cstdio>\nextern "C" int util(void);\nint main() { std::printf("%%d\\n", util()); }\n' > "$d/main.cpp"
+	printf 'int util(void) { return 42; }\n' > "$d/util.c"
+}
+
+# runner WORKSPACE: configure, then the timed build; prints seconds and the stats file.
+runner() {
+	local ws=$1 t0 t1
+	mkdir -p "$ws"
+	cp -a "$sysroot" "$ws/sysroot"
+	project "$ws/src"
+	export CCACHE_DIR=$ws/ccache CCACHE_BASEDIR=$ws CCACHE_CONFIGPATH=$ws/ccache.conf
+	export CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port CCACHE_NOHASHDIR=1
+	(cd "$ws" && cmake -S src -B build -DCMAKE_TOOLCHAIN_FILE="$src/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$ws/sysroot" -DCUDA_XCC_EXECUTABLE="$bin" \
+		-DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+		-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache) > "$ws/configure.log" 2>&1 ||
+		{ cat "$ws/configure.log" >&2; return 1; }
+	ccache -z >/dev/null
+	t0=$(date +%s%N)
+	cmake --build "$ws/build" -j"$(nproc)" > "$ws/build.log" 2>&1 || { cat "$ws/build.log" >&2; return 1; }
+	t1=$(date +%s%N)
+	ccache --print-stats > "$ws/stats"
+	echo $(((t1 - t0) / 1000000))
+}
+
+stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+cold=$(runner "$work/runner-one") || exit 1
+warm=$(runner "$work/elsewhere/runner-two") || exit 1
+w=$work/elsewhere/runner-two/stats
+printf 'cold runner: %d.%03d s, warm second runner: %d.%03d s (%d compiles: %s remote hits, %s misses)\n' \
+	$((cold / 1000)) $((cold % 1000)) $((warm / 1000)) $((warm % 1000)) $((ncu + 2)) \
+	"$(stat_of "$w" remote_storage_hit)" "$(stat_of "$w" cache_miss)"
+awk -v c="$cold" -v w="$warm" 'BEGIN { printf "warm is %.1fx faster (goal: at least 20x)\n", (w > 0 ? c / w : 0) }'
