@@ -118,7 +118,7 @@ static void test_plan_refusals(void)
 
 	PARSE(&o, &err, "--sysroot", "/nonexistent/sr", "--dry-run", "foo.cu");
 	ok(driver_plan(&db, &o, &plan, &err) == -1 && err.status == XCC_EUSAGE &&
-		   strstr(err.msg, "/nonexistent/sr does not exist"),
+		   strstr(err.msg, "no sysroot at /nonexistent/sr (no such directory)"),
 	   "plan: a --sysroot that does not exist: %s", err.msg);
 	driver_plan_free(&plan);
 	driver_opts_free(&o);
