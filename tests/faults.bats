@@ -323,7 +323,9 @@ STOP_SIGNALS="2:130 15:143 1:129"
 	# from outside lands at that moment
 	for point in fetch extracting extract tree meta synced; do
 		for s in $STOP_SIGNALS; do
-			run env CUDA_XCC_TEST_CRASH_AT="$point" CUDA_XCC_TEST_CRASH_SIGNAL="${s%:*}" \
+			# with_sigint: the suite may run with SIGINT ignored (a pass started
+			# with `&`), which create would keep
+			run with_sigint env CUDA_XCC_TEST_CRASH_AT="$point" CUDA_XCC_TEST_CRASH_SIGNAL="${s%:*}" \
 				"$CUDA_XCC" sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" \
 				--dest "$D" --progress never
 			assert_status "${s#*:}"
