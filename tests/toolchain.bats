@@ -202,3 +202,18 @@ fake_rootfs() {
 	assert_status 1
 	assert_output_contains "cuda-xcc: CPATH holds $f/include"
 }
+
+@test "toolchain cmake: a Jetson GPU on an SBSA sysroot is explained in CMake's words" {
+	need cmake
+	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
+	d=$(scratch)
+	fake_sysroot "$d/sr"
+	sed -i 's/"jetson"/"sbsa"/; s/"linux-aarch64"/"linux-sbsa"/; s/"aarch64-linux"/"sbsa-linux"/; s/"8.7"/"9.0"/; s/12.6.3/12.4.1/' "$d/sr/sysroot.json"
+	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCMAKE_CUDA_ARCHITECTURES=87-real
+	assert_status 1
+	assert_output_contains "Debian's arm64 CUDA packages are SBSA"
+	assert_output_contains "-DCUDA_XCC_SYSROOT"
+	assert_output_contains "linux-aarch64"
+}

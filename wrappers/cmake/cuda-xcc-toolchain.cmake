@@ -249,7 +249,16 @@ function(_xcc_validate_archs out_var)
 			${ARGN} --format cmake
 		OUTPUT_VARIABLE _archs ERROR_VARIABLE _err
 		RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-	if(NOT _rc EQUAL 0)
+	if(NOT _rc EQUAL 0 AND _err MATCHES "linux-aarch64 libraries")
+		# "--target jetson" is no answer in a configure: say it in CMake's words.
+		message(FATAL_ERROR "cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
+			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
+			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
+			"CUDA_XCC_ARCH) are Jetson ones, whose libraries are NVIDIA's linux-aarch64 "
+			"archives: make a Jetson sysroot from those ('cuda-xcc sysroot create --target "
+			"jetson --cuda ${_xcc_cuda} -arch ...') and name it in -DCUDA_XCC_SYSROOT, or "
+			"ask for an SBSA GPU.\n${_err}")
+	elseif(NOT _rc EQUAL 0)
 		message(FATAL_ERROR "${_err}")
 	endif()
 	set(${out_var} "${_archs}" PARENT_SCOPE)
