@@ -467,6 +467,14 @@ CU
 	run "$CUDA_XCC" run --sysroot "$S" ./rt
 	assert_output_contains "cudaGetDeviceCount: err=35"
 	assert_status 2
+	# the driver-API program: no libcuda.so.1 here, unless the stub is asked for
+	run "$CUDA_XCC" run --sysroot "$S" ./drv
+	assert_output_contains "libcuda.so.1"
+	[ "$status" -ne 0 ]
+	run "$CUDA_XCC" run --sysroot "$S" --stub-libcuda ./drv
+	assert_status 0
+	# CUDA_ERROR_STUB_LIBRARY
+	assert_output_contains "cuInit: 34"
 }
 
 @test "e2e 12.4: a CMake project reading CUDA_HOME builds with the sysroot's CUDA, not another one in the environment" {
