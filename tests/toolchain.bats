@@ -165,7 +165,7 @@ fake_rootfs() {
 	need cmake
 	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	printf '#!/bin/sh\nexit 0\n' > "$d/sr/bin/nvcc"
 	chmod +x "$d/sr/bin/nvcc"
 	f=$d/native
@@ -207,7 +207,7 @@ fake_rootfs() {
 	need cmake
 	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
 	d=$(scratch)
-	fake_sysroot "$d/sr"
+	toolchain_sysroot "$d/sr"
 	sed -i 's/"jetson"/"sbsa"/; s/"linux-aarch64"/"linux-sbsa"/; s/"aarch64-linux"/"sbsa-linux"/; s/"8.7"/"9.0"/; s/12.6.3/12.4.1/' "$d/sr/sysroot.json"
 	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
 		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
