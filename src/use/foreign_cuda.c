@@ -164,6 +164,9 @@ void foreign_cuda_scan(const char *sysroot, struct strvec *found)
 
 void foreign_cuda_clean_env(const char *sysroot, struct strvec *warnings)
 {
+	/* Without a sysroot there is no CUDA of ours to tell another from. */
+	if (!sysroot)
+		return;
 	for (size_t i = 0; foreign_cuda_search_vars[i]; i++) {
 		const char *name = foreign_cuda_search_vars[i], *v = getenv(name);
 		struct strvec dropped = STRVEC_INIT;
