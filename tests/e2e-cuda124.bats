@@ -88,9 +88,10 @@ sass_of() {
 		[ -e "$L/$f" ] || { echo "missing: $L/$f" >&2; false; }
 	done
 	# ...and nothing else of nvidia-cuda-dev's 2.4 GB: no other math library, no cuda-gdb,
-	# no pkgconfig.
+	# no pkgconfig; CCCL's CMake package files are kept on purpose.
 	run bash -c "find '$L' -mindepth 1 ! -type d -printf '%P\\n' |
-		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw|cusparse|nvJitLink)[._]'"
+		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw|cusparse|nvJitLink)[._]' |
+		grep -v -E '^cmake/(cccl|cub|thrust|libcudacxx)/'"
 	[ -z "$output" ] || { echo "libraries of components not asked for: $output" >&2; false; }
 	[ ! -e "$L/cuda-gdb" ]
 	[ ! -e "$L/pkgconfig" ]
