@@ -591,7 +591,7 @@ static void check_foreign_cuda(struct doctor_ctx *c, struct doctor_report *r)
 
 	foreign_cuda_scan(c->sysroot, &found);
 	if (!found.n) {
-		add(r, "foreign-cuda", DOCTOR_OK,
+		doctor_add(r, "foreign-cuda", DOCTOR_OK,
 		    xstrdup("no other CUDA in CUDA_HOME, CUDA_PATH, CUDA_ROOT, CUDAToolkit_ROOT, "
 			    "CUDACXX, PATH, LIBRARY_PATH, CPATH, C_INCLUDE_PATH or "
 			    "CPLUS_INCLUDE_PATH"), NULL);
@@ -604,14 +604,14 @@ static void check_foreign_cuda(struct doctor_ctx *c, struct doctor_report *r)
 			search = 1;
 	list = strvec_join(&found, "; ");
 	if (search)
-		add(r, "foreign-cuda", DOCTOR_FAIL,
+		doctor_add(r, "foreign-cuda", DOCTOR_FAIL,
 		    xasprintf("another CUDA than the sysroot's is in the environment (%s): the "
 			      "compilers read CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH at every "
 			      "compile, and the CMake toolchain file refuses them", list),
 		    xstrdup("unset CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH, or drop their "
 			    "entries in the other CUDA, for cross builds"));
 	else
-		add(r, "foreign-cuda", DOCTOR_OK,
+		doctor_add(r, "foreign-cuda", DOCTOR_OK,
 		    xasprintf("another CUDA than the sysroot's is in the environment (%s): the "
 			      "toolchain files and the driver use the sysroot's instead, but a "
 			      "Makefile or script of the project's own reading these takes the "
