@@ -527,8 +527,6 @@ foreign_cuda() {
 	LIBRARY_PATH="$f/lib64/stubs:$keep:$s/targets/sbsa-linux/lib" CPATH="$f/include" CUDA_HOME="$f" \
 		run xcc --sysroot "$s" -arch sm_90 -c a.cu
 	assert_status 0
-	assert_output_contains "LIBRARY_PATH holds $f/lib64/stubs, in another CUDA"
-	assert_output_contains "CPATH holds $f/include, in another CUDA"
 	run cat "$s/nvcc.env"
 	assert_output_equals "$keep:$s/targets/sbsa-linux/lib|unset"
 }
@@ -540,6 +538,5 @@ foreign_cuda() {
 	foreign_cuda "$f"
 	LIBRARY_PATH="$f/lib64/stubs" run xcc check-link --sysroot "$s" -- sh -c 'echo "[${LIBRARY_PATH-unset}]"'
 	assert_status 0
-	assert_output_contains "[unset]"
-	assert_output_contains "LIBRARY_PATH holds $f/lib64/stubs, in another CUDA"
+	assert_output_equals "[unset]"
 }

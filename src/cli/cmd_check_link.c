@@ -413,14 +413,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		/* The Meson cross file's C and C++ compilers and CMake's linker
 		 * launcher: another CUDA's stubs or headers on LIBRARY_PATH or CPATH
 		 * stay out of the link and the compile, as in driver mode. */
-		if (ca.sr.meta.dir) {
-			struct strvec warnings = STRVEC_INIT;
-
-			foreign_cuda_clean_env(ca.sr.meta.dir, &warnings);
-			for (size_t i = 0; i < warnings.n; i++)
-				fprintf(stderr, "cuda-xcc: warning: %s\n", warnings.v[i]);
-			strvec_free(&warnings);
-		}
+		foreign_cuda_clean_env(ca.sr.meta.dir);
 		rc = proc_run(cmd, &err);
 		if (rc < 0)
 			goto report;

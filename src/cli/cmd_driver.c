@@ -43,7 +43,7 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 	 * stubs or headers there would mix into the build (its x86_64 headers
 	 * where the sysroot lacks one). nvcc reads no CUDA_HOME nor CUDA_PATH,
 	 * and is run by its full path, so PATH needs nothing. */
-	foreign_cuda_clean_env(plan.sysroot, &plan.warnings);
+	foreign_cuda_clean_env(plan.sysroot);
 	for (size_t i = 0; i < plan.arch.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
 	for (size_t i = 0; i < plan.warnings.n; i++)

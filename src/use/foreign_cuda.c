@@ -162,7 +162,7 @@ void foreign_cuda_scan(const char *sysroot, struct strvec *found)
 	}
 }
 
-void foreign_cuda_clean_env(const char *sysroot, struct strvec *warnings)
+void foreign_cuda_clean_env(const char *sysroot)
 {
 	/* Without a sysroot there is no CUDA of ours to tell another from. */
 	if (!sysroot)
@@ -170,23 +170,17 @@ void foreign_cuda_clean_env(const char *sysroot, struct strvec *warnings)
 	for (size_t i = 0; foreign_cuda_search_vars[i]; i++) {
 		const char *name = foreign_cuda_search_vars[i], *v = getenv(name);
 		struct strvec dropped = STRVEC_INIT;
-		char *kept, *list;
+		char *kept;
 
 		if (!v || !*v)
 			continue;
 		kept = filter_list(v, sysroot, &dropped);
-		if (dropped.n) {
-			list = strvec_join(&dropped, ", ");
-			strvec_pushf(warnings, "%s holds %s, in another CUDA than the sysroot %s: "
-				     "left out of what the compiler and linker see (unset it, or "
-				     "drop that entry, to silence this)", name, list,
-				     sysroot ? sysroot : "");
-			free(list);
-			if (*kept)
-				setenv(name, kept, 1);
-			else
-				unsetenv(name);
-		}
+		/* Silently: a CI image's LIBRARY_PATH would otherwise warn at
+		 * every compile; 'cuda-xcc doctor' names what was left out. */
+		if (dropped.n && *kept)
+			setenv(name, kept, 1);
+		else if (dropped.n)
+			unsetenv(name);
 		free(kept);
 		strvec_free(&dropped);
 	}

@@ -21,8 +21,8 @@ void foreign_cuda_scan(const char *sysroot, struct strvec *found);
 extern const char *const foreign_cuda_search_vars[];
 
 /* Take the entries that lie in another CUDA out of those variables in this
- * process's environment, which the nvcc or linker it runs next inherits: a
- * warning line for each variable changed. */
-void foreign_cuda_clean_env(const char *sysroot, struct strvec *warnings);
+ * process's environment, which the nvcc or linker it runs next inherits
+ * (nothing without a sysroot). */
+void foreign_cuda_clean_env(const char *sysroot);
 
 #endif
