@@ -2,13 +2,17 @@
 # Download the Debian packages (non-free) that make an sbsa CUDA sysroot: the amd64 toolkit
 # (host nvcc) and the arm64 development files and runtime (target side).
 #
-#   scripts/fetch-debian-cuda.sh [--release bookworm|trixie] [--cache DIR]
+#   scripts/fetch-debian-cuda.sh [--release bookworm|trixie] [--cache DIR] [--components LIST]
 #
 # --release bookworm (the default): Debian 12's CUDA 11.8, 751 MB, cached in $XCC_DEB_CACHE
 #   or /var/cache/cuda-xcc/debs.
 # --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT, cuSPARSE (and
 #   the nvJitLink it needs) and CCCL's headers, 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
 #   /var/cache/cuda-xcc/debs-trixie.
+# --components LIST (trixie): also the packages of these sysroot components (comma-separated,
+#   as 'cuda-xcc sysroot create --components' names them: libcurand, libcusolver, libnpp,
+#   libnvjpeg, cuda_nvrtc, libnvjitlink, cuda_cupti, cuda_nvml_dev, cuda_cccl, ...), and the
+#   CUDA packages their Depends name, pinned to the same CUDA build.
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
@@ -16,9 +20,10 @@
 # only read, to learn which Debian mirror this machine uses, and nothing is installed.
 set -euo pipefail
 
-usage="usage: $0 [--release bookworm|trixie] [--cache DIR]"
+usage="usage: $0 [--release bookworm|trixie] [--cache DIR] [--components LIST]"
 release=bookworm
 cache=
+components=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cache) [ $# -ge 2 ] || { echo "$0: --cache needs a directory" >&2; exit 2; }
@@ -27,7 +32,10 @@ while [ $# -gt 0 ]; do
 	--release) [ $# -ge 2 ] || { echo "$0: --release needs bookworm or trixie" >&2; exit 2; }
 		release=$2; shift 2 ;;
 	--release=*) release=${1#--release=}; shift ;;
-	-h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--components) [ $# -ge 2 ] || { echo "$0: --components needs a list, e.g. libcurand,libnpp" >&2; exit 2; }
+		components=$2; shift 2 ;;
+	--components=*) components=${1#--components=}; shift ;;
+	-h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
 	esac
 done
@@ -72,11 +80,79 @@ trixie)
 	;;
 *) echo "$0: unknown release '$release': bookworm (CUDA 11.8) or trixie (CUDA 12.4)" >&2; exit 2 ;;
 esac
+
+# Every CUDA library package of trixie's CUDA 12.4.1-2 (and cccl 2.3.2-2), pinned: what
+# --components and the Depends of what it fetches may add.
+declare -A trixie_pin=(
+	[libcublas12]=arm64=12.4.5.8~12.4.1-2 [libcublaslt12]=arm64=12.4.5.8~12.4.1-2
+	[libnvblas12]=arm64=12.4.5.8~12.4.1-2 [libcudart12]=arm64=12.4.127~12.4.1-2
+	[libcufft11]=arm64=11.2.1.3~12.4.1-2 [libcufftw11]=arm64=11.2.1.3~12.4.1-2
+	[libcurand10]=arm64=11.1.1+~10.3.5.147~12.4.1-2
+	[libcusolver11]=arm64=11.6.1.9~12.4.1-2 [libcusolvermg11]=arm64=11.6.1.9~12.4.1-2
+	[libcusparse12]=arm64=12.3.1.170~12.4.1-2 [libnvjitlink12]=arm64=12.4.127~12.4.1-2
+	[libnvjpeg12]=arm64=12.3.1.117~12.4.1-2 [libnvrtc12]=arm64=12.4.127~12.4.1-2
+	[libnvrtc-builtins12.4]=arm64=12.4.127~12.4.1-2 [libcupti12]=arm64=12.4.127~12.4.1-2
+	[libcupti-dev]=arm64=12.4.127~12.4.1-2 [libnvidia-ml-dev]=arm64=12.4.127~12.4.1-2
+	[libnvtoolsext1]=arm64=12.4.127~12.4.1-2 [libnvfatbin12]=arm64=12.4.127~12.4.1-2
+	[libcufile0]=arm64=1.9.1.3~12.4.1-2 [libcufile-rdma1]=arm64=1.9.1.3~12.4.1-2
+	[libcufile-dev]=arm64=1.9.1.3~12.4.1-2 [nvidia-opencl-dev]=arm64=12.4.127~12.4.1-2
+	[libcu++-dev]=all=2.3.2-2 [libcub-dev]=all=2.3.2-2 [libthrust-dev]=all=2.3.2-2
+)
+for n in libnppc12 libnppial12 libnppicc12 libnppidei12 libnppif12 libnppig12 libnppim12 \
+	libnppist12 libnppisu12 libnppitc12 libnpps12; do
+	trixie_pin[$n]=arm64=12.2.5.30~12.4.1-2
+done
+# A sysroot component's packages (the names 'cuda-xcc sysroot create' takes them by).
+declare -A trixie_component=(
+	[cuda_cudart]="libcudart12" [libcublas]="libcublas12 libcublaslt12"
+	[libcufft]="libcufft11 libcufftw11" [libcurand]="libcurand10"
+	[libcusolver]="libcusolver11 libcusolvermg11" [libcusparse]="libcusparse12"
+	[libnvjitlink]="libnvjitlink12" [libnvjpeg]="libnvjpeg12"
+	[libnpp]="libnppc12 libnppial12 libnppicc12 libnppidei12 libnppif12 libnppig12 libnppim12 libnppist12 libnppisu12 libnppitc12 libnpps12"
+	[cuda_nvrtc]="libnvrtc12 libnvrtc-builtins12.4" [cuda_cupti]="libcupti12 libcupti-dev"
+	[cuda_nvml_dev]="libnvidia-ml-dev" [cuda_nvtx]="libnvtoolsext1"
+	[libnvfatbin]="libnvfatbin12" [libcufile]="libcufile0 libcufile-rdma1 libcufile-dev"
+	[cuda_opencl]="nvidia-opencl-dev" [cuda_cccl]="libcu++-dev libcub-dev libthrust-dev"
+)
+if [ -n "$components" ]; then
+	if [ "$release" != trixie ]; then
+		echo "$0: --components is known for --release trixie (CUDA 12.4) only" >&2
+		exit 2
+	fi
+	for c in ${components//,/ }; do
+		if [ -z "${trixie_component[$c]+set}" ]; then
+			echo "$0: unknown component '$c'; known: $(printf '%s\n' "${!trixie_component[@]}" | sort | tr '\n' ' ')" >&2
+			exit 2
+		fi
+		for n in ${trixie_component[$c]}; do
+			packages+=("$n:${trixie_pin[$n]}")
+		done
+	done
+fi
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 # shellcheck source=debian-fetch.bash
 . "$(dirname "$0")/debian-fetch.bash"
-debian_fetch fetch-debian-cuda "$suite" "$cache" "${packages[@]}"
+# The packages with their Depends that are CUDA packages of the same build, until nothing
+# is added: a package's own control file says what it needs (libcusolver11: libcublas12,
+# libcusparse12, libnvjitlink12...); libc6 and the like the device has.
+dedupe() { printf '%s\n' "$@" | awk '!seen[$0]++'; }
+mapfile -t packages < <(dedupe "${packages[@]}")
+while :; do
+	debian_fetch fetch-debian-cuda "$suite" "$cache" "${packages[@]}"
+	[ -n "$components" ] || break
+	added=()
+	for p in "${packages[@]}"; do
+		deps=$(dpkg-deb -f "$cache/$(debian_deb_name "$p")" Depends 2>/dev/null || true)
+		for n in $(printf '%s\n' "$deps" | tr ',|' '\n' | sed 's/(.*//; s/:.*//' | tr -d ' '); do
+			[ -n "${trixie_pin[$n]+set}" ] || continue
+			spec="$n:${trixie_pin[$n]}"
+			printf '%s\n' "${packages[@]}" "${added[@]}" | grep -qxF "$spec" || added+=("$spec")
+		done
+	done
+	[ ${#added[@]} -gt 0 ] || break
+	packages+=("${added[@]}")
+done
 
 for p in "${packages[@]}"; do
 	echo "$cache/$(debian_deb_name "$p")"

@@ -63,7 +63,7 @@ line_of() { echo "$output" | awk -v n="$1" '($1 == "ok" || $1 == "FAIL" || $1 ==
 	[[ "$output" != *FAIL* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --target-fs /usr/aarch64-linux-gnu --json
 	assert_status 0
-	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 12; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
+	echo "$output" | python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] is True; assert len(r["checks"]) == 13; assert {c["status"] for c in r["checks"]} <= {"ok", "skip"}'
 }
 
 @test "doctor: cross-g++ missing, or only one that CUDA refuses" {
@@ -338,4 +338,34 @@ fake_tool() {
 	assert_output_contains "was made for JetPack 6.1, not 6.2"
 	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.1.2
 	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1"* ]]
+}
+
+@test "doctor: another CUDA in the environment is reported; its headers on CPATH fail" {
+	local f=$BATS_TEST_TMPDIR/native
+	mkdir -p "$f/bin" "$f/targets/x86_64-linux/include" "$f/targets/x86_64-linux/lib/stubs"
+	printf '#!/bin/sh\nexit 0\n' > "$f/bin/nvcc"
+	chmod +x "$f/bin/nvcc"
+	: > "$f/targets/x86_64-linux/include/cuda_runtime_api.h"
+	ln -s targets/x86_64-linux/include "$f/include"
+	ln -s targets/x86_64-linux/lib "$f/lib64"
+	env -u CUDA_HOME -u CUDA_PATH -u CUDACXX -u CUDAToolkit_ROOT -u LIBRARY_PATH -u CPATH \
+		PATH=/usr/bin:/bin "$CUDA_XCC" doctor --sysroot "$SR" > "$BATS_TEST_TMPDIR/clean" || true
+	run grep '^ok  *foreign-cuda  *no other CUDA' "$BATS_TEST_TMPDIR/clean"
+	assert_status 0
+	CUDA_HOME=$f LIBRARY_PATH=$f/lib64/stubs PATH=$f/bin:$PATH run "$CUDA_XCC" doctor --sysroot "$SR"
+	l=$(line_of foreign-cuda)
+	[[ "$l" == "ok "* ]]
+	[[ "$l" == *"CUDA_HOME=$f;"* ]]
+	[[ "$l" == *"PATH holds $f/bin;"* ]]
+	[[ "$l" == *"LIBRARY_PATH holds $f/lib64/stubs"* ]]
+	CPATH=$f/include run "$CUDA_XCC" doctor --sysroot "$SR"
+	assert_status 1
+	l=$(line_of foreign-cuda)
+	[[ "$l" == "FAIL "* ]]
+	[[ "$l" == *"CPATH holds $f/include"* ]]
+	# the sysroot's own directories are no other CUDA
+	env -u CUDA_HOME -u LIBRARY_PATH PATH=/usr/bin:/bin CPATH=$SR/targets/aarch64-linux/include CUDA_PATH=$SR \
+		"$CUDA_XCC" doctor --sysroot "$SR" > "$BATS_TEST_TMPDIR/own" || true
+	run grep -c 'foreign-cuda.*another CUDA' "$BATS_TEST_TMPDIR/own"
+	assert_output_equals 0
 }

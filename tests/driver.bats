@@ -504,3 +504,39 @@ suggested_commands() {
 	# The sysroot create of jetson without -arch was one of them, and the driver's own.
 	[ "$n" -ge 6 ]
 }
+
+# Another CUDA toolkit, shaped as /usr/local/cuda is: its headers, its nvcc
+# beside targets/, its stubs.
+foreign_cuda() {
+	mkdir -p "$1/bin" "$1/targets/x86_64-linux/include" "$1/targets/x86_64-linux/lib/stubs"
+	printf '#!/bin/sh\nexit 0\n' > "$1/bin/nvcc"
+	chmod +x "$1/bin/nvcc"
+	: > "$1/targets/x86_64-linux/include/cuda_runtime_api.h"
+	ln -s targets/x86_64-linux/include "$1/include"
+	ln -s targets/x86_64-linux/lib "$1/lib64"
+}
+
+@test "driver: another CUDA's entries in LIBRARY_PATH and CPATH are left out of nvcc's environment" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/sr f=$BATS_TEST_TMPDIR/native keep=$BATS_TEST_TMPDIR/mylibs
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	# the fake nvcc records what it was given to search
+	printf '#!/bin/sh\nprintf "%%s|%%s\\n" "${LIBRARY_PATH-unset}" "${CPATH-unset}" > "$(dirname "$0")/../nvcc.env"\n' > "$s/bin/nvcc"
+	foreign_cuda "$f"
+	mkdir -p "$keep" "$s/targets/sbsa-linux/lib"
+	LIBRARY_PATH="$f/lib64/stubs:$keep:$s/targets/sbsa-linux/lib" CPATH="$f/include" CUDA_HOME="$f" \
+		run xcc --sysroot "$s" -arch sm_90 -c a.cu
+	assert_status 0
+	run cat "$s/nvcc.env"
+	assert_output_equals "$keep:$s/targets/sbsa-linux/lib|unset"
+}
+
+@test "driver: check-link runs the link without another CUDA's LIBRARY_PATH entries" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/sr f=$BATS_TEST_TMPDIR/native
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	foreign_cuda "$f"
+	LIBRARY_PATH="$f/lib64/stubs" run xcc check-link --sysroot "$s" -- sh -c 'echo "[${LIBRARY_PATH-unset}]"'
+	assert_status 0
+	assert_output_equals "[unset]"
+}

@@ -34,6 +34,9 @@ download)
 		mkdir -p "$d/DEBIAN"
 		printf 'Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: t <t@example.org>\nDescription: test\n' \
 			"$pkg" "$ver" "$arch" > "$d/DEBIAN/control"
+		# FAKE_APT_DEPENDS: "pkg=Depends value;..." for the packages that have some
+		dep=$(printf '%s\n' "${FAKE_APT_DEPENDS:-}" | tr ';' '\n' | sed -n "s/^$pkg=//p")
+		[ -z "$dep" ] || printf 'Depends: %s\n' "$dep" >> "$d/DEBIAN/control"
 		dpkg-deb --build "$d" "${pkg}_${ver}_${arch}.deb" >/dev/null
 		rm -rf "$d"
 	done ;;
@@ -210,4 +213,39 @@ no_index_targets() {
 	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache"
 	assert_status 0
 	grep -q " http://mirror.example.net/debian trixie main contrib non-free" "$d/cache/apt/sources.list"
+}
+
+@test "fetch-debian-cuda: --components fetches the components' packages and the CUDA packages they Depend on" {
+	export FAKE_APT_DEPENDS="libcusolver11=libc6 (>= 2.34), libcublas12 (= 12.4.5.8~12.4.1-2), libcusparse12 (= 12.3.1.170~12.4.1-2), libnvjitlink12 (= 12.4.127~12.4.1-2);libnvrtc12=libnvrtc-builtins12.4 (= 12.4.127~12.4.1-2), libc6 (>= 2.34);libnppial12=libnppc12 (= 12.2.5.30~12.4.1-2)"
+	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache" --components libcusolver,cuda_nvrtc,libcurand,libnpp
+	assert_status 0
+	# the release's own eleven, the components' own, nothing twice
+	assert_output_contains "$d/cache/libcusolver11_11.6.1.9~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcusolvermg11_11.6.1.9~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libcurand10_11.1.1+~10.3.5.147~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libnvrtc12_12.4.127~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libnppc12_12.2.5.30~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/cache/libnpps12_12.2.5.30~12.4.1-2_arm64.deb"
+	# nvrtc's builtins come through its Depends
+	assert_output_contains "$d/cache/libnvrtc-builtins12.4_12.4.127~12.4.1-2_arm64.deb"
+	[ "${#lines[@]}" -eq $((11 + 2 + 1 + 2 + 11)) ]
+	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "${#lines[@]}" ]
+	for f in "${lines[@]}"; do
+		dpkg-deb --info "$f" >/dev/null
+	done
+
+	# a Depends outside the release's table (libc6) is the device's; one inside is fetched
+	FAKE_APT_DEPENDS="libcurand10=libfoo-cuda12 (= 1), libcufile0 (= 1.9.1.3~12.4.1-2)" \
+		run --separate-stderr bash "$(script)" --release trixie --cache "$d/c2" --components libcurand
+	assert_status 0
+	assert_output_contains "$d/c2/libcufile0_1.9.1.3~12.4.1-2_arm64.deb"
+	[[ "$output" != *libfoo* ]]
+
+	run bash "$(script)" --release trixie --cache "$d/cache" --components libcublas,nosuch
+	assert_status 2
+	assert_output_contains "unknown component 'nosuch'"
+	assert_output_contains "libnvjitlink"
+	run bash "$(script)" --cache "$d/cache" --components libcurand
+	assert_status 2
+	assert_output_contains "--components is known for --release trixie"
 }

@@ -449,3 +449,30 @@ wait_for_pids() {
 	assert_status 2
 	assert_output_contains "the program's arguments are 1100011 bytes in all"
 }
+
+@test "run: --stub-libcuda needs a sysroot and stays off device runs" {
+	need_aarch64
+	d=$(scratch)
+	prog=$(sysroot_for aarch64 "$d/S")
+	run env -u CUDA_XCC_SYSROOT "$CUDA_XCC" run --stub-libcuda "$prog"
+	assert_status 2
+	assert_output_contains "--stub-libcuda takes the stub libcuda.so of a sysroot"
+	run "$CUDA_XCC" run --sysroot "$d/S" --stub-libcuda --device ssh://nobody@localhost "$prog"
+	assert_status 2
+	assert_output_contains "--stub-libcuda stands in for a driver"
+	# a sysroot without lib/stubs/libcuda.so is said to lack it
+	run "$CUDA_XCC" run --sysroot "$d/S" --stub-libcuda "$prog"
+	if [ -e "$d/S/targets/sbsa-linux/lib/stubs/libcuda.so" ]; then
+		assert_status 0
+	else
+		assert_status 2
+		assert_output_contains "the sysroot has no $d/S/targets/sbsa-linux/lib/stubs/libcuda.so"
+	fi
+	# with one it lies on the library path as libcuda.so.1, after the sysroot's lib
+	mkdir -p "$d/S/targets/sbsa-linux/lib/stubs"
+	aarch64-linux-gnu-gcc -shared -Wl,-soname,libcuda.so.1 -o "$d/S/targets/sbsa-linux/lib/stubs/libcuda.so" -x c /dev/null
+	XDG_CACHE_HOME=$d/cache run "$CUDA_XCC" run --sysroot "$d/S" --stub-libcuda --dry-run "$prog"
+	assert_status 0
+	assert_output_contains "LD_LIBRARY_PATH=$d/S/targets/sbsa-linux/lib:$d/cache/cuda-xcc/stub-libcuda/"
+	[ "$(readlink "$d/cache/cuda-xcc/stub-libcuda/"*/libcuda.so.1)" = "$d/S/targets/sbsa-linux/lib/stubs/libcuda.so" ]
+}

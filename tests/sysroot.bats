@@ -73,10 +73,14 @@ mirror_copy() {
 	# cuda_nvcc's headers from the target tag's copy
 	[ -f "$D/targets/aarch64-linux/include/fatbinary_section.h" ]
 	[ "$(ls "$D/targets")" = aarch64-linux ]
-	# no top <name>-archive directory, no host lib/ or include/ at the top
+	# no top <name>-archive directory, no host lib/ at the top; include and
+	# lib64 are links into the target directory, as in /usr/local/cuda
 	[ -z "$(ls -d "$D"/*-archive 2>/dev/null)" ]
 	[ ! -e "$D/lib" ]
-	[ ! -e "$D/include" ]
+	[ "$(readlink "$D/include")" = targets/aarch64-linux/include ]
+	[ "$(readlink "$D/lib64")" = targets/aarch64-linux/lib ]
+	[ -f "$D/include/cublas_v2.h" ]
+	[ -f "$D/lib64/stubs/libcuda.so" ]
 	# our profile, not the archive's
 	grep -q "Written by cuda-xcc" "$D/bin/nvcc.profile"
 	[ -f "$D/licenses/cuda_cudart/LICENSE" ]

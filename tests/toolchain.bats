@@ -160,3 +160,60 @@ fake_rootfs() {
 	[ -f "$d/dest/opt/xcc/share/cuda-xcc/cmake/cuda-xcc-toolchain.cmake" ]
 	[ -x "$d/dest/opt/xcc/bin/cuda-xcc" ]
 }
+
+@test "toolchain cmake: a project reading CUDA_HOME gets the sysroot, not another CUDA in the environment" {
+	need cmake
+	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
+	d=$(scratch)
+	toolchain_sysroot "$d/sr"
+	printf '#!/bin/sh\nexit 0\n' > "$d/sr/bin/nvcc"
+	chmod +x "$d/sr/bin/nvcc"
+	f=$d/native
+	mkdir -p "$f/bin" "$f/targets/x86_64-linux/include"
+	printf '#!/bin/sh\nexit 0\n' > "$f/bin/nvcc"
+	chmod +x "$f/bin/nvcc"
+	: > "$f/targets/x86_64-linux/include/cuda_runtime_api.h"
+	ln -s targets/x86_64-linux/include "$f/include"
+	mkdir -p "$d/p"
+	cat > "$d/p/CMakeLists.txt" <<-'EOS'
+	cmake_minimum_required(VERSION 3.18)
+	set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}" CACHE PATH "the project's CUDA")
+	project(reads_cuda_home LANGUAGES C)
+	set(CUDA_DIR "$ENV{CUDA_HOME}" CACHE PATH "read after project()")
+	find_program(NVCC_FOUND nvcc)
+	message(STATUS "root=${CUDAToolkit_ROOT}")
+	message(STATUS "after=${CUDA_DIR}")
+	message(STATUS "path=$ENV{CUDA_PATH}")
+	message(STATUS "nvcc=${NVCC_FOUND}")
+	EOS
+	run xcc toolchain cmake --sysroot "$d/sr" --output "$d/tc.cmake"
+	assert_status 0
+	CUDA_HOME=$f CUDA_PATH=$f PATH=$f/bin:$PATH run cmake -S "$d/p" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$d/tc.cmake"
+	assert_status 0
+	assert_output_contains "-- root=$d/sr"
+	assert_output_contains "-- after=$d/sr"
+	assert_output_contains "-- path=$d/sr"
+	assert_output_contains "-- nvcc=$d/sr/bin/nvcc"
+	assert_output_contains "CUDA_HOME=$f names another CUDA than the sysroot"
+	run grep "^CUDAToolkit_ROOT:" "$d/b/CMakeCache.txt"
+	assert_output_equals "CUDAToolkit_ROOT:PATH=$d/sr"
+	# another CUDA's headers on CPATH reach every compile: refused
+	CPATH=$f/include run cmake -S "$d/p" -B "$d/b2" -DCMAKE_TOOLCHAIN_FILE="$d/tc.cmake"
+	assert_status 1
+	assert_output_contains "cuda-xcc: CPATH holds $f/include"
+}
+
+@test "toolchain cmake: a Jetson GPU on an SBSA sysroot is explained in CMake's words" {
+	need cmake
+	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
+	d=$(scratch)
+	toolchain_sysroot "$d/sr"
+	sed -i 's/"jetson"/"sbsa"/; s/"linux-aarch64"/"linux-sbsa"/; s/"aarch64-linux"/"sbsa-linux"/; s/"8.7"/"9.0"/; s/12.6.3/12.4.1/' "$d/sr/sysroot.json"
+	run cmake -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCMAKE_CUDA_ARCHITECTURES=87-real
+	assert_status 1
+	assert_output_contains "Debian's arm64 CUDA packages are SBSA"
+	assert_output_contains "-DCUDA_XCC_SYSROOT"
+	assert_output_contains "linux-aarch64"
+}

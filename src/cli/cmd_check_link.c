@@ -14,6 +14,7 @@
 #include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
+#include "use/foreign_cuda.h"
 #include "cli/cmd.h"
 
 /*
@@ -409,6 +410,10 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		char **cmd = argv + argc + 1;
 		const char *output;
 
+		/* The Meson cross file's C and C++ compilers and CMake's linker
+		 * launcher: another CUDA's stubs or headers on LIBRARY_PATH or CPATH
+		 * stay out of the link and the compile, as in driver mode. */
+		foreign_cuda_clean_env(ca.sr.meta.dir);
 		rc = proc_run(cmd, &err);
 		if (rc < 0)
 			goto report;

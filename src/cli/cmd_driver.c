@@ -10,6 +10,7 @@
 #include "elf/elfinfo.h"
 #include "elf/glibc.h"
 #include "use/driver.h"
+#include "use/foreign_cuda.h"
 #include "cli/cmd.h"
 
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
@@ -38,6 +39,11 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_report(&err);
 	}
 	floor = jetpack_floor_for(jdb, jp, &plan.arch);
+	/* nvcc and the gcc under it read LIBRARY_PATH and CPATH: another CUDA's
+	 * stubs or headers there would mix into the build (its x86_64 headers
+	 * where the sysroot lacks one). nvcc reads no CUDA_HOME nor CUDA_PATH,
+	 * and is run by its full path, so PATH needs nothing. */
+	foreign_cuda_clean_env(plan.sysroot);
 	for (size_t i = 0; i < plan.arch.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
 	for (size_t i = 0; i < plan.warnings.n; i++)

@@ -31,6 +31,9 @@ static const char run_usage[] =
 	"  --lib FILE         with --device: copy these libraries (repeatable) instead of\n"
 	"                     those the program needs that the device lacks\n"
 	"  --keep             with --device: leave the directory on the device\n"
+	"  --stub-libcuda     put the sysroot's stub libcuda.so on the library path as\n"
+	"                     libcuda.so.1, so driver-API programs start under qemu and\n"
+	"                     fail cleanly (CUDA_ERROR_STUB_LIBRARY): for CI smoke tests\n"
 	"  --dry-run          print the command that would run here, run nothing\n"
 	"\n"
 	"Exit status: the program's own (here a signal that kills it kills cuda-xcc too;\n"
@@ -71,6 +74,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "ssh-config", required_argument, NULL, 'S' },
 		{ "lib", required_argument, NULL, 'l' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "stub-libcuda", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -91,6 +95,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'S': o.ssh_config = optarg; break;
 		case 'l': strvec_push(&o.libs, optarg); break;
 		case 'k': o.keep = 1; break;
+		case 'C': o.stub_libcuda = 1; break;
 		case 'n': dry_run = 1; break;
 		case 'h':
 			fputs(run_usage, stdout);
@@ -104,6 +109,11 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	if (optind >= argc) {
 		run_opts_free(&o);
 		return cmd_usage_error("run", "no program to run: give PROGRAM [ARGS...]");
+	}
+	if (o.device && o.stub_libcuda) {
+		run_opts_free(&o);
+		return cmd_usage_error("run", "--stub-libcuda stands in for a driver this machine "
+				       "lacks; a device has its own: drop it with --device");
 	}
 	if (!o.device && (o.keep || o.libs.n || o.ssh_config)) {
 		run_opts_free(&o);

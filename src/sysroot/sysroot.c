@@ -93,6 +93,7 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 	if (p->filter_libs)
 		sysroot_remove_dangling_links(root, p->target_dir, &res->notes);
 	if (sysroot_write_profile(root, p->target_dir, err) ||
+	    sysroot_write_toolkit_links(root, p->target_dir, err) ||
 	    sysroot_autopatch(root, p->target_dir, triple, rq->target_fs, 0, &res->notes, NULL,
 			      err))
 		return -1;

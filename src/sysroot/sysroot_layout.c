@@ -74,6 +74,14 @@ static char *toolkit_path(enum plan_format f, const char *m)
 			return NULL;
 		return xasprintf("bin/%s", rest);
 	}
+	/* CMake package files (CCCL's cccl-, thrust-, cub- and
+	 * libcudacxx-config.cmake): where NVIDIA's toolkit keeps them, lib/cmake
+	 * of the target directory, three levels below it as in Debian's
+	 * usr/share/cmake, so their ../../../include still finds the headers. */
+	if (starts_with(m, "usr/share/cmake/"))
+		return m[strlen("usr/share/cmake/")] ? xasprintf("lib/cmake/%s",
+								 m + strlen("usr/share/cmake/"))
+						     : NULL;
 	if (starts_with(m, "usr/include/"))
 		return m[strlen("usr/include/")] ? xasprintf("include/%s", m + strlen("usr/include/"))
 						 : NULL;
@@ -184,6 +192,11 @@ char *sysroot_member_destination(const struct plan *p, const struct plan_archive
 		if ((strcasestr(path, "license") || strcasestr(path, "eula") ||
 		     strcasestr(path, "notice")) && (dir = license_destination(a)))
 			out = xasprintf("%s/%s", dir, path);
+	} else if ((starts_with(path, "lib/cmake/") || starts_with(path, "lib64/cmake/")) &&
+		   a->side != PLAN_HOST && (a->parts & (PART_HEADERS | PART_LIBS))) {
+		/* A header-only package's (CCCL's) CMake files come with its
+		 * headers, whatever the library filter takes. */
+		out = xasprintf("targets/%s/lib/cmake/%s", p->target_dir, strstr(path, "cmake/") + 6);
 	} else if ((dir = top_destination(p, a, path, top_len))) {
 		/* A .deb or wheel may carry many components (Debian's
 		 * nvidia-cuda-dev: all the math libraries, 2 GB); a redist

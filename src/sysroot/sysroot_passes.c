@@ -646,6 +646,33 @@ int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_e
 	return rc;
 }
 
+/* ---- /usr/local/cuda's top-level links -------------------------------------- */
+
+int sysroot_write_toolkit_links(const char *root, const char *target_dir, struct xcc_error *err)
+{
+	/* NVIDIA's toolkit has include and lib64 at its top, links into
+	 * targets/<dir>: sample Makefiles use $(CUDA_PATH)/include, scripts
+	 * $(CUDA_PATH)/lib64. Relative, so the tree can move. */
+	static const char *const links[][2] = { { "include", "include" }, { "lib64", "lib" } };
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (rootfd < 0)
+		return xcc_fail(err, XCC_EFAIL, "cannot open %s: %s", root, strerror(errno));
+	for (size_t i = 0; i < sizeof links / sizeof links[0] && !rc; i++) {
+		char *target = xasprintf("targets/%s/%s", target_dir, links[i][1]);
+		struct stat st;
+
+		if (fstatat(rootfd, target, &st, 0) == 0 && S_ISDIR(st.st_mode) &&
+		    fstatat(rootfd, links[i][0], &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    symlinkat(target, rootfd, links[i][0]))
+			rc = xcc_fail(err, XCC_EFAIL, "cannot link %s/%s to %s: %s", root,
+				      links[i][0], target, strerror(errno));
+		free(target);
+	}
+	close(rootfd);
+	return rc;
+}
+
 /* ---- the library flavour ---- */
 
 static const char *const flavour_tags[] = { "linux-aarch64", "linux-sbsa" };

@@ -34,6 +34,9 @@ void sysroot_remove_dangling_links(const char *root, const char *target_dir,
 char *sysroot_nvcc_profile(int with_cccl);
 /* Write it into the tree at root (bin/ opened beneath root). */
 int sysroot_write_profile(const char *root, const char *target_dir, struct xcc_error *err);
+/* The top-level include and lib64 links of NVIDIA's toolkit, to
+ * targets/<dir>/include and lib, where nothing of that name is. */
+int sysroot_write_toolkit_links(const char *root, const char *target_dir, struct xcc_error *err);
 
 /*
  * Resolve the DT_NEEDED of the host half (bin, nvvm: x86_64, against the

@@ -21,6 +21,7 @@
 #include "sysroot/sysroot_open.h"
 #include "use/doctor.h"
 #include "use/doctor_int.h"
+#include "use/foreign_cuda.h"
 #include "use/toolchain.h"
 
 static int host_is(const char *machine)
@@ -576,6 +577,49 @@ static void check_meson(struct doctor_ctx *c, struct doctor_report *r)
 	check_build_system(r, &meson);
 }
 
+/* Another CUDA in the environment. The driver and check-link (CMake's
+ * linker launcher, Meson's C and C++ compilers) take its entries out of
+ * LIBRARY_PATH and CPATH, the CMake toolchain file puts the sysroot in
+ * CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT, CUDACXX and first on PATH: only
+ * the header search paths are a failure, which the CMake toolchain file
+ * refuses (CMake runs its compilers without a launcher of cuda-xcc's). */
+static void check_foreign_cuda(struct doctor_ctx *c, struct doctor_report *r)
+{
+	struct strvec found = STRVEC_INIT;
+	int search = 0;
+	char *list;
+
+	foreign_cuda_scan(c->sysroot, &found);
+	if (!found.n) {
+		doctor_add(r, "foreign-cuda", DOCTOR_OK,
+		    xstrdup("no other CUDA in CUDA_HOME, CUDA_PATH, CUDA_ROOT, CUDAToolkit_ROOT, "
+			    "CUDACXX, PATH, LIBRARY_PATH, CPATH, C_INCLUDE_PATH or "
+			    "CPLUS_INCLUDE_PATH"), NULL);
+		strvec_free(&found);
+		return;
+	}
+	for (size_t i = 0; i < found.n; i++)
+		if (strstr(found.v[i], "PATH holds ") && strncmp(found.v[i], "PATH ", 5) != 0 &&
+		    strncmp(found.v[i], "LIBRARY_PATH ", 13) != 0)
+			search = 1;
+	list = strvec_join(&found, "; ");
+	if (search)
+		doctor_add(r, "foreign-cuda", DOCTOR_FAIL,
+		    xasprintf("another CUDA than the sysroot's is in the environment (%s): the "
+			      "compilers read CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH at every "
+			      "compile, and the CMake toolchain file refuses them", list),
+		    xstrdup("unset CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH, or drop their "
+			    "entries in the other CUDA, for cross builds"));
+	else
+		doctor_add(r, "foreign-cuda", DOCTOR_OK,
+		    xasprintf("another CUDA than the sysroot's is in the environment (%s): the "
+			      "toolchain files and the driver use the sysroot's instead, but a "
+			      "Makefile or script of the project's own reading these takes the "
+			      "other one", list), NULL);
+	free(list);
+	strvec_free(&found);
+}
+
 /* --- the whole report -------------------------------------------------------- */
 
 static int resolve(struct doctor_ctx *c, struct xcc_error *err)
@@ -674,6 +718,7 @@ int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct docto
 	check_sysroot(&c, r);
 	check_serving(&c, r);
 	check_nvcc_path(&c, r);
+	check_foreign_cuda(&c, r);
 	check_jetpack(&c, r);
 	doctor_check_floor(&c, r);
 	doctor_check_target_fs_links(&c, r);

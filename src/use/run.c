@@ -14,6 +14,7 @@
 
 #include "base/fileio.h"
 #include "base/proc.h"
+#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "db/request.h"
 #include "elf/autopatch.h"
@@ -85,6 +86,59 @@ static void push_dir_if_exists(struct strvec *dirs, char *dir)
 	free(dir);
 }
 
+/* A directory holding libcuda.so.1, a link to the sysroot's stub
+ * libcuda.so (SONAME libcuda.so.1): a driver-API program then starts under
+ * qemu and its cuInit fails cleanly (CUDA_ERROR_STUB_LIBRARY). In the
+ * user's cache, never in the sysroot, whose lib/stubs must stay what ld
+ * links against. */
+static int stub_libcuda_dir(const char *sysroot, const char *target_dir, struct strvec *dirs,
+			    struct xcc_error *err)
+{
+	char *stub = xasprintf("%s/targets/%s/lib/stubs/libcuda.so", sysroot, target_dir);
+	char *abs = file_absolute(stub), *cache = fetch_default_cache_dir(), *dir = NULL,
+	     *link = NULL, *old = NULL, hex[65];
+	struct xcc_sha256 h;
+	int rc = -1;
+
+	if (access(stub, R_OK)) {
+		xcc_fail(err, XCC_EUSAGE, "--stub-libcuda: the sysroot has no %s to stand in for "
+			 "the driver's libcuda.so.1", stub);
+		goto out;
+	}
+	xcc_sha256_init(&h);
+	xcc_sha256_update(&h, abs, strlen(abs));
+	xcc_sha256_hex(&h, hex);
+	hex[16] = '\0';
+	dir = xasprintf("%s/stub-libcuda/%s", cache, hex);
+	link = xasprintf("%s/libcuda.so.1", dir);
+	if (file_mkdir_p(dir, err))
+		goto out;
+	old = realpath(link, NULL);
+	if (!old || strcmp(old, abs) != 0) {
+		char *tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
+
+		unlink(tmp);
+		if (symlink(abs, tmp) || rename(tmp, link)) {
+			xcc_fail(err, XCC_EFAIL, "cannot link %s to %s: %s", link, abs,
+				 strerror(errno));
+			unlink(tmp);
+			free(tmp);
+			goto out;
+		}
+		free(tmp);
+	}
+	strvec_push(dirs, dir);
+	rc = 0;
+out:
+	free(stub);
+	free(abs);
+	free(cache);
+	free(dir);
+	free(link);
+	free(old);
+	return rc;
+}
+
 /* The common part of a local and a remote run: program, machine, sysroot,
  * loader prefix and library dirs. */
 static int plan_target(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
@@ -123,6 +177,14 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 		if (profile)
 			push_dir_if_exists(&plan->lib_dirs,
 					   xasprintf("%s/targets/%s/lib", sysroot, s.meta.target_dir));
+		if (profile && o->stub_libcuda &&
+		    stub_libcuda_dir(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
+			goto fail;
+	}
+	if (o->stub_libcuda && !have_meta) {
+		xcc_fail(err, XCC_EUSAGE, "--stub-libcuda takes the stub libcuda.so of a sysroot: "
+			 "give --sysroot DIR (or set CUDA_XCC_SYSROOT)");
+		goto fail;
 	}
 	if (!profile)
 		profile = profile_for_machine(db, plan->machine);

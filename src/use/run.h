@@ -15,6 +15,7 @@ struct run_opts {
 	const char *device;     /* --device ssh://[user@]host[:port]; NULL: run here */
 	const char *ssh_config; /* --ssh-config: ssh -F FILE */
 	int keep;               /* --keep: leave the files on the device */
+	int stub_libcuda;       /* --stub-libcuda: the sysroot's stub as libcuda.so.1 */
 	struct strvec libs;     /* --lib FILE: copy exactly these, not the computed set */
 	char *const *argv;      /* PROGRAM ARGS..., NULL-terminated */
 };

@@ -163,7 +163,77 @@ if(NOT CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA)
 	set(CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA "${CMAKE_CURRENT_LIST_DIR}/cuda-xcc-cuda-rules.cmake")
 endif()
 _xcc_ccache_identity()
+# Another CUDA in the environment (CUDA_HOME=/usr/local/cuda and its bin on
+# PATH, as on many workstations and CI images) must not mix into the build.
+# A project's set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}" CACHE PATH ...) finds
+# the sysroot cached and keeps it; one reading CUDA_HOME, CUDA_PATH,
+# CUDAToolkit_ROOT or CUDACXX after project(), FindCUDAToolkit and a
+# find_program(nvcc) see the sysroot's. The compiler search paths CPATH,
+# C_INCLUDE_PATH and CPLUS_INCLUDE_PATH reach every compile of the build
+# behind CMake's back: another CUDA's headers there are refused.
+# (LIBRARY_PATH reaches only the links, which 'cuda-xcc check-link', the
+# linker launcher below, runs without its entries in another CUDA.)
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
+set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "the cuda-xcc sysroot" FORCE)
+# Whether path lies in a CUDA toolkit other than the sysroot: the toolkit's
+# include, lib, bin, targets... below a directory with its headers, or
+# with nvcc beside a targets directory (as cuda-xcc's own check).
+function(_xcc_foreign_cuda path out_var)
+	set(${out_var} "" PARENT_SCOPE)
+	if(NOT EXISTS "${path}")
+		return()
+	endif()
+	file(REAL_PATH "${path}" _real)
+	file(REAL_PATH "${CUDA_XCC_SYSROOT}" _own)
+	string(FIND "${_real}/" "${_own}/" _at)
+	if(_at EQUAL 0)
+		return()
+	endif()
+	set(_dir "${_real}")
+	while(NOT _dir STREQUAL "/" AND NOT _dir STREQUAL "")
+		file(RELATIVE_PATH _rest "${_dir}" "${_real}")
+		if((_rest STREQUAL "" OR _rest MATCHES "^(bin|include|lib|lib32|lib64|nvvm|targets)(/|$)")
+				AND (EXISTS "${_dir}/include/cuda_runtime_api.h"
+					OR (EXISTS "${_dir}/bin/nvcc" AND IS_DIRECTORY "${_dir}/targets")))
+			set(${out_var} "${_dir}" PARENT_SCOPE)
+			return()
+		endif()
+		get_filename_component(_dir "${_dir}" DIRECTORY)
+	endwhile()
+endfunction()
+foreach(_xcc_var CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH)
+	string(REPLACE ":" ";" _xcc_entries "$ENV{${_xcc_var}}")
+	foreach(_xcc_entry IN LISTS _xcc_entries)
+		_xcc_foreign_cuda("${_xcc_entry}" _xcc_root)
+		if(_xcc_root)
+			message(FATAL_ERROR "cuda-xcc: ${_xcc_var} holds ${_xcc_entry}, the headers of "
+				"the CUDA in ${_xcc_root}, not the sysroot's, and the compilers read it at "
+				"every compile of this build: unset ${_xcc_var}, or take that entry out of "
+				"it, for the configure and the build")
+		endif()
+	endforeach()
+endforeach()
+foreach(_xcc_var CUDA_HOME CUDA_PATH CUDA_ROOT CUDAToolkit_ROOT CUDACXX)
+	if("$ENV{${_xcc_var}}" STREQUAL "")
+		continue()
+	endif()
+	_xcc_foreign_cuda("$ENV{${_xcc_var}}" _xcc_root)
+	if(_xcc_root)
+		message(STATUS "cuda-xcc: ${_xcc_var}=$ENV{${_xcc_var}} names another CUDA than "
+			"the sysroot; this configure sees the sysroot's instead")
+	endif()
+endforeach()
+foreach(_xcc_var CUDA_HOME CUDA_PATH CUDAToolkit_ROOT)
+	set(ENV{${_xcc_var}} "${CUDA_XCC_SYSROOT}")
+endforeach()
+if(DEFINED ENV{CUDA_ROOT})
+	set(ENV{CUDA_ROOT} "${CUDA_XCC_SYSROOT}")
+endif()
+set(ENV{CUDACXX} "${CUDA_XCC_SYSROOT}/bin/nvcc")
+string(FIND "$ENV{PATH}" "${CUDA_XCC_SYSROOT}/bin:" _xcc_at)
+if(NOT _xcc_at EQUAL 0)
+	set(ENV{PATH} "${CUDA_XCC_SYSROOT}/bin:$ENV{PATH}")
+endif()
 # FindCUDAToolkit before CMake 3.27 only knows targets/aarch64-linux for
 # aarch64 and would miss an sbsa-linux sysroot; name the target dir for it.
 set(CUDAToolkit_TARGET_DIR "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
@@ -179,7 +249,16 @@ function(_xcc_validate_archs out_var)
 			${ARGN} --format cmake
 		OUTPUT_VARIABLE _archs ERROR_VARIABLE _err
 		RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-	if(NOT _rc EQUAL 0)
+	if(NOT _rc EQUAL 0 AND _err MATCHES "linux-aarch64 libraries")
+		# "--target jetson" is no answer in a configure: say it in CMake's words.
+		message(FATAL_ERROR "cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
+			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
+			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
+			"CUDA_XCC_ARCH) are Jetson ones, whose libraries are NVIDIA's linux-aarch64 "
+			"archives: make a Jetson sysroot from those ('cuda-xcc sysroot create --target "
+			"jetson --cuda ${_xcc_cuda} -arch ...') and name it in -DCUDA_XCC_SYSROOT, or "
+			"ask for an SBSA GPU.\n${_err}")
+	elseif(NOT _rc EQUAL 0)
 		message(FATAL_ERROR "${_err}")
 	endif()
 	set(${out_var} "${_archs}" PARENT_SCOPE)
