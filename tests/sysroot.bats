@@ -792,6 +792,75 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_output_contains "is not a cuda-xcc sysroot (no sysroot.json)"
 }
 
+@test "sysroot: verify checks every file's contents: 4 bytes overwritten in place, the size kept, are found" {
+	mk126
+	local f=$D/targets/aarch64-linux/lib/libcudart.so.12.0.1 size
+	[ -f "$f" ]
+	size=$(stat -c %s "$f")
+	run xcc sysroot verify "$D"
+	assert_status 0
+	assert_output_contains "$D: OK: every file's contents match the sha256 create recorded"
+	printf 'XXXX' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
+	[ "$(stat -c %s "$f")" = "$size" ]
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "changed contents: targets/aarch64-linux/lib/libcudart.so.12.0.1 (sha256 made as"
+	# the fast check says it is one, and passes what it cannot see
+	run xcc sysroot verify --metadata-only "$D"
+	assert_status 0
+	assert_output_contains "OK: metadata only (--metadata-only)"
+	assert_output_contains "contents NOT checked"
+	# doctor's sysroot check is verify's
+	run xcc doctor --sysroot "$D"
+	assert_output_contains "changed contents: targets/aarch64-linux/lib/libcudart.so.12.0.1"
+}
+
+@test "sysroot: verify on a sysroot that records no digests says it cannot check the contents" {
+	mk126
+	# what an older cuda-xcc wrote: no header, no digests
+	python3 -c '
+import sys
+p = sys.argv[1]
+out = []
+for line in open(p).read().splitlines():
+    if line.startswith("#"):
+        continue
+    f = line.split(" ", 4)
+    out.append(" ".join(f[:3] + [f[4]]) if f[0] == "f" else line)
+open(p, "w").write("\n".join(out) + "\n")' "$D/sysroot.files"
+	run xcc sysroot verify "$D"
+	assert_status 0
+	assert_output_contains "records no digests"
+	assert_output_contains "CANNOT be checked"
+	case "$output" in *"contents match"*) false ;; esac
+	# its metadata is still checked
+	echo tampered >> "$D/targets/aarch64-linux/include/cuda_runtime_api.h"
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "changed: targets/aarch64-linux/include/cuda_runtime_api.h"
+}
+
+@test "sysroot: a --cuda the packages are not is refused, naming both; verify fails on a CUDA record the files are not" {
+	local p=$BATS_TEST_TMPDIR/pkg
+	make_debian_debs "$p"
+	run xcc sysroot create --target sbsa --cuda 12.4 --dest "$D" --progress never --dry-run \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 2
+	assert_output_contains "--cuda 12.4 asked for, but host.deb (nvidia-cuda-toolkit 12.6.0-1) is CUDA 12.6"
+	assert_output_contains "pass --cuda 12.6, or the packages of CUDA 12.4"
+	[ ! -e "$D" ]
+	# a library's version is not CUDA's (cuBLAS 12.1 ships in CUDA 12.6): not compared
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 0
+	run xcc sysroot verify --metadata-only "$D"
+	assert_status 0
+	python3 -c 'import json,sys; p=sys.argv[1]; m=json.load(open(p)); m["cuda"]="12.4"; json.dump(m, open(p, "w"))' "$D/sysroot.json"
+	run xcc sysroot verify --metadata-only "$D"
+	assert_status 1
+	assert_output_contains "sysroot.json records CUDA 12.4, but it was made from nvidia-cuda-toolkit 12.6.0-1, which is CUDA 12.6"
+}
+
 @test "sysroot: usage errors" {
 	run xcc sysroot create --cuda 12.6
 	assert_status 2

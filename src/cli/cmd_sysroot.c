@@ -17,7 +17,7 @@ static const char sysroot_usage[] =
 	"                               [--max-expand SIZE] [--no-sync] [--dry-run]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
 	"       cuda-xcc sysroot list\n"
-	"       cuda-xcc sysroot verify DIR\n"
+	"       cuda-xcc sysroot verify DIR [--metadata-only]\n"
 	"\n"
 	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
 	"DIR/nvvm, the target's headers and libraries in DIR/targets/<dir>/{include,lib}.\n"
@@ -46,7 +46,11 @@ static const char sysroot_usage[] =
 	"                     Installed-Size, else 100 times its size, 64M to 16G)\n"
 	"  --no-sync          do not sync the tree to disk before putting it in place\n"
 	"                     (faster; a power cut may then leave empty files)\n"
-	"  --dry-run          print the plan, change nothing\n";
+	"  --dry-run          print the plan, change nothing\n"
+	"\n"
+	"verify options:\n"
+	"  --metadata-only    check each file's type, mode, size and link target, not its\n"
+	"                     contents (faster; by default every file's sha256 is checked)\n";
 
 /* 1000, 900K, 900M, 40G, 1T: powers of 1024, as du and df speak. */
 static int parse_byte_size(const char *s, uint64_t *out)
@@ -269,26 +273,38 @@ static int list(int argc, char **argv)
 
 static int verify(int argc, char **argv, struct cmd_ctx *ctx)
 {
+	static const struct option opts[] = {
+		{ "metadata-only", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct xcc_error err = { 0 };
 	struct strvec problems = STRVEC_INIT;
+	enum sysroot_verify_depth depth;
 	const struct gpudb *db;
 	const char *dir;
-	int rc;
+	int metadata_only = 0, rc;
 
-	if (read_options(argc, argv, "sysroot verify", help_only, NULL, &rc))
-		return rc;
+	cmd_getopt_begin();
+	while ((rc = cmd_getopt(argc, argv, "h", opts, "sysroot verify")) != -1) {
+		switch (rc) {
+		case 'm': metadata_only = 1; break;
+		case 'h': fputs(sysroot_usage, stdout); return 0;
+		default: return XCC_EUSAGE;
+		}
+	}
 	if (argc - optind != 1)
 		return cmd_usage_error("sysroot verify", "which sysroot? (sysroot verify DIR)");
 	dir = argv[optind];
 	if (!(db = cmd_gpudb(ctx, &err)))
 		return cmd_report(&err);
-	rc = sysroot_verify(db, dir, &problems, &err);
+	rc = sysroot_verify(db, dir, metadata_only, &problems, &depth, &err);
 	for (size_t i = 0; i < problems.n; i++)
 		printf("%s\n", problems.v[i]);
 	if (rc)
 		rc = cmd_report(&err);
 	else
-		printf("%s: OK\n", dir);
+		printf("%s: OK: %s\n", dir, sysroot_verify_depth_text(depth));
 	strvec_free(&problems);
 	return rc;
 }

@@ -27,7 +27,9 @@
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
 #include "sysroot/sysroot_commit.h"
+#include "sysroot/sysroot_cuda.h"
 #include "sysroot/sysroot_extract.h"
+#include "sysroot/sysroot_files.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_passes.h"
 #include "sysroot/sysroot_request.h"
@@ -88,7 +90,8 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 	const char *triple = rq->target->triple;
 	size_t unserved;
 
-	if (sysroot_refuse_escaping_links(root, err) || sysroot_check_tree(root, p, err))
+	if (sysroot_refuse_escaping_links(root, err) || sysroot_check_tree(root, p, err) ||
+	    sysroot_check_cuda_headers(root, p->target_dir, p->cuda, err))
 		return -1;
 	if (p->filter_libs)
 		sysroot_remove_dangling_links(root, p->target_dir, &res->notes);
@@ -117,7 +120,7 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 			  struct sysroot_serving *serving, const struct sysroot_flavour *flavour,
 			  struct xcc_error *err)
 {
-	char *listing = sysroot_files_listing(root);
+	char *listing = sysroot_files_listing(root, 1);
 	char *path = xasprintf("%s/%s", root, SYSROOT_FILES_LIST);
 	struct sysroot_meta meta;
 	int rc = file_write_atomic(path, listing, strlen(listing), 0644, err);

@@ -56,9 +56,20 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 		 struct xcc_error *err);
 /* `sysroot list`: one line per sysroot in the store. Caller frees. */
 int sysroot_list(char **out, struct xcc_error *err);
+/* How far sysroot verify looked into the files. */
+enum sysroot_verify_depth {
+	SYSROOT_VERIFY_CONTENTS,   /* each file's sha256 too */
+	SYSROOT_VERIFY_METADATA,   /* type, mode, size, link target: as asked */
+	SYSROOT_VERIFY_NO_DIGESTS, /* the same: the sysroot records no digests */
+};
+
 /* `sysroot verify`: every problem found goes to problems; returns 0 when
- * there is none, -1 with err otherwise. */
-int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
+ * there is none, -1 with err otherwise. metadata_only skips hashing the
+ * files; *depth says what was checked. */
+int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
+		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err);
+/* What depth means, for a line after "OK". */
+const char *sysroot_verify_depth_text(enum sysroot_verify_depth depth);
 
 #endif

@@ -12,6 +12,8 @@
 #include "pkg/unpack.h"
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
+#include "sysroot/sysroot_cuda.h"
+#include "sysroot/sysroot_files.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
 #include "sysroot/sysroot_passes.h"
@@ -171,33 +173,65 @@ static void verify_needed(const struct gpudb *db, const struct sysroot_unresolve
 	strvec_free(&done);
 }
 
-int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *problems,
+/* The tree against sysroot.files: contents too where it records digests
+ * and they are asked for. */
+static void verify_files(const char *dir, int metadata_only, struct strvec *problems,
+			 enum sysroot_verify_depth *depth)
+{
+	char *path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST);
+	char *want = file_read_text(path, NULL), *have;
+	int digests;
+
+	*depth = SYSROOT_VERIFY_NO_DIGESTS;
+	if (!want) {
+		strvec_pushf(problems, "%s is missing: the tree cannot be checked", path);
+		free(path);
+		return;
+	}
+	digests = sysroot_files_has_digests(want) && !metadata_only;
+	if (sysroot_files_has_digests(want))
+		*depth = metadata_only ? SYSROOT_VERIFY_METADATA : SYSROOT_VERIFY_CONTENTS;
+	have = sysroot_files_listing(dir, digests);
+	sysroot_files_diff(want, have, problems);
+	free(have);
+	free(want);
+	free(path);
+}
+
+const char *sysroot_verify_depth_text(enum sysroot_verify_depth depth)
+{
+	switch (depth) {
+	case SYSROOT_VERIFY_CONTENTS:
+		return "every file's contents match the sha256 create recorded";
+	case SYSROOT_VERIFY_METADATA:
+		return "metadata only (--metadata-only): each file's type, mode, size and link "
+		       "target; contents NOT checked";
+	default:
+		return "metadata only: this sysroot records no digests (made by an older "
+		       "cuda-xcc), so its contents CANNOT be checked; make it again with "
+		       "'cuda-xcc sysroot create' to record them";
+	}
+}
+
+int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
+		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err)
 {
 	static const struct sysroot_want inspect = { .inspect = 1 };
 	struct sysroot s;
 	struct sysroot_meta *mp = &s.meta;
-	char *path, *want, *have, *profile, *inc;
+	char *path, *have, *profile, *inc;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
 	struct sysroot_unresolved unresolved = { STRVEC_INIT, STRVEC_INIT };
 	size_t n_before;
 
+	*depth = SYSROOT_VERIFY_NO_DIGESTS;
 	if (sysroot_open(db, dir, &inspect, &s, err))
 		return -1;
 	if (s.target_fs_problem)
 		strvec_push(problems, s.target_fs_problem);
-	path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST);
-	want = file_read_text(path, NULL);
-	if (!want) {
-		strvec_pushf(problems, "%s is missing: the tree cannot be checked", path);
-	} else {
-		have = sysroot_files_listing(dir);
-		sysroot_files_diff(want, have, problems);
-		free(have);
-		free(want);
-	}
-	free(path);
+	verify_files(dir, metadata_only, problems, depth);
 	n_before = problems->n;
 	if (unpack_check_tree_links(dir, problems, err)) {
 		sysroot_close(&s);
@@ -225,6 +259,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, struct strvec *probl
 		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
 	verify_needed(db, &unresolved, problems);
 	verify_flavour(db, dir, mp, problems);
+	sysroot_verify_cuda(db, dir, mp, problems);
 done:
 	strvec_free(&notes);
 	sysroot_unresolved_free(&unresolved);

@@ -1,6 +1,6 @@
 /* The metadata stage of sysroot create: sysroot.json (what a sysroot was
- * made for; read by the driver, info and verify) and sysroot.files (every
- * entry of the tree, which verify compares with the tree), written last. */
+ * made for; read by the driver, info and verify), written last, after
+ * sysroot.files (sysroot_files.h). */
 #ifndef XCC_SYSROOT_META_H
 #define XCC_SYSROOT_META_H
 
@@ -85,17 +85,6 @@ void sysroot_meta_free(struct sysroot_meta *m);
 void sysroot_meta_from_plan(struct sysroot_meta *m, const struct plan *p, const char *host_compiler,
 			    const char *target_fs, const char *jetpack, const char *fingerprint,
 			    struct sysroot_serving *serving);
-
-/* The file that lists every entry of the tree (for verify). */
-#define SYSROOT_FILES_LIST "sysroot.files"
-
-/* The listing of the tree at root: one sorted line per entry but the two
- * files above ("f MODE SIZE PATH", "d MODE PATH", "l PATH -> TARGET").
- * Caller frees. */
-char *sysroot_files_listing(const char *root);
-/* What differs between the listing create wrote and the tree's now, one
- * problem a line (at most 50). */
-void sysroot_files_diff(const char *want_text, const char *have_text, struct strvec *problems);
 
 /* The default store: $XDG_DATA_HOME/cuda-xcc/sysroots (or
  * ~/.local/share/...). Caller frees. */

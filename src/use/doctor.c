@@ -153,6 +153,7 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 {
 	struct strvec problems = STRVEC_INIT;
 	struct xcc_error err = { 0 };
+	enum sysroot_verify_depth depth;
 
 	if (!c->sysroot) {
 		if (!c->target || !c->have_cuda)
@@ -170,7 +171,7 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 		doctor_add(r, "sysroot", DOCTOR_FAIL, xstrdup(c->meta_error), create_hint(c));
 		return;
 	}
-	if (sysroot_verify(c->db, c->sysroot, &problems, &err)) {
+	if (sysroot_verify(c->db, c->sysroot, 0, &problems, &depth, &err)) {
 		char *first = problems.n ? xstrdup(problems.v[0]) : xstrdup(err.msg);
 
 		doctor_add(r, "sysroot", DOCTOR_FAIL,
@@ -182,8 +183,9 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 		free(first);
 	} else {
 		doctor_add(r, "sysroot", DOCTOR_OK,
-		    xasprintf("%s (CUDA %s, %s, %s) verifies", c->sysroot, c->sr.meta.cuda,
-			      c->sr.meta.target, c->sr.meta.target_dir), NULL);
+		    xasprintf("%s (CUDA %s, %s, %s) verifies: %s", c->sysroot, c->sr.meta.cuda,
+			      c->sr.meta.target, c->sr.meta.target_dir,
+			      sysroot_verify_depth_text(depth)), NULL);
 	}
 	strvec_free(&problems);
 }
