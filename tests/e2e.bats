@@ -105,6 +105,47 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	[ -z "$(ls -d "$j".tmp-* 2>/dev/null)" ]
 }
 
+@test "e2e: --cuda 12.6 from Debian's CUDA 11.8 packages is refused, naming both releases" {
+	local from=() d w=$BATS_TEST_TMPDIR/W
+	[ "$(debs | wc -l)" -ge 3 ] || skip "the CUDA 11.8 .debs are not in $(deb_cache)"
+	while read -r d; do from+=(--from "$d"); done < <(debs)
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.6 --dest "$w" --progress never \
+		--dry-run "${from[@]}"
+	assert_status 2
+	assert_output_contains "--cuda 12.6 asked for, but "
+	assert_output_contains "11.8.89~11.8.0-5~deb12u1) is CUDA 11.8"
+	assert_output_contains "pass --cuda 11.8, or the packages of CUDA 12.6"
+	[ ! -e "$w" ]
+}
+
+@test "e2e: verify and doctor find a CUDA record the files are not, and 4 bytes changed in libcudart" {
+	need_sysroot
+	local c=$BATS_TEST_TMPDIR/C f
+	# a copy of hard links, each file changed below replaced, never written through
+	cp -al "$S" "$c" 2>/dev/null || cp -a "$S" "$c"
+	rm "$c/sysroot.json"
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["cuda"]="12.6"; json.dump(m, open(sys.argv[2], "w"))' "$S/sysroot.json" "$c/sysroot.json"
+	run "$CUDA_XCC" sysroot verify --metadata-only "$c"
+	assert_status 1
+	assert_output_contains "sysroot.json records CUDA 12.6, but targets/sbsa-linux/include/cuda.h (CUDA_VERSION 11080) is CUDA 11.8"
+	assert_output_contains "made from nvidia-cuda-toolkit 11.8."
+	assert_output_contains "make the sysroot again with --cuda 11.8"
+	run "$CUDA_XCC" doctor --sysroot "$c"
+	assert_output_contains "records CUDA 12.6, but"
+	# the original's contents, 4 bytes overwritten in place in the copy: same size, same mode
+	f=$(ls "$c"/targets/sbsa-linux/lib/libcudart.so.11.*.* | head -1)
+	[ -f "$f" ]
+	cp -p "$f" "$f.new"
+	mv "$f.new" "$f"
+	printf 'XXXX' | dd of="$f" bs=1 seek=4096 conv=notrunc status=none
+	run "$CUDA_XCC" sysroot verify "$c"
+	assert_status 1
+	assert_output_contains "changed contents: targets/sbsa-linux/lib/${f##*/} (sha256 made as"
+	run "$CUDA_XCC" sysroot verify "$S"
+	assert_status 0
+	assert_output_contains "every file's contents match"
+}
+
 @test "e2e: vector_add with static cudart runs under qemu and reports no driver (35)" {
 	need_sysroot
 	d=$(scratch)

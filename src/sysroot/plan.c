@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/xalloc.h"
 #include "pkg/fetch.h"
 #include "sysroot/plan.h"
-#include "sysroot/sysroot_cuda.h"
 #include "sysroot/sysroot_layout.h"
 #include "sysroot/sysroot_request.h"
 
@@ -600,39 +598,6 @@ static void plan_freeze(struct plan *p)
 	}
 }
 
-/* The archives given alone whose versions are CUDA's (nvcc's, cudart's,
- * Debian's toolkit) are the release asked for, and one release: a sysroot
- * records the CUDA its files are, since nvcc and the host compiler are
- * chosen by it. */
-static int check_packages_cuda(const struct sysroot_request *rq, struct xcc_error *err)
-{
-	const struct sysroot_package *first = NULL;
-	struct cuda_version fv = { 0, 0, -1 };
-
-	for (size_t i = 0; i < rq->n_packages; i++) {
-		const struct sysroot_package *pk = &rq->packages[i];
-		struct cuda_version v;
-
-		if (sysroot_cuda_of_package(rq->plan.db, pk->name, pk->info.version, &v))
-			continue;
-		if (first && cuda_version_cmp(v, fv) != 0)
-			return xcc_fail(err, XCC_EUSAGE, "%s (%s %s) is CUDA %d.%d, but %s (%s %s) "
-					"is CUDA %d.%d: give the packages of one CUDA release",
-					file_base_name(pk->path), pk->name, pk->info.version, v.major,
-					v.minor, file_base_name(first->path), first->name,
-					first->info.version, fv.major, fv.minor);
-		if (cuda_version_cmp(v, rq->cuda) != 0)
-			return xcc_fail(err, XCC_EUSAGE, "--cuda %s asked for, but %s (%s %s) is "
-					"CUDA %d.%d: a sysroot records the CUDA its files are; pass "
-					"--cuda %d.%d, or the packages of CUDA %d.%d", rq->cuda_label,
-					file_base_name(pk->path), pk->name, pk->info.version, v.major,
-					v.minor, v.major, v.minor, rq->cuda.major, rq->cuda.minor);
-		first = pk;
-		fv = v;
-	}
-	return 0;
-}
-
 int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *notes,
 	      struct xcc_error *err)
 {
@@ -640,8 +605,6 @@ int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *n
 	int multi_component = 0, rc = -1;
 
 	plan_init(p, &rq->plan, rq->cuda_label);
-	if (check_packages_cuda(rq, err))
-		goto out;
 	if (rq->n_manifests) {
 		ms = xmalloc(rq->n_manifests * sizeof *ms);
 		for (size_t i = 0; i < rq->n_manifests; i++)

@@ -208,6 +208,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		fo.stop = &intr.signo;
 	if (sysroot_request_resolve(db, o, &rq, &res->notes, err) ||
 	    sysroot_request_read_sources(&rq, o, &fo, err) ||
+	    sysroot_check_packages_cuda(&rq, err) ||
 	    plan_make(&plan, &rq, &res->notes, err))
 		goto out;
 	if (rq.host_compiler_problem)

@@ -25,6 +25,12 @@ int sysroot_cuda_of_package(const struct gpudb *db, const char *package, const c
 int sysroot_cuda_of_headers(const char *root, const char *target_dir, struct cuda_version *v,
 			    char **evidence);
 
+/* create, before planning: the archives given alone whose versions are
+ * CUDA's are the release asked for, and all one release; else a usage
+ * error naming both and the way out. */
+struct sysroot_request;
+int sysroot_check_packages_cuda(const struct sysroot_request *rq, struct xcc_error *err);
+
 /* create, after extraction: the headers are the release asked for (label,
  * "12.6"), else a usage error naming both and the way out. */
 int sysroot_check_cuda_headers(const char *root, const char *target_dir, const char *label,
