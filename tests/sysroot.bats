@@ -859,6 +859,16 @@ open(p, "w").write("\n".join(out) + "\n")' "$D/sysroot.files"
 	run xcc sysroot verify --metadata-only "$D"
 	assert_status 1
 	assert_output_contains "sysroot.json records CUDA 12.4, but it was made from nvidia-cuda-toolkit 12.6.0-1, which is CUDA 12.6"
+	# headers of another release than the packages' versions say: refused after extraction,
+	# the sysroot there left as it was
+	printf '#define CUDA_VERSION 12040\n' > "$p/dev/usr/include/cuda.h"
+	dpkg-deb -Zxz --build "$p/dev" "$p/dev.deb" >/dev/null
+	run xcc sysroot create --target sbsa --cuda 12.6 --dest "$D" --progress never \
+		--from "$p/host.deb" --from "$p/dev.deb" --from "$p/rt.deb"
+	assert_status 2
+	assert_output_contains "--cuda 12.6 asked for, but the sysroot's targets/sbsa-linux/include/cuda.h (CUDA_VERSION 12040) says CUDA 12.4"
+	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"])' "$D/sysroot.json"
+	assert_output_equals "12.4"
 }
 
 @test "sysroot: usage errors" {
