@@ -2,6 +2,8 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,32 +15,94 @@
 #include "sysroot/sysroot_files.h"
 #include "sysroot/sysroot_meta.h"
 
+/* A regular file whose digest is to be read: its line is made once the
+ * digests are (they are read on several threads). */
+struct pending_file {
+	char *path;
+	char *rel;
+	unsigned mode;
+	long long size;
+	char hex[65];
+};
+
 /* The tree listing verify compares against: one line per entry, sorted. */
 struct listing {
 	struct strvec lines;
 	size_t root_len;
 	int digests;
+	struct pending_file *files;
+	size_t n_files, cap_files;
 };
 
 /* nftw has no user argument; the walk is single-threaded and short-lived. */
 static __thread struct listing *current_listing;
 
-/* A regular file's line; its digest read now when the listing has them
- * (a file that cannot be read gets one no file has, so it never matches). */
+/* A regular file's line, or with digests its place in the files to hash. */
 static void list_file(struct listing *l, const char *path, const struct stat *st,
 		      const char *rel)
 {
 	unsigned mode = (unsigned)(st->st_mode & 07777);
-	char hex[65];
-	struct xcc_error e = { 0 };
+	struct pending_file *f;
 
 	if (!l->digests) {
 		strvec_pushf(&l->lines, "f %04o %lld %s", mode, (long long)st->st_size, rel);
 		return;
 	}
-	if (fetch_sha256_file(path, hex, NULL, &e))
-		snprintf(hex, sizeof hex, "unreadable");
-	strvec_pushf(&l->lines, "f %04o %lld %s %s", mode, (long long)st->st_size, hex, rel);
+	XGROW(l->files, l->n_files + 1, l->cap_files);
+	f = &l->files[l->n_files++];
+	f->path = xstrdup(path);
+	f->rel = xstrdup(rel);
+	f->mode = mode;
+	f->size = (long long)st->st_size;
+}
+
+/* The hashing threads share the files by an atomic index. */
+struct hash_work {
+	struct pending_file *files;
+	size_t n;
+	atomic_size_t next;
+};
+
+/* A file that cannot be read gets a digest no file has, so it never
+ * matches. */
+static void *hash_worker(void *arg)
+{
+	struct hash_work *w = arg;
+
+	for (size_t i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
+		struct xcc_error e = { 0 };
+
+		if (fetch_sha256_file(w->files[i].path, w->files[i].hex, NULL, &e))
+			snprintf(w->files[i].hex, sizeof w->files[i].hex, "unreadable");
+	}
+	return NULL;
+}
+
+/* Hash l's files on up to one thread per CPU (at most 8: the page cache
+ * feeds them, and SHA-256 is the cost), then make their lines. */
+static void hash_files(struct listing *l)
+{
+	struct hash_work w = { l->files, l->n_files, 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus < 1 ? 1 : cpus > 8 ? 8 : (size_t)cpus, started = 0;
+	pthread_t th[8];
+
+	for (size_t i = 1; i < n && n < l->n_files; i++)
+		if (pthread_create(&th[started], NULL, hash_worker, &w) == 0)
+			started++;
+	hash_worker(&w);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; i < l->n_files; i++) {
+		struct pending_file *f = &l->files[i];
+
+		strvec_pushf(&l->lines, "f %04o %lld %s %s", f->mode, f->size, f->hex, f->rel);
+		free(f->path);
+		free(f->rel);
+	}
+	free(l->files);
+	l->files = NULL;
+	l->n_files = l->cap_files = 0;
 }
 
 static int list_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -72,13 +136,14 @@ static int cmp_lines(const void *a, const void *b)
 
 char *sysroot_files_listing(const char *root, int digests)
 {
-	struct listing l = { STRVEC_INIT, strlen(root), digests };
+	struct listing l = { STRVEC_INIT, strlen(root), digests, NULL, 0, 0 };
 	struct strvec out = STRVEC_INIT;
 	char *s;
 
 	current_listing = &l;
 	nftw(root, list_entry, 32, FTW_PHYS);
 	current_listing = NULL;
+	hash_files(&l);
 	if (l.lines.n)
 		qsort(l.lines.v, l.lines.n, sizeof *l.lines.v, cmp_lines);
 	if (digests)
