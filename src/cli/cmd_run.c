@@ -80,10 +80,11 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
-	struct run_plan plan;
+	struct run_plan plan = { 0 };
+	struct run_remote_result r = { 0 };
 	struct xcc_error err = { 0 };
 	const struct gpudb *db;
-	int c, dry_run = 0, rc;
+	int c, dry_run = 0, rc = 0;
 
 	/* '+': options end at PROGRAM; everything after it is the program's. */
 	cmd_getopt_begin();
@@ -99,52 +100,47 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'n': dry_run = 1; break;
 		case 'h':
 			fputs(run_usage, stdout);
-			run_opts_free(&o);
-			return 0;
+			goto out;
 		default:
-			run_opts_free(&o);
-			return XCC_EUSAGE;
+			rc = XCC_EUSAGE;
+			goto out;
 		}
 	}
 	if (optind >= argc) {
-		run_opts_free(&o);
-		return cmd_usage_error("run", "no program to run: give PROGRAM [ARGS...]");
+		rc = cmd_usage_error("run", "no program to run: give PROGRAM [ARGS...]");
+		goto out;
 	}
 	if (o.device && o.stub_libcuda) {
-		run_opts_free(&o);
-		return cmd_usage_error("run", "--stub-libcuda stands in for a driver this machine "
+		rc = cmd_usage_error("run", "--stub-libcuda stands in for a driver this machine "
 				       "lacks; a device has its own: drop it with --device");
+		goto out;
 	}
 	if (!o.device && (o.keep || o.libs.n || o.ssh_config)) {
-		run_opts_free(&o);
-		return cmd_usage_error("run", "--keep, --lib and --ssh-config go with --device");
+		rc = cmd_usage_error("run", "--keep, --lib and --ssh-config go with --device");
+		goto out;
 	}
 	if (o.device && dry_run) {
-		run_opts_free(&o);
-		return cmd_usage_error("run", "--dry-run shows a local run; it does not go with --device");
+		rc = cmd_usage_error("run", "--dry-run shows a local run; it does not go with --device");
+		goto out;
 	}
 	o.argv = argv + optind;
 	if (!(db = cmd_gpudb(ctx, &err))) {
-		run_opts_free(&o);
-		return cmd_report(&err);
+		rc = cmd_report(&err);
+		goto out;
 	}
 	if (o.device) {
-		struct run_remote_result r;
 		/* The plan's local half gives the machine, sysroot and library
 		 * dirs; qemu is not needed for a device. */
 		if (run_plan_target(db, &o, &plan, &err)) {
-			run_opts_free(&o);
-			return cmd_report(&err);
+			rc = cmd_report(&err);
+			goto out;
 		}
 		rc = run_remote(&o, &plan, &r, &err) ? cmd_report(&err) : device_status(&o, &r);
-		run_remote_result_free(&r);
-		run_plan_free(&plan);
-		run_opts_free(&o);
-		return rc;
+		goto out;
 	}
 	if (run_plan_local(db, &o, &plan, &err)) {
-		run_opts_free(&o);
-		return cmd_report(&err);
+		rc = cmd_report(&err);
+		goto out;
 	}
 	if (dry_run) {
 		char *line = strvec_join_quoted(&plan.argv);
@@ -157,9 +153,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		puts(line);
 		free(line);
-		run_plan_free(&plan);
-		run_opts_free(&o);
-		return 0;
+		goto out;
 	}
 	if (plan.ld_library_path)
 		setenv("LD_LIBRARY_PATH", plan.ld_library_path, 1);
@@ -168,7 +162,10 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 	 * this process's own, with nothing in between. */
 	execv(plan.argv.v[0], plan.argv.v);
 	fprintf(stderr, "cuda-xcc: cannot run %s: %s\n", plan.argv.v[0], strerror(errno));
+	rc = XCC_EFAIL;
+out:
+	run_remote_result_free(&r);
 	run_plan_free(&plan);
 	run_opts_free(&o);
-	return XCC_EFAIL;
+	return rc;
 }

@@ -100,10 +100,10 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sysroot_create_opts o = { .log = stderr };
-	struct sysroot_create_result r;
+	struct sysroot_create_result r = { 0 };
 	struct xcc_error err = { 0 };
 	const struct gpudb *db;
-	int c, rc;
+	int c, rc = 0;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "h", opts, "sysroot create")) != -1) {
@@ -122,18 +122,18 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 			long n = strtol(optarg, &end, 10);
 
 			if (*end || n < 1 || n > 256) {
-				sysroot_create_opts_free(&o);
-				return cmd_usage_error("sysroot create", "--jobs takes a number from "
+				rc = cmd_usage_error("sysroot create", "--jobs takes a number from "
 						       "1 to 256, not '%s'", optarg);
+				goto out;
 			}
 			o.jobs = (int)n;
 			break;
 		}
 		case 'p':
 			if (progress_mode_parse(optarg, &o.progress)) {
-				sysroot_create_opts_free(&o);
-				return cmd_usage_error("sysroot create", "--progress takes auto, "
+				rc = cmd_usage_error("sysroot create", "--progress takes auto, "
 						       "always or never, not '%s'", optarg);
+				goto out;
 			}
 			break;
 		case 'U': o.allow_unserved = 1; break;
@@ -141,31 +141,30 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'S': o.no_sync = 1; break;
 		case 'X':
 			if (parse_byte_size(optarg, &o.max_expand)) {
-				sysroot_create_opts_free(&o);
-				return cmd_usage_error("sysroot create", "--max-expand takes a size "
+				rc = cmd_usage_error("sysroot create", "--max-expand takes a size "
 						       "such as 900M or 40G, not '%s'", optarg);
+				goto out;
 			}
 			break;
 		case 'h':
 			fputs(sysroot_usage, stdout);
-			sysroot_create_opts_free(&o);
-			return 0;
+			goto out;
 		default:
-			sysroot_create_opts_free(&o);
-			return XCC_EUSAGE;
+			rc = XCC_EUSAGE;
+			goto out;
 		}
 	}
 	if (optind < argc) {
-		sysroot_create_opts_free(&o);
-		return cmd_usage_error("sysroot create", "unexpected argument '%s'", argv[optind]);
+		rc = cmd_usage_error("sysroot create", "unexpected argument '%s'", argv[optind]);
+		goto out;
 	}
 	if (!o.target || !o.cuda) {
-		sysroot_create_opts_free(&o);
-		return cmd_usage_error("sysroot create", "--target and --cuda are required");
+		rc = cmd_usage_error("sysroot create", "--target and --cuda are required");
+		goto out;
 	}
 	if (!(db = cmd_gpudb(ctx, &err))) {
-		sysroot_create_opts_free(&o);
-		return cmd_report(&err);
+		rc = cmd_report(&err);
+		goto out;
 	}
 	rc = sysroot_create(db, &o, &r, &err);
 	/* Notes are warnings, not progress: --progress never keeps them. */
@@ -182,6 +181,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	} else {
 		printf("sysroot ready: %s\n", r.dir);
 	}
+out:
 	sysroot_create_result_free(&r);
 	sysroot_create_opts_free(&o);
 	return rc;
