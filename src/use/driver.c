@@ -316,8 +316,9 @@ static void scan_link(const struct strvec *args, struct link_info *li)
  * and -rpath-link lets ld follow the NEEDED chains of the device's libraries.
  * The root's absolute symlinks are read through an overlay (devroot.h).
  */
-static int target_fs_args(const char *rootfs, const struct target_profile *t,
-			  struct driver_plan *plan, struct xcc_error *err)
+static int target_fs_args(const char *rootfs, const char *known_libc,
+			  const struct target_profile *t, struct driver_plan *plan,
+			  struct xcc_error *err)
 {
 	struct strvec *argv = &plan->argv;
 	struct devroot_args dr;
@@ -326,7 +327,11 @@ static int target_fs_args(const char *rootfs, const struct target_profile *t,
 
 	if (request_rootfs_for_nvcc(rootfs, &abs, err))
 		return -1;
-	if (glibc_check_rootfs(abs, t->triple, &plan->target_libc, err)) {
+	/* The sysroot's opener has checked the root and found its libc (an
+	 * absolute path, as the floor check after the link reports it). */
+	if (known_libc)
+		plan->target_libc = xstrdup(known_libc);
+	else if (glibc_check_rootfs(abs, t->triple, &plan->target_libc, err)) {
 		free(abs);
 		return -1;
 	}
@@ -519,7 +524,10 @@ static int driver_link_args(const struct driver_opts *o, const struct sysroot *s
 	const char *target_fs = opened ? s->target_fs : o->target_fs;
 
 	if (target_fs)
-		return target_fs_args(target_fs, t, plan, err);
+		return target_fs_args(target_fs,
+				      opened && s->target_libc && s->target_libc[0] == '/'
+					      ? s->target_libc : NULL,
+				      t, plan, err);
 	if (li->links && li->cudart_shared && opened) {
 		/* The sysroot is the only place this machine has the target's
 		 * libcudart: record it so the program runs under qemu without
