@@ -17,6 +17,7 @@ cpu_at_start=$(cpu_busy)
 # machine where nothing was installed by hand. rsync, bc, unzip and wget:
 # Buildroot's make insists on them (make check-buildroot-build).
 # python3-magic, python3-flake8: Buildroot's utils/check-package (tests/buildroot.bats).
+# sccache, distcc: the shared-cache and distribution tests (tests/cache.bats).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev nettle-dev openssl
@@ -27,6 +28,7 @@ packages=(
 	chrpath diffstat cpio gawk locales strace shellcheck
 	rsync bc unzip wget
 	python3-magic python3-flake8
+	sccache distcc
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
