@@ -18,6 +18,7 @@ cpu_at_start=$(cpu_busy)
 # Buildroot's make insists on them (make check-buildroot-build).
 # python3-magic, python3-flake8: Buildroot's utils/check-package (tests/buildroot.bats).
 # sccache, distcc: the shared-cache and distribution tests (tests/cache.bats).
+# pseudo: the fakeroot of make check-bitbake-build (tests/bitbake-build.bats).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev nettle-dev openssl
@@ -28,7 +29,7 @@ packages=(
 	chrpath diffstat cpio gawk locales strace shellcheck
 	rsync bc unzip wget
 	python3-magic python3-flake8
-	sccache distcc
+	sccache distcc pseudo
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive

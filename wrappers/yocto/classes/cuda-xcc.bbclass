@@ -201,12 +201,20 @@ do_cuda_xcc_sysroot() {
     } > ${CUDA_XCC_CMAKE_CACHE}
 }
 do_cuda_xcc_sysroot[depends] += "cuda-xcc-native:do_populate_sysroot"
+# bitbake's shell parser misses a function called inside a command
+# substitution that is an argument of another command: without this the
+# task's script has no cuda_xcc_sh_quote, and the nvcc script it writes runs
+# its arguments as the command.
+do_cuda_xcc_sysroot[vardeps] += "cuda_xcc_sh_quote cuda_xcc_target_dir cuda_xcc_cmake_set"
 do_cuda_xcc_sysroot[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
     CUDA_XCC_FROM CUDA_XCC_COMPONENTS CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC \
     CUDA_NVCC_FLAGS AR"
 addtask cuda_xcc_sysroot after do_prepare_recipe_sysroot do_unpack before do_configure do_populate_lic
 
 EXTRA_OECMAKE:append = " -C ${CUDA_XCC_CMAKE_CACHE}"
+# oe-core's toolchain file confines find_library() to its roots: without the
+# CUDA sysroot among them FindCUDAToolkit finds no cudart.
+OECMAKE_EXTRA_ROOT_PATH:append = " ${CUDA_XCC_SYSROOT}"
 
 PACKAGES =+ "${PN}-cuda-runtime"
 FILES:${PN}-cuda-runtime = "${libdir}/libcudart.so.* ${libdir}/libcu*.so.* ${libdir}/libnv*.so.* \
