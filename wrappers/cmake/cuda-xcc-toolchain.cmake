@@ -40,7 +40,7 @@ cmake_policy(VERSION 3.21)
 # Toolchain files are read again by try_compile projects: pass the settings on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
 	CUDA_XCC_SYSROOT CUDA_XCC_ARCH CUDA_XCC_TARGET_FS CUDA_XCC_EXECUTABLE
-	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG CUDA_XCC_STRICT)
+	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG CUDA_XCC_STRICT CUDA_XCC_HOST_COMPILER_LAUNCHER)
 
 if(NOT CUDA_XCC_SYSROOT AND DEFINED ENV{CUDA_XCC_SYSROOT})
 	set(CUDA_XCC_SYSROOT "$ENV{CUDA_XCC_SYSROOT}")
@@ -128,6 +128,116 @@ macro(_xcc_ccache_identity)
 	endif()
 endmacro()
 
+# nvcc's host compiler (-ccbin): the sysroot's cross g++, or the user's own
+# CMAKE_CUDA_HOST_COMPILER (or CUDAHOSTCXX, CMake's variable for it), kept
+# where it is that compiler under another name (a wrapper of theirs): the
+# same target (-dumpmachine) and GCC major release as the cross g++ the
+# sysroot was made with,
+# else refused, for nvcc would build the host side for another machine or
+# with a g++ this CUDA does not accept. The user's value is read from the
+# cache: the normal variable this file sets hides it on later readings.
+function(_xcc_gxx_identity gxx out_var)
+	foreach(_q -dumpmachine -dumpfullversion)
+		execute_process(COMMAND "${gxx}" ${_q} OUTPUT_VARIABLE _o ERROR_QUIET
+			RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+		if(NOT _rc EQUAL 0)
+			set(_o "")
+		endif()
+		# The release nvcc checks is the major one.
+		if(_q STREQUAL "-dumpfullversion")
+			string(REGEX REPLACE "\\..*" "" _o "${_o}")
+		endif()
+		list(APPEND _id "${_o}")
+	endforeach()
+	set(${out_var} "${_id}" PARENT_SCOPE)
+endfunction()
+function(_xcc_user_host_compiler out_var)
+	set(_user "$CACHE{CMAKE_CUDA_HOST_COMPILER}")
+	set(_from "CMAKE_CUDA_HOST_COMPILER")
+	if(NOT _user AND NOT "$ENV{CUDAHOSTCXX}" STREQUAL "")
+		set(_user "$ENV{CUDAHOSTCXX}")
+		set(_from "CUDAHOSTCXX")
+	endif()
+	set(${out_var} "${_xcc_cxx}" PARENT_SCOPE)
+	if(NOT _user OR _user STREQUAL _xcc_cxx)
+		return()
+	endif()
+	find_program(_xcc_user_hostcc NAMES "${_user}" NO_CACHE)
+	if(NOT _xcc_user_hostcc)
+		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' names no program: name the "
+			"sysroot's cross g++ (${_xcc_hostcc}) or a wrapper of it, or leave it unset")
+	endif()
+	_xcc_gxx_identity("${_xcc_cxx}" _want)
+	_xcc_gxx_identity("${_xcc_user_hostcc}" _got)
+	if(NOT _got STREQUAL _want)
+		string(REPLACE ";" " GCC " _want "${_want}")
+		string(REPLACE ";" " GCC " _got "${_got}")
+		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' is a compiler for '${_got}', but "
+			"the sysroot ${CUDA_XCC_SYSROOT} was made for ${_xcc_hostcc} ('${_want}'), the "
+			"target and GCC release nvcc must build the host side with: name that compiler "
+			"(or a wrapper that runs it), or leave ${_from} unset; for a launcher such as "
+			"distcc in front of it, set CUDA_XCC_HOST_COMPILER_LAUNCHER")
+	endif()
+	set(${out_var} "${_xcc_user_hostcc}" PARENT_SCOPE)
+endfunction()
+# s as one word for sh: a path is data there, never code.
+function(_xcc_sh_quote s out_var)
+	string(REPLACE "'" "'\\''" _q "${s}")
+	set(${out_var} "'${_q}'" PARENT_SCOPE)
+endfunction()
+# nvcc takes one program as its host compiler, no command: with
+# CUDA_XCC_HOST_COMPILER_LAUNCHER (e.g. distcc; a list, or the environment
+# variable of that name) a small script in the build tree runs the launcher
+# with the host compiler, as CMAKE_<LANG>_COMPILER_LAUNCHER does for C and
+# C++. nvcc gives it every host step: distcc sends the host compile of the
+# split source to its servers and runs the preprocessing here. The script
+# has the compiler's name, as nvcc and CMake expect of a g++.
+function(_xcc_host_launcher_wrapper hostcc out_var)
+	set(_words)
+	list(GET CUDA_XCC_HOST_COMPILER_LAUNCHER 0 _first)
+	find_program(_xcc_launcher_path NAMES "${_first}" NO_CACHE)
+	if(NOT _xcc_launcher_path)
+		message(FATAL_ERROR "cuda-xcc: CUDA_XCC_HOST_COMPILER_LAUNCHER names '${_first}', "
+			"which is not found: install it (e.g. apt-get install distcc) or name it by its "
+			"path")
+	endif()
+	set(_args "${CUDA_XCC_HOST_COMPILER_LAUNCHER}")
+	list(POP_FRONT _args)
+	foreach(_w "${_xcc_launcher_path}" ${_args} "${hostcc}")
+		_xcc_sh_quote("${_w}" _q)
+		string(APPEND _words " ${_q}")
+	endforeach()
+	get_filename_component(_name "${hostcc}" NAME)
+	set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-host-compiler")
+	_xcc_check_value(_dir)
+	set(_text "#!/bin/sh\n# nvcc's host compiler (-ccbin) through CUDA_XCC_HOST_COMPILER_LAUNCHER,\n# written by cuda-xcc's CMake toolchain file.\nexec${_words} \"$@\"\n")
+	set(_old "")
+	if(EXISTS "${_dir}/${_name}")
+		file(READ "${_dir}/${_name}" _old)
+	endif()
+	# Rewritten only when it changed, and whole: a build running it never
+	# sees half a script.
+	if(NOT _old STREQUAL _text)
+		file(MAKE_DIRECTORY "${_dir}")
+		file(WRITE "${_dir}/.${_name}.tmp" "${_text}")
+		file(CHMOD "${_dir}/.${_name}.tmp" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+			GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+		file(RENAME "${_dir}/.${_name}.tmp" "${_dir}/${_name}")
+	endif()
+	set(${out_var} "${_dir}/${_name}" PARENT_SCOPE)
+endfunction()
+macro(_xcc_cuda_host_compiler)
+	if(NOT DEFINED CUDA_XCC_HOST_COMPILER_LAUNCHER
+			AND NOT "$ENV{CUDA_XCC_HOST_COMPILER_LAUNCHER}" STREQUAL "")
+		set(CUDA_XCC_HOST_COMPILER_LAUNCHER "$ENV{CUDA_XCC_HOST_COMPILER_LAUNCHER}")
+	endif()
+	_xcc_user_host_compiler(_xcc_cuda_hostcc)
+	if(CUDA_XCC_HOST_COMPILER_LAUNCHER)
+		_xcc_host_launcher_wrapper("${_xcc_cuda_hostcc}" _xcc_cuda_hostcc)
+	endif()
+	set(CMAKE_CUDA_HOST_COMPILER "${_xcc_cuda_hostcc}")
+endmacro()
+
 # aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11
 string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc}")
 string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
@@ -153,7 +263,7 @@ find_program(_xcc_cc "${_xcc_triple}-gcc${_xcc_gcc_suffix}" REQUIRED)
 set(CMAKE_C_COMPILER "${_xcc_cc}")
 set(CMAKE_CXX_COMPILER "${_xcc_cxx}")
 set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc")
-set(CMAKE_CUDA_HOST_COMPILER "${_xcc_cxx}")
+_xcc_cuda_host_compiler()
 # One word, as the caches parse it: sccache takes a separate value for a
 # second input file ("multiple input files") and caches nothing.
 set(CMAKE_CUDA_FLAGS_INIT "-target-dir=${_xcc_target_dir}")
