@@ -1,0 +1,121 @@
+#!/bin/bash
+# nvcc's host compile through distcc against the same build all local, in the same run:
+#
+#   bench/distcc.sh SYSROOT [BINARY]      (NCU=8 CUDA sources, JOBS=4, REPS=1 by default)
+#
+# One CMake project (NCU .cu files with two GPUs each and one C++ file) is configured twice
+# through the shipped toolchain file: once as it is, once with
+# CUDA_XCC_HOST_COMPILER_LAUNCHER=distcc. Each build (configure excluded) runs at -jJOBS,
+# REPS times, the two alternating. Unless DISTCC_HOSTS is set (real servers, each with the
+# sysroot's cross g++ at the same path), two distccd on 127.0.0.1 are the servers: they share
+# this machine's CPUs, so the ratio then shows what distcc's round trip costs, not what more
+# machines would gain. Prints each build's wall time, the ratio, and how many host compiles
+# the local daemons ran.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: bench/distcc.sh SYSROOT [BINARY]" >&2; exit 2; }
+sysroot=$(realpath "$1")
+bin=$(realpath "${2:-${CUDA_XCC:-src/cuda-xcc}}")
+src=$(cd "$(dirname "$0")/.." && pwd)
+ncu=${NCU:-8} jobs=${JOBS:-4} reps=${REPS:-1}
+for tool in distcc distccd cmake python3; do
+	command -v "$tool" >/dev/null || { echo "distcc.sh: needs $tool" >&2; exit 2; }
+done
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+own_daemons=0
+if [ -z "${DISTCC_HOSTS:-}" ]; then
+	own_daemons=1
+	hosts=()
+	for n in 1 2; do
+		port=$(free_port)
+		# --log-stderr: a distccd started as root runs as the distccd user, which could
+		# not open a log file of ours.
+		distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1 --port "$port" \
+			--jobs 2 --log-level info --log-stderr </dev/null >/dev/null 2>"$work/distccd-$n.log" &
+		pids+=($!)
+		hosts+=("127.0.0.1:$port/2")
+		for ((i = 0; i < 50; i++)); do
+			grep -q "listening on 127.0.0.1:$port" "$work/distccd-$n.log" && break
+			sleep 0.1
+		done
+	done
+	export DISTCC_HOSTS="${hosts[*]}"
+fi
+# No fallback: a host compile that does not leave fails the build instead of running here.
+export DISTCC_FALLBACK=0 DISTCC_DIR=$work/distcc-dir
+mkdir -p "$DISTCC_DIR"
+
+project() {
+	local d=$1 i
+	mkdir -p "$d"
+	{
+		echo 'cmake_minimum_required(VERSION 3.21)'
+		echo 'project(bench LANGUAGES CXX CUDA)'
+		echo 'find_package(CUDAToolkit REQUIRED)'
+		printf 'add_executable(bench main.cpp'
+		for ((i = 0; i < ncu; i++)); do printf ' k%d.cu' "$i"; done
+		echo ')'
+		echo 'target_link_libraries(bench PRIVATE CUDA::cudart_static)'
+	} > "$d/CMakeLists.txt"
+	for ((i = 0; i < ncu; i++)); do
+		cat > "$d/k$i.cu" <<EOF
+#include <cuda_runtime.h>
+__global__ void k$i(float *x, float a, int n)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j < n)
+		x[j] = x[j] * a + $i.0f;
+}
+cudaError_t run_k$i(float *x, int n) { k$i<<<(n + 255) / 256, 256>>>(x, 2.0f, n); return cudaGetLastError(); }
+EOF
+	done
+	printf '#include <cstdio>\nint main() { std::printf("42\\n"); }\n' > "$d/main.cpp"
+}
+
+project "$work/src"
+configure() {
+	local b=$1
+	shift
+	cmake -S "$work/src" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$src/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$sysroot" -DCUDA_XCC_EXECUTABLE="$bin" \
+		-DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" -DCMAKE_BUILD_TYPE=Release "$@" \
+		> "$b.configure.log" 2>&1 || { cat "$b.configure.log" >&2; return 1; }
+}
+configure "$work/local"
+configure "$work/distcc" -DCUDA_XCC_HOST_COMPILER_LAUNCHER=distcc
+
+# build DIR: a clean build's wall time in ms.
+build() {
+	local t0 t1
+	cmake --build "$1" --target clean > /dev/null
+	t0=$(date +%s%N)
+	cmake --build "$1" -j"$jobs" > "$1.build.log" 2>&1 || { cat "$1.build.log" >&2; return 1; }
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+sum_local=0 sum_distcc=0
+for ((r = 1; r <= reps; r++)); do
+	l=$(build "$work/local")
+	d=$(build "$work/distcc")
+	sum_local=$((sum_local + l)) sum_distcc=$((sum_distcc + d))
+	printf 'run %d: local %d.%03d s, host compiles through distcc %d.%03d s\n' "$r" \
+		$((l / 1000)) $((l % 1000)) $((d / 1000)) $((d % 1000))
+done
+sent=
+if [ "$own_daemons" -eq 1 ]; then
+	sent=$(cat "$work"/distccd-*.log | grep -Ec 'COMPILE_OK .*_k[0-9]+(\.compute_[0-9]+)?\.cudafe1\.cpp$' || true)
+	sent=" ($sent host compiles ran on the two distccd of 127.0.0.1, this machine's $(nproc) CPUs)"
+fi
+awk -v l="$sum_local" -v d="$sum_distcc" -v n="$ncu" -v j="$jobs" -v s="$sent" 'BEGIN {
+	printf "%d .cu files, -j%d: distributed/local = %.2f%s\n", n, j, (l > 0 ? d / l : 0), s }'
