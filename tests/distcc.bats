@@ -23,6 +23,7 @@ free_port() {
 # to the distccd user, which could not open a log file of ours) in $DISTCC_LOGS/$1.log.
 start_distccd() {
 	local port=$1 i
+	: > "$DISTCC_LOGS/$port.log"
 	distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1 --port "$port" \
 		--jobs 2 --log-level info --log-stderr </dev/null >/dev/null 2>"$DISTCC_LOGS/$port.log" 3>&- &
 	echo $! >> "$DISTCC_LOGS/pids"
