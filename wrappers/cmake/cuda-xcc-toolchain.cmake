@@ -10,7 +10,10 @@
 # CUDA_XCC_STRICT (ON: a need above the device's runtime floor fails the link),
 # CUDA_XCC_EXECUTABLE (the cuda-xcc binary; else found on PATH),
 # CUDA_XCC_DEVICE (ssh://user@host[:port]: ctest and try_run run the programs there
-# instead of under qemu here) and CUDA_XCC_SSH_CONFIG (an ssh configuration file for it).
+# instead of under qemu here), CUDA_XCC_SSH_CONFIG (an ssh configuration file for it) and
+# CUDA_XCC_HOST_COMPILER_LAUNCHER (e.g. distcc: nvcc's host compiler runs through it; also
+# read from the environment). A CMAKE_CUDA_HOST_COMPILER of the user's is kept where it is
+# the sysroot's cross g++ under another name (same -dumpmachine and GCC release).
 #
 # Every executable and shared library of C, C++ and CUDA targets is checked after its link
 # against the device's runtime floor (`cuda-xcc check-link` as CMAKE_<LANG>_LINKER_LAUNCHER,
