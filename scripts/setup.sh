@@ -17,7 +17,7 @@ cpu_at_start=$(cpu_busy)
 # machine where nothing was installed by hand. rsync, bc, unzip and wget:
 # Buildroot's make insists on them (make check-buildroot-build).
 # python3-magic, python3-flake8: Buildroot's utils/check-package (tests/buildroot.bats).
-# sccache, distcc: the shared-cache and distribution tests (tests/cache.bats).
+# sccache, distcc: the shared-cache and distribution tests (tests/cache.bats, tests/distcc.bats).
 # pseudo: the fakeroot of make check-bitbake-build (tests/bitbake-build.bats).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates

@@ -42,6 +42,10 @@ setup() {
 	need distcc "the launcher under test (apt-get install distcc)"
 	need distccd "distcc's server"
 	need python3 "finds free ports"
+	# Debian's distccd runs only the compilers named in its masquerade directory.
+	if [ -d /usr/lib/distcc ] && [ ! -e /usr/lib/distcc/aarch64-linux-gnu-g++-11 ]; then
+		skip "distccd runs only compilers named in /usr/lib/distcc, which lacks aarch64-linux-gnu-g++-11 (run update-distcc-symlinks)"
+	fi
 	DISTCC_LOGS=$BATS_TEST_TMPDIR/distccd
 	mkdir -p "$DISTCC_LOGS" "$BATS_TEST_TMPDIR/distcc-dir"
 	P1=$(free_port)
@@ -121,11 +125,12 @@ daemon_compiles() {
 	local d=$BATS_TEST_TMPDIR/p odd i
 	write_project "$d/src"
 	# The launcher by a path with a quote, a space and a command substitution: data in
-	# the generated script, never code.
+	# the generated script, never code. The host compiler named in CUDAHOSTCXX too, which
+	# CMake would otherwise put in place of the launcher's script.
 	odd="$BATS_TEST_TMPDIR/it's a \$(touch pwned) dir"
 	mkdir -p "$odd"
 	ln -s "$(command -v distcc)" "$odd/distcc"
-	run env CUDA_XCC_HOST_COMPILER_LAUNCHER="$odd/distcc" cmake -S "$d/src" -B "$d/build" \
+	run env CUDA_XCC_HOST_COMPILER_LAUNCHER="$odd/distcc" CUDAHOSTCXX=aarch64-linux-gnu-g++-11 cmake -S "$d/src" -B "$d/build" \
 		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
 		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" \
 		-DCMAKE_CUDA_ARCHITECTURES="80-real;90-real"
@@ -166,7 +171,7 @@ EOF
 	[ "$(daemon_compiles k1)" -eq 1 ]
 }
 
-@test "distcc: a CMAKE_CUDA_HOST_COMPILER for another target is refused at configure, naming the sysroot's cross g++" {
+@test "distcc: a CMAKE_CUDA_HOST_COMPILER or CUDAHOSTCXX for another target is refused at configure, naming the sysroot's cross g++" {
 	local d=$BATS_TEST_TMPDIR/p
 	need g++ "the build machine's own g++, a compiler for another target"
 	write_project "$d/src"
@@ -174,6 +179,13 @@ EOF
 	assert_status 1
 	assert_message_contains "was made for aarch64-linux-gnu-g++-11"
 	assert_message_contains "CMAKE_CUDA_HOST_COMPILER '$(command -v g++)' is a compiler for 'x86_64-linux-gnu"
+	# The same named in CMake's environment variable, which CMake itself would take as it is.
+	rm -rf "$d/build"
+	run env CUDAHOSTCXX=g++ cmake -S "$d/src" -B "$d/build" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+	assert_status 1
+	assert_message_contains "CUDAHOSTCXX 'g++' is a compiler for 'x86_64-linux-gnu"
 }
 
 @test "distcc: a CMAKE_CUDA_HOST_COMPILER of another GCC release is refused at configure" {
