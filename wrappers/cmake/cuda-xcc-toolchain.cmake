@@ -135,10 +135,10 @@ endmacro()
 # CMAKE_CUDA_HOST_COMPILER (or CUDAHOSTCXX, CMake's variable for it), kept
 # where it is that compiler under another name (a wrapper of theirs): the
 # same target (-dumpmachine) and GCC major release as the cross g++ the
-# sysroot was made with,
-# else refused, for nvcc would build the host side for another machine or
-# with a g++ this CUDA does not accept. The user's value is read from the
-# cache: the normal variable this file sets hides it on later readings.
+# sysroot was made with. Another is refused, for nvcc would build the host
+# side for another machine or with a g++ this CUDA does not accept. The
+# user's value is read from the cache: the normal variable this file sets
+# hides it on later readings.
 function(_xcc_gxx_identity gxx out_var)
 	foreach(_q -dumpmachine -dumpfullversion)
 		execute_process(COMMAND "${gxx}" ${_q} OUTPUT_VARIABLE _o ERROR_QUIET
@@ -212,7 +212,12 @@ function(_xcc_host_launcher_wrapper hostcc out_var)
 	endforeach()
 	get_filename_component(_name "${hostcc}" NAME)
 	set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-host-compiler")
-	_xcc_check_value(_dir)
+	# The script's path reaches every CUDA command line as -ccbin=PATH.
+	if(_dir MATCHES "[;\n\r]")
+		message(FATAL_ERROR "cuda-xcc: the build directory ${CMAKE_BINARY_DIR} holds a ';' or "
+			"a line break, which nvcc's -ccbin on the build's command lines cannot carry: "
+			"build in a directory without one to use CUDA_XCC_HOST_COMPILER_LAUNCHER")
+	endif()
 	set(_text "#!/bin/sh\n# nvcc's host compiler (-ccbin) through CUDA_XCC_HOST_COMPILER_LAUNCHER,\n# written by cuda-xcc's CMake toolchain file.\nexec${_words} \"$@\"\n")
 	set(_old "")
 	if(EXISTS "${_dir}/${_name}")
