@@ -38,6 +38,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	# tests/run.bats starts an sshd of its own (never the system's) as this unprivileged
 	# user when the suite runs as root: an sshd not run by root logs in only its own user.
 	id cuda-xcc-test >/dev/null 2>&1 || useradd --create-home --shell /bin/sh cuda-xcc-test
+	# distccd runs only the compilers linked in /usr/lib/distcc; whether the cross g++ is
+	# there depends on the order apt configured the packages in (tests/distcc.bats).
+	if command -v update-distcc-symlinks >/dev/null; then update-distcc-symlinks; fi
 fi
 
 # bitbake (tests/yocto.bats) insists on the en_US.UTF-8 locale.
