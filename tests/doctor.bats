@@ -272,7 +272,7 @@ fake_tool() {
 	assert_status 2
 	run "$CUDA_XCC" doctor --jetpack 9.9
 	assert_status 2
-	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.1"
+	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.0, 5.1"
 	run "$CUDA_XCC" doctor --jetpack 6.1 --target x86_64
 	assert_status 2
 	assert_output_contains "JetPack runs only on Jetson boards"
@@ -288,6 +288,13 @@ fake_tool() {
 	[[ "$(line_of jetpack)" == "skip "*"--jetpack V"* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.1
 	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1 (L4T 36.4"*"runs CUDA 12.6.3 on 8.7"* ]]
+	# A point release shows its own L4T, and says when the table holds it
+	# unverified (6.2 is L4T 36.4.3; 36.4.4 is 6.2.1's).
+	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.2.0
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (unverified L4T 36.4.3, Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
+	# A line of several point releases shows no one L4T for all of them.
+	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.2
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
 	# JetPack 5 reaches CUDA 12.2 at most on Orin.
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 5.1
 	assert_status 1
@@ -336,8 +343,13 @@ fake_tool() {
 	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.2
 	assert_status 2
 	assert_output_contains "was made for JetPack 6.1, not 6.2"
+	# A point release of the recorded line is that line (one set of floors).
+	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.1.0
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1 (L4T 36.4.0"* ]]
+	# One the table does not list is no release it knows.
 	run "$CUDA_XCC" doctor --sysroot "$BATS_TEST_TMPDIR/jp" --jetpack 6.1.2
-	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1"* ]]
+	assert_status 2
+	assert_output_contains "the point releases of JetPack 6.1 it knows: 6.1"
 }
 
 @test "doctor: another CUDA in the environment is reported; its headers on CPATH fail" {
@@ -368,4 +380,19 @@ fake_tool() {
 		"$CUDA_XCC" doctor --sysroot "$SR" > "$BATS_TEST_TMPDIR/own" || true
 	run grep -c 'foreign-cuda.*another CUDA' "$BATS_TEST_TMPDIR/own"
 	assert_output_equals 0
+}
+
+@test "doctor: cross-g++ knows CUDA 11.x's limits and says when a limit is unverified" {
+	need aarch64-linux-gnu-g++-12
+	# CUDA 11.4 takes gcc up to 10: the check names that, not "does not know".
+	run "$CUDA_XCC" doctor --target sbsa --cuda 11.4
+	[[ "$(line_of cross-g++)" != *"does not know which host compilers"* ]]
+	if command -v aarch64-linux-gnu-g++-10 >/dev/null; then
+		[[ "$(line_of cross-g++)" == "ok "*"(gcc 10), accepted by CUDA 11.4"* ]]
+	else
+		[[ "$(line_of cross-g++)" == "FAIL "*"that CUDA 11.4 accepts (gcc 6 to 10)"* ]]
+	fi
+	# CUDA 13.4's limits are unverified in the tables: said, not ok.
+	run "$CUDA_XCC" doctor --target sbsa --cuda 13.4
+	[[ "$(line_of cross-g++)" == "skip "*"which gcc CUDA 13.4 accepts is unverified"* ]]
 }

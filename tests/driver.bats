@@ -86,6 +86,20 @@ fake_sysroot() {
 	assert_output_contains "cannot run /nonexistent/g++"
 }
 
+@test "driver: CUDA 11.0-11.6 have host compiler limits: 11.4 takes gcc up to 10" {
+	need aarch64-linux-gnu-g++-12
+	run xcc --target sbsa --cuda 11.4 -arch 80 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 2
+	assert_output_contains "-ccbin aarch64-linux-gnu-g++-12 is gcc 12, but CUDA 11.4 accepts gcc 6 to 10."
+	assert_output_contains "apt-get install g++-10-aarch64-linux-gnu"
+	run xcc --target sbsa --cuda 11.0 -arch 75 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 2
+	assert_output_contains "CUDA 11.0 accepts gcc 6 to 9."
+	# CUDA 13.4's limits are unverified: a newer -ccbin is left to nvcc.
+	run xcc --target sbsa --cuda 13.4 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu
+	assert_status 0
+}
+
 @test "driver: a user -ccbin is checked against the CUDA release's gcc limits too" {
 	need aarch64-linux-gnu-g++-12
 	run xcc --target sbsa --cuda 11.8 -arch 90 --dry-run -ccbin aarch64-linux-gnu-g++-12 a.cu

@@ -142,7 +142,7 @@ load lib/common
 @test "flags: CUDA versions past the tables warn or are refused" {
 	run xcc flags --target sbsa --cuda 13.5 -arch sm_90
 	assert_status 0
-	assert_output_contains "warning: CUDA 13.5 is newer than the newest release cuda-xcc's tables know (13.3)"
+	assert_output_contains "warning: CUDA 13.5 is newer than the newest release cuda-xcc's tables know (13.4)"
 	run xcc flags --target sbsa --cuda 14.0 -arch sm_90
 	assert_status 2
 	assert_output_contains "CUDA 14.0 is newer than any release cuda-xcc knows"
@@ -155,6 +155,18 @@ load lib/common
 	run xcc flags --target sbsa --cuda 13.3 -arch sm_90
 	assert_status 0
 	[[ "$output" != *"warning"* ]]
+}
+
+@test "flags: CUDA 13.4 is known, and what of it is unverified is said" {
+	run xcc flags --target sbsa --cuda 13.4 -arch sm_90
+	assert_status 0
+	assert_output_contains "warning: CUDA 13.4 is in cuda-xcc's tables, but unverified: its GPU list"
+	[[ "$output" != *"newer than the newest release"* ]]
+	run xcc flags --target sbsa --cuda 13.4.2 -arch sm_90 --format json
+	assert_status 0
+	# JetPack 7.2 runs 13.4 on Orin (cuda_compat_orin 13.4 is in its manifest).
+	run xcc flags --target jetson --cuda 13.4 -arch sm_87 --jetpack 7.2
+	assert_status 0
 }
 
 @test "flags: unknown capabilities are named, with what CUDA knows" {

@@ -12,30 +12,76 @@ setup() {
 	run xcc flags --target jetson --cuda 12.6 -arch sm_87 --jetpack 5.1
 	assert_status 2
 	assert_output_contains "JetPack 5.1 runs CUDA up to 12.2 on sm_87"
-	assert_output_contains "5.1 (CUDA 11.4, up to 12.2), 6.0 (CUDA 12.2, up to 12.9), 6.1 (CUDA 12.6, up to 12.9)"
+	assert_output_contains "JetPack releases that run CUDA 12.6 on it: 6.0 (CUDA 12.2, up to 12.9), 6.1 (CUDA 12.6, up to 12.9), 6.2 (CUDA 12.6, up to 12.9)"
+	[[ "$output" != *"5.1 (CUDA"* ]]
 	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.1.2
 	assert_status 0
 	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+}
+
+@test "jetpack: a refusal names exactly the releases that run that CUDA on that GPU" {
+	# Orin runs CUDA 13.2 only with JetPack 7.2 (cuda_compat_orin); JetPack 5
+	# and 6 stop at 12.2 and 12.9 (issue 30).
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --jetpack 6.2
+	assert_status 2
+	assert_output_contains "JetPack 6.2 runs CUDA up to 12.9 on sm_87"
+	assert_output_contains "JetPack releases that run CUDA 13.2 on it: 7.2 (CUDA 13.2, up to 13.4)"
+	[[ "$output" != *"5.1 (CUDA"* ]]
+	[[ "$output" != *"6.0 (CUDA"* ]]
+	[[ "$output" != *"6.1 (CUDA"* ]]
+	[[ "$output" != *"6.2 (CUDA"* ]]
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --jetpack 7.2
+	assert_status 0
+}
+
+@test "jetpack: point releases resolve to their own release; the line works as before" {
+	# 5.0.2 is a production release (L4T 35.1, CUDA 11.4, Ubuntu 20.04).
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.0.2
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_72 --jetpack 5.0
+	assert_status 0
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.1
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+	# A point release the table does not list is not taken for another.
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.0.1
+	assert_status 2
+	assert_output_contains "--jetpack 5.0.1 is not a JetPack release cuda-xcc knows; the point releases of JetPack 5.0 it knows: 5.0.2 (or --jetpack 5.0 for any of them)"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 5.1.9
+	assert_status 2
+	assert_output_contains "5.1, 5.1.1, 5.1.2, 5.1.3, 5.1.4, 5.1.5"
+	# A fact the table holds unverified is said to be, never passed as checked.
+	run xcc flags --target jetson --cuda 12.6 -arch sm_87 --jetpack 6.2.1
+	assert_status 0
+	assert_output_contains "warning: JetPack 6.2.1 ships CUDA 12.6 in cuda-xcc's table, which is unverified"
+	run xcc doctor --target jetson --cuda 12.6 --jetpack 6.2.1
+	[[ "$output" == *"skip  jetpack "*"JetPack 6.2.1 would run CUDA 12.6"*"unverified"* ]]
+	[[ "$output" != *"ok    jetpack"* ]]
+	run xcc flags --target jetson --cuda 12.6 -arch sm_87 --jetpack 6.1
+	assert_status 0
+	[[ "$output" != *"unverified"* ]]
 }
 
 @test "jetpack: --jetpack refuses a board it does not support" {
 	run xcc flags --target jetson --cuda 12.2 -arch sm_72 --jetpack 6.0
 	assert_status 2
 	assert_output_contains "JetPack 6.0 does not support sm_72 (Jetson Xavier AGX/NX)"
-	assert_output_contains "JetPack releases for it: 4.6 (CUDA 10.2), 5.1 (CUDA 11.4, up to 12.2)"
+	assert_output_contains "JetPack releases that run CUDA 12.2 on it: 5.0 (CUDA 11.4, up to 12.2), 5.1 (CUDA 11.4, up to 12.2)"
+	[[ "$output" != *"4.6 (CUDA"* ]]
 	run xcc flags --target sbsa --cuda 13.0 -arch sm_90 --jetpack 7.0
 	assert_status 2
 	assert_output_contains "no Jetson GPU"
 	run xcc flags --target jetson --cuda 12.2 -arch sm_87 --jetpack 9.9
 	assert_status 2
-	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.1, 6.0, 6.1, 6.2, 7.0, 7.1, 7.2"
+	assert_output_contains "--jetpack 9.9 is not a JetPack release cuda-xcc knows; known: 4.6, 5.0, 5.1, 6.0, 6.1, 6.2, 7.0, 7.1, 7.2"
 }
 
 @test "jetpack: sysroot create --jetpack refuses a board or a CUDA the release cannot run, before fetching anything" {
 	run xcc sysroot create --target jetson --jetpack 5.1 -arch sm_53 --cuda 11.8 \
 		--dest "$BATS_TEST_TMPDIR/S" --mirror "file://$BATS_TEST_TMPDIR/none/" --dry-run
 	assert_status 2
-	assert_output_contains "JetPack 5.1 does not support sm_53 (Jetson TX1, Jetson Nano). JetPack releases for it: 4.6 (CUDA 10.2)"
+	assert_output_contains "JetPack 5.1 does not support sm_53 (Jetson TX1, Jetson Nano). No JetPack release runs CUDA 11.8 on it; the releases that support it: 4.6 (CUDA 10.2)"
 	run xcc sysroot create --target jetson --jetpack 5.1 -arch sm_87 --cuda 12.6 \
 		--dest "$BATS_TEST_TMPDIR/S" --mirror "file://$BATS_TEST_TMPDIR/none/" --dry-run
 	assert_status 2
@@ -100,11 +146,11 @@ linking_sysroot() {
 	EOS
 	cd "$BATS_TEST_TMPDIR"
 	# No --jetpack, no --target-fs: the floor is the oldest JetPack that
-	# runs sm_87 with CUDA 12.2 (5.1, Ubuntu 20.04, glibc 2.31).
+	# runs sm_87 with CUDA 12.2 (5.0, Ubuntu 20.04, glibc 2.31).
 	run xcc --sysroot "$s" -arch sm_87 -o prog a.cu
 	assert_status 0
 	[ -x prog ]
-	assert_output_contains "warning: prog needs GLIBC_2.34 (libc.so.6), newer than JetPack 5.1 (Ubuntu 20.04: glibc 2.31"
+	assert_output_contains "warning: prog needs GLIBC_2.34 (libc.so.6), newer than JetPack 5.0 (Ubuntu 20.04: glibc 2.31"
 	assert_output_contains "--target-fs ROOTFS"
 	run xcc --sysroot "$s" -arch sm_87 --jetpack 5.1 --strict -o prog a.cu
 	assert_status 1

@@ -114,7 +114,11 @@ int flags_check_cuda(const struct gpudb *db, struct cuda_version v, struct xcc_e
 char *flags_cuda_warning(const struct gpudb *db, struct cuda_version v)
 {
 	char b[16], b2[16];
+	const char *what = gpudb_cuda_unverified(db, v);
 
+	if (what)
+		return xasprintf("CUDA %d.%d is in cuda-xcc's tables, but unverified: %s; GPUs are "
+				 "checked as the tables hold them", v.major, v.minor, what);
 	if (cuda_version_cmp(v, db->newest_known) <= 0)
 		return NULL;
 	return xasprintf("CUDA %s is newer than the newest release cuda-xcc's tables know (%s); "

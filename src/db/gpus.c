@@ -277,6 +277,78 @@ static int cap_qsort_cmp(const void *a, const void *b)
 	return gpu_cap_cmp(a, b);
 }
 
+/* "unverified": which limits of a row no NVIDIA source confirmed. */
+static int load_hostcc_unverified(const cJSON *row, struct host_compiler_limit *h,
+				  struct xcc_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(row, "unverified"), *it;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return xcc_fail(err, XCC_EFAIL, "embedded data gpus.json host_compilers: "
+				"\"unverified\" must be an array");
+	cJSON_ArrayForEach(it, arr) {
+		if (cJSON_IsString(it) && strcmp(it->valuestring, "gcc_max") == 0)
+			h->gcc_unverified = 1;
+		else if (cJSON_IsString(it) && strcmp(it->valuestring, "clang_max") == 0)
+			h->clang_unverified = 1;
+		else
+			return xcc_fail(err, XCC_EFAIL, "embedded data gpus.json host_compilers: "
+					"\"unverified\" names gcc_max or clang_max");
+	}
+	return 0;
+}
+
+static int load_hostcc(struct gpudb *db, const cJSON *root, struct xcc_error *err)
+{
+	static const char *const keys[] = { "min_cuda", "max_cuda", "gcc_max", "clang_max",
+					    "unverified", "source", NULL };
+	const char *where = "gpus.json host_compilers";
+	const cJSON *arr, *it;
+
+	if (!(arr = want_array(root, "host_compilers", "gpus.json", err)))
+		return -1;
+	db->hostcc = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *db->hostcc);
+	cJSON_ArrayForEach(it, arr) {
+		struct host_compiler_limit *h = &db->hostcc[db->n_hostcc];
+
+		memset(h, 0, sizeof *h);
+		if (gpudb_only_keys(it, keys, where, err) ||
+		    want_version(it, "min_cuda", where, &h->min_cuda, NULL, err) ||
+		    want_version(it, "max_cuda", where, &h->max_cuda, &h->has_max, err) ||
+		    want_int(it, "gcc_max", where, &h->gcc_max, err) ||
+		    want_int(it, "clang_max", where, &h->clang_max, err) ||
+		    want_string(it, "source", where, &h->source, 1, err) ||
+		    load_hostcc_unverified(it, h, err))
+			return -1;
+		db->n_hostcc++;
+	}
+	return 0;
+}
+
+static int load_unverified_cuda(struct gpudb *db, const cJSON *root, struct xcc_error *err)
+{
+	static const char *const keys[] = { "cuda", "what", NULL };
+	const char *where = "gpus.json unverified_cuda";
+	const cJSON *arr, *it;
+
+	if (!(arr = want_array(root, "unverified_cuda", "gpus.json", err)))
+		return -1;
+	db->unverified_cuda = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) *
+				      sizeof *db->unverified_cuda);
+	cJSON_ArrayForEach(it, arr) {
+		struct unverified_cuda *u = &db->unverified_cuda[db->n_unverified_cuda];
+
+		if (gpudb_only_keys(it, keys, where, err) ||
+		    want_version(it, "cuda", where, &u->cuda, NULL, err) ||
+		    want_string(it, "what", where, &u->what, 0, err))
+			return -1;
+		db->n_unverified_cuda++;
+	}
+	return 0;
+}
+
 static int load_gpus(struct gpudb *db, struct xcc_error *err)
 {
 	cJSON *root = parse_embedded(db, "gpus.json", err);
@@ -299,19 +371,8 @@ static int load_gpus(struct gpudb *db, struct xcc_error *err)
 			return xcc_fail(err, XCC_EFAIL, "gpus.json: capability %d.%d%c listed twice",
 					db->caps[i].major, db->caps[i].minor, db->caps[i].variant);
 
-	if (!(arr = want_array(root, "host_compilers", "gpus.json", err)))
+	if (load_hostcc(db, root, err) || load_unverified_cuda(db, root, err))
 		return -1;
-	db->hostcc = xmalloc((size_t)cJSON_GetArraySize(arr) * sizeof *db->hostcc);
-	cJSON_ArrayForEach(it, arr) {
-		struct host_compiler_limit *h = &db->hostcc[db->n_hostcc];
-
-		if (want_version(it, "min_cuda", "gpus.json host_compilers", &h->min_cuda, NULL, err) ||
-		    want_version(it, "max_cuda", "gpus.json host_compilers", &h->max_cuda, &h->has_max, err) ||
-		    want_int(it, "gcc_max", "gpus.json host_compilers", &h->gcc_max, err) ||
-		    want_int(it, "clang_max", "gpus.json host_compilers", &h->clang_max, err))
-			return -1;
-		db->n_hostcc++;
-	}
 	if (want_int(root, "gcc_min", "gpus.json", &db->gcc_min, err))
 		return -1;
 
@@ -723,6 +784,7 @@ void gpudb_free(struct gpudb *db)
 		free(db->caps[i].sbsa_components);
 	free(db->caps);
 	free(db->hostcc);
+	free(db->unverified_cuda);
 	free(db->never_released);
 	free(db->last_minor);
 	free(db->thresholds);
@@ -860,6 +922,14 @@ const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struc
 		    (!h->has_max || cuda_version_cmp(v, h->max_cuda) <= 0))
 			return h;
 	}
+	return NULL;
+}
+
+const char *gpudb_cuda_unverified(const struct gpudb *db, struct cuda_version v)
+{
+	for (size_t i = 0; i < db->n_unverified_cuda; i++)
+		if (cuda_version_cmp(v, db->unverified_cuda[i].cuda) == 0)
+			return db->unverified_cuda[i].what;
 	return NULL;
 }
 

@@ -65,6 +65,15 @@ struct host_compiler_limit {
 	int has_max;
 	struct cuda_version max_cuda;
 	int gcc_max, clang_max;
+	/* A limit no NVIDIA source confirmed: nothing is refused on it. */
+	int gcc_unverified, clang_unverified;
+	const char *source; /* or NULL */
+};
+
+/* A release some of whose facts are unverified (gpus.json unverified_cuda). */
+struct unverified_cuda {
+	struct cuda_version cuda;
+	const char *what; /* "its GPU list: ..." */
 };
 
 struct target_tag {
@@ -136,6 +145,8 @@ struct gpudb {
 	size_t n_caps;
 	struct host_compiler_limit *hostcc;
 	size_t n_hostcc;
+	struct unverified_cuda *unverified_cuda;
+	size_t n_unverified_cuda;
 	int gcc_min;
 	struct cuda_version *never_released;
 	size_t n_never_released;
@@ -220,6 +231,8 @@ int gpu_cap_parse(const char *s, struct gpu_cap_spelling *out);
 const struct gpu_cap *gpudb_cap_named(const struct gpudb *db, const char *s,
 				      struct gpu_cap_spelling *how);
 const struct host_compiler_limit *gpudb_host_limit(const struct gpudb *db, struct cuda_version v);
+/* What of release v the tables hold unverified, or NULL. */
+const char *gpudb_cuda_unverified(const struct gpudb *db, struct cuda_version v);
 int gpudb_never_released(const struct gpudb *db, struct cuda_version v);
 /* The last minor release of v's major, when that major is finished. */
 const struct cuda_version *gpudb_last_minor(const struct gpudb *db, int major);

@@ -180,7 +180,8 @@ int hostcc_check_version(const struct gpudb *db, const struct target_profile *t,
 	}
 	free(name);
 	free(path);
-	if (major <= lim->gcc_max && major >= db->gcc_min)
+	/* An unverified limit refuses nothing: nvcc's own check decides. */
+	if ((major <= lim->gcc_max || lim->gcc_unverified) && major >= db->gcc_min)
 		return 0;
 	what = xasprintf("-ccbin %s is gcc %d, but CUDA %d.%d accepts gcc %d to %d", ccbin,
 			 major, v.major, v.minor, db->gcc_min, lim->gcc_max);

@@ -33,53 +33,64 @@ static int check_board(const struct gpudb *gdb, const struct jetpack_release *r,
 	return 0;
 }
 
-static int load_release(struct jetpack_release *r, const cJSON *o, const struct gpudb *gdb,
-			struct xcc_error *err)
+/* A list of strings (l4t, unverified); unverified entries must name one of
+ * fields, so that a misspelt field is refused instead of never said. */
+static int str_list(const cJSON *o, const char *key, const char *version,
+		    const char *const *fields, const char ***out, size_t *n, struct xcc_error *err)
 {
-	static const char *const keys[] = { "jetpack", "l4t", "ubuntu", "glibc", "glibcxx",
-					    "cxxabi", "gcc_s", "cuda", "cuda_reachable",
-					    "boards", "source", NULL };
-	const char *where = "releases", *cuda = NULL, *reach = NULL;
-	const cJSON *arr, *it, *rj;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key), *it;
 
-	memset(r, 0, sizeof *r);
-	if (!cJSON_IsObject(o))
-		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json: each release is an object");
-	if (str_field(o, "jetpack", where, &r->version, err) ||
-	    gpudb_only_keys(o, keys, "jetpack.json release", err) ||
-	    str_field(o, "ubuntu", r->version, &r->ubuntu, err) ||
-	    str_field(o, "glibc", r->version, &r->glibc, err) ||
-	    str_field(o, "glibcxx", r->version, &r->glibcxx, err) ||
-	    str_field(o, "cxxabi", r->version, &r->cxxabi, err) ||
-	    str_field(o, "gcc_s", r->version, &r->gcc_s, err) ||
-	    str_field(o, "cuda", r->version, &cuda, err) ||
-	    str_field(o, "source", r->version, &r->source, err))
+	if (!cJSON_IsArray(arr))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: %s must be an array", version, key);
+	*out = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof **out);
+	cJSON_ArrayForEach(it, arr) {
+		size_t i = 0;
+
+		if (!cJSON_IsString(it))
+			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: %s entries are strings",
+					version, key);
+		while (fields && fields[i] && strcmp(fields[i], it->valuestring) != 0)
+			i++;
+		if (fields && !fields[i])
+			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: %s names no field of the "
+					"entry: \"%s\"", version, key, it->valuestring);
+		(*out)[(*n)++] = it->valuestring;
+	}
+	return 0;
+}
+
+static int load_cuda(const cJSON *o, const char *version, struct jetpack_release *r,
+		     struct xcc_error *err)
+{
+	const char *cuda = NULL, *reach = NULL;
+	const cJSON *rj;
+
+	if (str_field(o, "cuda", version, &cuda, err))
 		return -1;
 	if (cuda_version_parse(cuda, &r->cuda))
-		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad cuda %s", r->version, cuda);
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad cuda %s", version, cuda);
+	if (r->line)
+		return 0;
 	rj = cJSON_GetObjectItemCaseSensitive(o, "cuda_reachable");
 	if (cJSON_IsString(rj))
 		reach = rj->valuestring;
 	else if (!cJSON_IsNull(rj))
 		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: cuda_reachable must be a string or null",
-				r->version);
+				version);
 	if (reach) {
 		if (cuda_version_parse(reach, &r->reachable))
 			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad cuda_reachable %s",
-					r->version, reach);
+					version, reach);
 		r->has_reachable = 1;
 	}
-	arr = cJSON_GetObjectItemCaseSensitive(o, "l4t");
-	if (!cJSON_IsArray(arr))
-		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: l4t must be an array", r->version);
-	r->l4t = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *r->l4t);
-	cJSON_ArrayForEach(it, arr) {
-		if (!cJSON_IsString(it))
-			return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: l4t entries are strings",
-					r->version);
-		r->l4t[r->n_l4t++] = it->valuestring;
-	}
-	arr = cJSON_GetObjectItemCaseSensitive(o, "boards");
+	return 0;
+}
+
+static int load_boards(const cJSON *o, struct jetpack_release *r, const struct gpudb *gdb,
+		       struct xcc_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "boards"), *it;
+
 	if (!cJSON_IsArray(arr))
 		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: boards must be an array", r->version);
 	r->boards = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *r->boards);
@@ -97,6 +108,119 @@ static int load_release(struct jetpack_release *r, const cJSON *o, const struct 
 		r->n_boards++;
 	}
 	return 0;
+}
+
+/* "5.1" or "5.1.N" for the line "5.1". */
+static int point_of_line(const char *point, const char *line)
+{
+	size_t n = strlen(line);
+	int patch, used = 0;
+
+	if (strncmp(point, line, n) != 0)
+		return 0;
+	if (!point[n])
+		return 1;
+	return point[n] == '.' && sscanf(point + n + 1, "%d%n", &patch, &used) == 1 &&
+	       !point[n + 1 + (size_t)used];
+}
+
+/* A point release: its own version, L4T, CUDA and Ubuntu; the line's
+ * floors and boards, which the line's Ubuntu decides. */
+static int load_point(struct jetpack_release *p, const cJSON *o, const struct jetpack_release *line,
+		      struct xcc_error *err)
+{
+	static const char *const keys[] = { "jetpack", "l4t", "cuda", "ubuntu", "unverified",
+					    "source", NULL };
+	static const char *const fields[] = { "l4t", "cuda", "ubuntu", NULL };
+	char b1[16], b2[16];
+
+	*p = *line;
+	p->l4t = NULL;
+	p->n_l4t = 0;
+	p->unverified = NULL;
+	p->n_unverified = 0;
+	p->points = NULL;
+	p->n_points = 0;
+	p->line = line;
+	if (!cJSON_IsObject(o))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: each point release is an object",
+				line->version);
+	if (str_field(o, "jetpack", line->version, &p->version, err) ||
+	    gpudb_only_keys(o, keys, "jetpack.json point release", err) ||
+	    str_list(o, "l4t", p->version, NULL, &p->l4t, &p->n_l4t, err) ||
+	    str_list(o, "unverified", p->version, fields, &p->unverified, &p->n_unverified, err) ||
+	    str_field(o, "ubuntu", p->version, &p->ubuntu, err) ||
+	    str_field(o, "source", p->version, &p->source, err) || load_cuda(o, p->version, p, err))
+		return -1;
+	if (!point_of_line(p->version, line->version))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: point release %s is not of that line",
+				line->version, p->version);
+	if (strcmp(p->ubuntu, line->ubuntu) != 0)
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: Ubuntu %s, but its line's floors are "
+				"Ubuntu %s's", p->version, p->ubuntu, line->ubuntu);
+	if (cuda_version_cmp(p->cuda, jetpack_cuda_max(line)) > 0)
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: CUDA %s, past its line's %s",
+				p->version, cuda_version_str(p->cuda, b1, sizeof b1),
+				cuda_version_str(jetpack_cuda_max(line), b2, sizeof b2));
+	return 0;
+}
+
+/* The line's L4T releases: its points', newest first. */
+static void line_l4t(struct jetpack_release *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_points; i++)
+		n += r->points[i].n_l4t;
+	r->l4t = xmalloc((n + 1) * sizeof *r->l4t);
+	for (size_t i = r->n_points; i-- > 0;)
+		for (size_t k = 0; k < r->points[i].n_l4t; k++)
+			r->l4t[r->n_l4t++] = r->points[i].l4t[k];
+}
+
+static int load_points(struct jetpack_release *r, const cJSON *o, struct xcc_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "points"), *it;
+
+	if (!cJSON_IsArray(arr))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: points must be an array", r->version);
+	r->points = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *r->points);
+	cJSON_ArrayForEach(it, arr) {
+		if (load_point(&r->points[r->n_points], it, r, err)) {
+			r->n_points++;
+			return -1;
+		}
+		r->n_points++;
+	}
+	line_l4t(r);
+	return 0;
+}
+
+static int load_release(struct jetpack_release *r, const cJSON *o, const struct gpudb *gdb,
+			struct xcc_error *err)
+{
+	static const char *const keys[] = { "jetpack", "ubuntu", "glibc", "glibcxx", "cxxabi",
+					    "gcc_s", "cuda", "cuda_reachable", "boards",
+					    "unverified", "source", "points", NULL };
+	static const char *const fields[] = { "ubuntu", "glibc", "glibcxx", "cxxabi", "gcc_s",
+					      "cuda", "cuda_reachable", "boards", NULL };
+	const char *where = "releases";
+
+	memset(r, 0, sizeof *r);
+	if (!cJSON_IsObject(o))
+		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json: each release is an object");
+	if (str_field(o, "jetpack", where, &r->version, err) ||
+	    gpudb_only_keys(o, keys, "jetpack.json release", err) ||
+	    str_field(o, "ubuntu", r->version, &r->ubuntu, err) ||
+	    str_field(o, "glibc", r->version, &r->glibc, err) ||
+	    str_field(o, "glibcxx", r->version, &r->glibcxx, err) ||
+	    str_field(o, "cxxabi", r->version, &r->cxxabi, err) ||
+	    str_field(o, "gcc_s", r->version, &r->gcc_s, err) ||
+	    str_field(o, "source", r->version, &r->source, err) ||
+	    load_cuda(o, r->version, r, err) || load_boards(o, r, gdb, err) ||
+	    str_list(o, "unverified", r->version, fields, &r->unverified, &r->n_unverified, err))
+		return -1;
+	return load_points(r, o, err);
 }
 
 int jetpack_db_load(struct jetpack_db *db, const struct gpudb *gdb, struct xcc_error *err)
@@ -144,36 +268,50 @@ fail:
 void jetpack_db_free(struct jetpack_db *db)
 {
 	for (size_t i = 0; i < db->n; i++) {
-		free(db->releases[i].l4t);
-		free(db->releases[i].boards);
+		struct jetpack_release *r = &db->releases[i];
+
+		for (size_t k = 0; k < r->n_points; k++) {
+			free(r->points[k].l4t);
+			free(r->points[k].unverified);
+		}
+		free(r->points);
+		free(r->l4t);
+		free(r->unverified);
+		free(r->boards);
 	}
 	free(db->releases);
 	cJSON_Delete(db->json_root);
 	memset(db, 0, sizeof *db);
 }
 
-const struct jetpack_release *jetpack_find(const struct jetpack_db *db, const char *version)
+/* "5", "5.1" or "5.1.2": major, minor (0 when absent), patch (-1 when
+ * absent). */
+static int parse_jetpack(const char *version, int *major, int *minor, int *patch)
 {
-	int major, minor = 0, n = 0;
+	int n = 0, m = 0;
 
-	if (!version || sscanf(version, "%d%n", &major, &n) != 1)
-		return NULL;
+	*minor = 0;
+	*patch = -1;
+	if (!version || sscanf(version, "%d%n", major, &n) != 1)
+		return -1;
 	if (version[n] == '.') {
-		int m = 0;
-
-		if (sscanf(version + n + 1, "%d%n", &minor, &m) != 1)
-			return NULL;
+		if (sscanf(version + n + 1, "%d%n", minor, &m) != 1)
+			return -1;
 		n += 1 + m;
 	}
-	/* A point release (5.1.2) belongs to its line (5.1). */
 	if (version[n] == '.') {
-		int patch, m = 0;
-
-		if (sscanf(version + n + 1, "%d%n", &patch, &m) != 1)
-			return NULL;
+		if (sscanf(version + n + 1, "%d%n", patch, &m) != 1)
+			return -1;
 		n += 1 + m;
 	}
-	if (version[n])
+	return version[n] ? -1 : 0;
+}
+
+const struct jetpack_release *jetpack_find_line(const struct jetpack_db *db, const char *version)
+{
+	int major, minor, patch;
+
+	if (parse_jetpack(version, &major, &minor, &patch))
 		return NULL;
 	for (size_t i = 0; i < db->n; i++) {
 		int rmaj = 0, rmin = 0;
@@ -183,6 +321,76 @@ const struct jetpack_release *jetpack_find(const struct jetpack_db *db, const ch
 			return &db->releases[i];
 	}
 	return NULL;
+}
+
+const struct jetpack_release *jetpack_find(const struct jetpack_db *db, const char *version)
+{
+	const struct jetpack_release *line = jetpack_find_line(db, version);
+	int major, minor, patch;
+
+	if (!line || parse_jetpack(version, &major, &minor, &patch))
+		return NULL;
+	if (patch < 0)
+		return line;
+	/* A point release is known only when listed: its L4T and CUDA are its own. */
+	for (size_t i = 0; i < line->n_points; i++) {
+		const struct jetpack_release *p = &line->points[i];
+		int pmaj, pmin, ppatch;
+
+		if (parse_jetpack(p->version, &pmaj, &pmin, &ppatch) == 0 &&
+		    (ppatch < 0 ? 0 : ppatch) == patch)
+			return p;
+	}
+	return NULL;
+}
+
+char *jetpack_point_versions(const struct jetpack_release *line)
+{
+	struct strvec v = STRVEC_INIT;
+	char *s;
+
+	for (size_t i = 0; i < line->n_points; i++)
+		strvec_push(&v, line->points[i].version);
+	s = v.n ? strvec_join(&v, ", ") : xstrdup("none");
+	strvec_free(&v);
+	return s;
+}
+
+const struct jetpack_release *jetpack_line(const struct jetpack_release *r)
+{
+	return r->line ? r->line : r;
+}
+
+static int listed(const struct jetpack_release *r, const char *field)
+{
+	for (size_t i = 0; i < r->n_unverified; i++)
+		if (strcmp(r->unverified[i], field) == 0)
+			return 1;
+	return 0;
+}
+
+int jetpack_unverified(const struct jetpack_release *r, const char *field)
+{
+	if (listed(r, field))
+		return 1;
+	if (r->line)
+		return listed(r->line, field) && strcmp(field, "l4t") != 0;
+	/* A line's L4T releases are its points'; its other facts its own. */
+	for (size_t i = 0; strcmp(field, "l4t") == 0 && i < r->n_points; i++)
+		if (listed(&r->points[i], field))
+			return 1;
+	return 0;
+}
+
+char *jetpack_l4t_text(const struct jetpack_release *r)
+{
+	const char *head = jetpack_unverified(r, "l4t") ? "unverified " : "";
+
+	if (!r->n_l4t)
+		return NULL;
+	if (r->n_l4t == 1)
+		return xasprintf("%sL4T %s", head, r->l4t[0]);
+	return xasprintf("%sL4T %s to %s", head, r->l4t[r->n_l4t - 1], r->l4t[0]);
 }
 
 char *jetpack_versions(const struct jetpack_db *db)
@@ -216,17 +424,19 @@ static int runs(const struct jetpack_release *r, const struct gpu_cap *cap, stru
 	return jetpack_supports_board(r, cap) && cuda_version_cmp(v, jetpack_cuda_max(r)) <= 0;
 }
 
-/* "5.1 (CUDA 11.4, up to 12.2), 6.0 (...)": the releases that run cap. */
-static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap)
+/* "5.1 (CUDA 11.4, up to 12.2), 6.0 (...)": the releases that support
+ * cap, or with only_v those that run CUDA *only_v on it; NULL when none. */
+static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap,
+			  const struct cuda_version *only_v)
 {
 	struct strvec v = STRVEC_INIT;
-	char *s, b1[16], b2[16];
+	char *s = NULL, b1[16], b2[16];
 
 	for (size_t i = 0; i < db->n; i++) {
 		const struct jetpack_release *r = &db->releases[i];
 		struct cuda_version max = jetpack_cuda_max(r);
 
-		if (!jetpack_supports_board(r, cap))
+		if (!jetpack_supports_board(r, cap) || (only_v && !runs(r, cap, *only_v)))
 			continue;
 		if (cuda_version_cmp(max, r->cuda) > 0)
 			strvec_pushf(&v, "%s (CUDA %s, up to %s)", r->version,
@@ -238,13 +448,66 @@ static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap
 	}
 	if (v.n)
 		s = strvec_join(&v, ", ");
-	else if (cap->renamed_to)
-		s = xasprintf("none (from CUDA %d.0 it is sm_%d%d, with JetPack 7)",
-			      cap->max_cuda.major + 1, cap->renamed_major, cap->renamed_minor);
-	else
-		s = xstrdup("none");
 	strvec_free(&v);
 	return s;
+}
+
+/* What to name when JetPack jp cannot run CUDA v on cap: exactly the
+ * releases that can, else the ones that support the board at all. */
+static char *releases_that_run(const struct jetpack_db *db, const struct gpu_cap *cap,
+			       struct cuda_version v)
+{
+	char *run = releases_for(db, cap, &v), *any, *s, b[16];
+
+	cuda_version_str(v, b, sizeof b);
+	if (run) {
+		s = xasprintf("JetPack releases that run CUDA %s on it: %s", b, run);
+		free(run);
+		return s;
+	}
+	if ((any = releases_for(db, cap, NULL))) {
+		s = xasprintf("No JetPack release runs CUDA %s on it; the releases that support it: "
+			      "%s", b, any);
+		free(any);
+		return s;
+	}
+	if (cap->renamed_to)
+		return xasprintf("No JetPack release runs CUDA %s on it (from CUDA %d.0 it is "
+				 "sm_%d%d, with JetPack 7)", b, cap->max_cuda.major + 1,
+				 cap->renamed_major, cap->renamed_minor);
+	return xasprintf("No JetPack release runs CUDA %s on it", b);
+}
+
+/* The releases for cap, when none runs c's CUDA on it (the warning). */
+static char *releases_any(const struct jetpack_db *db, const struct gpu_cap *cap)
+{
+	char *s = releases_for(db, cap, NULL);
+
+	if (s)
+		return s;
+	if (cap->renamed_to)
+		return xasprintf("none (from CUDA %d.0 it is sm_%d%d, with JetPack 7)",
+				 cap->max_cuda.major + 1, cap->renamed_major, cap->renamed_minor);
+	return xstrdup("none");
+}
+
+/* A release the board runs: the facts it rests on that are unverified are
+ * said, never passed over as checked. */
+static void warn_unverified(const struct jetpack_release *jp, struct arch_choice *c)
+{
+	char b[16];
+
+	if (jetpack_unverified(jp, "cuda"))
+		strvec_pushf(&c->warnings,
+			     "JetPack %s ships CUDA %s in cuda-xcc's table, which is unverified (no "
+			     "NVIDIA page confirmed it): check the board's CUDA (nvcc --version or "
+			     "/usr/local/cuda/version.json there)", jp->version,
+			     cuda_version_str(jp->cuda, b, sizeof b));
+	if (jetpack_unverified(jp, "cuda_reachable") && jp->has_reachable &&
+	    cuda_version_cmp(c->cuda, jp->cuda) > 0)
+		strvec_pushf(&c->warnings,
+			     "that JetPack %s runs CUDA up to %s is unverified in cuda-xcc's table",
+			     jp->version, cuda_version_str(jp->reachable, b, sizeof b));
 }
 
 int jetpack_check(const struct jetpack_db *db, const struct jetpack_release *jp,
@@ -272,26 +535,29 @@ int jetpack_check(const struct jetpack_db *db, const struct jetpack_release *jp,
 			ok |= runs(&db->releases[k], cap, c->cuda);
 		if (ok)
 			continue;
-		rel = releases_for(db, cap);
-		if (jp && !jetpack_supports_board(jp, cap))
-			xcc_fail(err, XCC_EUSAGE,
-				 "JetPack %s does not support %s (%s). JetPack releases for it: %s",
+		if (jp && !jetpack_supports_board(jp, cap)) {
+			rel = releases_that_run(db, cap, c->cuda);
+			xcc_fail(err, XCC_EUSAGE, "JetPack %s does not support %s (%s). %s",
 				 jp->version, name, cap->boards, rel);
-		else if (jp)
+		} else if (jp) {
+			rel = releases_that_run(db, cap, c->cuda);
 			xcc_fail(err, XCC_EUSAGE,
-				 "JetPack %s runs CUDA up to %s on %s (%s), not CUDA %s. JetPack "
-				 "releases for it: %s",
+				 "JetPack %s runs CUDA up to %s on %s (%s), not CUDA %s. %s",
 				 jp->version, cuda_version_str(jetpack_cuda_max(jp), b1, sizeof b1), name,
 				 cap->boards, cuda_version_str(c->cuda, b2, sizeof b2), rel);
-		else
+		} else {
+			rel = releases_any(db, cap);
 			strvec_pushf(&c->warnings,
 				     "no JetPack runs CUDA %s on %s (%s), so the program will not run "
 				     "there; JetPack releases for it: %s",
 				     cuda_version_str(c->cuda, b1, sizeof b1), name, cap->boards, rel);
+		}
 		free(rel);
 		if (jp)
 			return -1;
 	}
+	if (jp)
+		warn_unverified(jp, c);
 	return 0;
 }
 

@@ -12,8 +12,10 @@
 #include "db/gpus.h"
 
 struct jetpack_release {
-	const char *version;   /* "5.1" */
-	const char **l4t;      /* newest first; may be empty */
+	const char *version;   /* "5.1" (a line) or "5.1.2" (a point release) */
+	/* A line: its points' L4T releases, newest first; a point: its own.
+	 * May be empty. */
+	const char **l4t;
 	size_t n_l4t;
 	const char *ubuntu;    /* "20.04" */
 	/* The floors: the newest version each runtime library defines. */
@@ -27,6 +29,14 @@ struct jetpack_release {
 	struct { int major, minor; } *boards;
 	size_t n_boards;
 	const char *source;
+	/* The fields no public NVIDIA page confirmed ("l4t", "cuda", ...). */
+	const char **unverified;
+	size_t n_unverified;
+	/* A line: its point releases, oldest first. A point: NULL, and line
+	 * names the line it belongs to (whose floors and boards it shares). */
+	struct jetpack_release *points;
+	size_t n_points;
+	const struct jetpack_release *line;
 };
 
 struct jetpack_db {
@@ -43,11 +53,25 @@ int jetpack_db_parse(struct jetpack_db *db, const char *text, const struct gpudb
 		     struct xcc_error *err);
 void jetpack_db_free(struct jetpack_db *db);
 
-/* "5.1", "5.1.2" (a point release of the 5.1 line), "7" (7.0). NULL when
+/* "5.1" (the line), "5.1.2" (that point release of it, which must be one
+ * the table lists; "5.1.0" is the point "5.1"), "7" (7.0). NULL when
  * unknown. */
 const struct jetpack_release *jetpack_find(const struct jetpack_db *db, const char *version);
-/* "4.6, 5.1, 6.0, ..." Caller frees. */
+/* "4.6, 5.1, 6.0, ..." (the lines). Caller frees. */
 char *jetpack_versions(const struct jetpack_db *db);
+/* The line a version names or belongs to ("5.1.9": 5.1), NULL when none. */
+const struct jetpack_release *jetpack_find_line(const struct jetpack_db *db, const char *version);
+/* "5.1, 5.1.1, ..., 5.1.5": a line's point releases. Caller frees. */
+char *jetpack_point_versions(const struct jetpack_release *line);
+/* The line of r (r itself for a line). */
+const struct jetpack_release *jetpack_line(const struct jetpack_release *r);
+/* Whether field ("l4t", "cuda") of r is unverified: a point's own or its
+ * line's; a line's own, and its L4T when any point's is. */
+int jetpack_unverified(const struct jetpack_release *r, const char *field);
+/* "L4T 35.4.1" for a point or a line of one, "L4T 35.2.1 to 35.6.1" for a
+ * line, "unverified L4T 35.5.0" when so; NULL when no L4T is known. Caller
+ * frees. */
+char *jetpack_l4t_text(const struct jetpack_release *r);
 
 int jetpack_supports_board(const struct jetpack_release *r, const struct gpu_cap *cap);
 /* The newest CUDA the release's boards can run. */

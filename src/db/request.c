@@ -31,10 +31,21 @@ int request_cuda(const char *s, struct cuda_version *out, struct xcc_error *err)
 int request_jetpack(const struct jetpack_db *db, const char *version,
 		    const struct jetpack_release **out, struct xcc_error *err)
 {
+	const struct jetpack_release *line;
 	char *known;
 
 	if ((*out = jetpack_find(db, version)))
 		return 0;
+	/* A point release the table does not list: its L4T and CUDA are not
+	 * known, so it is not taken for another of its line. */
+	if ((line = jetpack_find_line(db, version))) {
+		known = jetpack_point_versions(line);
+		xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; "
+			 "the point releases of JetPack %s it knows: %s (or --jetpack %s for any "
+			 "of them)", version, line->version, known, line->version);
+		free(known);
+		return -1;
+	}
 	known = jetpack_versions(db);
 	xcc_fail(err, XCC_EUSAGE, "--jetpack %s is not a JetPack release cuda-xcc knows; known: %s",
 		 version, known);

@@ -102,8 +102,14 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 		free(pkg);
 		return;
 	}
-	doctor_add(r, "cross-g++", DOCTOR_OK,
-	    xasprintf("%s (gcc %d), accepted by CUDA %s", hc.path, hc.major, b), NULL);
+	if (gpudb_host_limit(c->db, c->cuda) && gpudb_host_limit(c->db, c->cuda)->gcc_unverified)
+		doctor_add(r, "cross-g++", DOCTOR_SKIP,
+		    xasprintf("%s (gcc %d): which gcc CUDA %s accepts is unverified in cuda-xcc's "
+			      "tables, so it was not checked (nvcc says when it compiles)", hc.path,
+			      hc.major, b), NULL);
+	else
+		doctor_add(r, "cross-g++", DOCTOR_OK,
+		    xasprintf("%s (gcc %d), accepted by CUDA %s", hc.path, hc.major, b), NULL);
 	c->host_compiler = xstrdup(hc.path);
 	host_compiler_free(&hc);
 }
@@ -317,6 +323,33 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 	free(profile_path);
 }
 
+/* The release runs the sysroot's CUDA on its GPUs. An L4T release the
+ * table holds unverified is shown as such (a line whose points are not all
+ * verified shows none); a CUDA it holds unverified makes the check say so
+ * instead of ok. */
+static void jetpack_ok(struct doctor_ctx *c, struct doctor_report *r, const struct arch_choice *ch,
+		       size_t first_warning)
+{
+	const struct jetpack_release *jp = c->jp;
+	char *caps = strvec_join(&c->sr.meta.capabilities, ", "), *l4t = NULL, *what, b[32];
+
+	if (jp->line || !jetpack_unverified(jp, "l4t"))
+		l4t = jetpack_l4t_text(jp);
+	what = xasprintf("JetPack %s (%s%sUbuntu %s)", jp->version, l4t ? l4t : "",
+			 l4t ? ", " : "", jp->ubuntu);
+	cuda_version_str(c->cuda, b, sizeof b);
+	if (ch->warnings.n > first_warning)
+		doctor_add(r, "jetpack", DOCTOR_SKIP,
+		    xasprintf("%s would run CUDA %s on %s by cuda-xcc's table, but: %s", what, b, caps,
+			      ch->warnings.v[ch->warnings.n - 1]), NULL);
+	else
+		doctor_add(r, "jetpack", DOCTOR_OK,
+		    xasprintf("%s runs CUDA %s on %s", what, b, caps), NULL);
+	free(what);
+	free(l4t);
+	free(caps);
+}
+
 /* Board x CUDA x JetPack: the JetPack release must support every Jetson GPU
  * the sysroot was made for and run its CUDA release. Said for --target
  * jetson, and for sbsa when a JetPack is named (JetPack 7 boards use SBSA
@@ -326,6 +359,7 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 	struct arch_choice choice;
 	struct xcc_error err = { 0 };
 	char b[32];
+	size_t nw;
 
 	if (!c->target || (!c->jp && !c->target->jetson_only))
 		return;
@@ -352,6 +386,11 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 			    xasprintf("JetPack %s runs CUDA up to %s, not %s", c->jp->version, m, b),
 			    xasprintf("use CUDA %s or older, or a newer JetPack on the board (%s)", m,
 				      "cuda-xcc gpus --target jetson lists each board's releases"));
+		else if (jetpack_unverified(c->jp, "cuda") || jetpack_unverified(c->jp, "cuda_reachable"))
+			doctor_add(r, "jetpack", DOCTOR_SKIP,
+			    xasprintf("JetPack %s would run CUDA %s (up to %s) by cuda-xcc's table, "
+				      "but its CUDA there is unverified (no NVIDIA page confirmed it)",
+				      c->jp->version, b, m), NULL);
 		else
 			doctor_add(r, "jetpack", DOCTOR_OK,
 			    xasprintf("JetPack %s runs CUDA %s (up to %s); no sysroot to say which "
@@ -364,19 +403,14 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 		    xasprintf("the sysroot's GPUs do not resolve: %s", err.msg), create_hint(c));
 		return;
 	}
+	nw = choice.warnings.n;
 	if (jetpack_check(c->o->jetpacks, c->jp, &choice, &err)) {
 		doctor_add(r, "jetpack", DOCTOR_FAIL, xstrdup(err.msg),
 		    xstrdup("make the sysroot for a CUDA release and GPUs that JetPack runs "
 			    "(--jetpack V on sysroot create checks it), or name the JetPack the "
 			    "board really has"));
 	} else {
-		char *caps = strvec_join(&c->sr.meta.capabilities, ", ");
-
-		doctor_add(r, "jetpack", DOCTOR_OK,
-		    xasprintf("JetPack %s (L4T %s, Ubuntu %s) runs CUDA %s on %s", c->jp->version,
-			      c->jp->n_l4t ? c->jp->l4t[0] : "?", c->jp->ubuntu,
-			      cuda_version_str(c->cuda, b, sizeof b), caps), NULL);
-		free(caps);
+		jetpack_ok(c, r, &choice, nw);
 	}
 	arch_choice_free(&choice);
 }
@@ -687,7 +721,9 @@ static int resolve_jetpack(struct doctor_ctx *c, struct xcc_error *err)
 				"not know: update cuda-xcc or name a release with --jetpack",
 				c->sysroot, v);
 	}
-	if (recorded && c->o->jetpack && jetpack_find(c->o->jetpacks, recorded) != c->jp)
+	/* 5.1.2 recorded and --jetpack 5.1.3 given: one line, one set of floors. */
+	if (recorded && c->o->jetpack &&
+	    jetpack_find_line(c->o->jetpacks, recorded) != jetpack_line(c->jp))
 		return xcc_fail(err, XCC_EUSAGE, "%s was made for JetPack %s, not %s", c->sysroot,
 				recorded, c->o->jetpack);
 	if (!c->target)

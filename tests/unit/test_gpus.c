@@ -177,7 +177,29 @@ int main(void)
 	ok(gpudb_host_limit(&db, V("12.6"))->gcc_max == 13, "CUDA 12.6 takes gcc <= 13");
 	ok(gpudb_host_limit(&db, V("12.9"))->clang_max == 19, "CUDA 12.9 takes clang <= 19");
 	ok(gpudb_host_limit(&db, V("13.2"))->gcc_max == 15, "CUDA 13.2 takes gcc <= 15");
-	ok(gpudb_host_limit(&db, V("11.2")) == NULL, "no limits known for 11.2");
+	/* CUDA 11.0-11.6 (issue 30): nvcc's host_config.h limits, per release. */
+	ok(gpudb_host_limit(&db, V("11.0")) && gpudb_host_limit(&db, V("11.0"))->gcc_max == 9 &&
+	   gpudb_host_limit(&db, V("11.0"))->clang_max == 9, "CUDA 11.0 takes gcc <= 9, clang <= 9");
+	ok(gpudb_host_limit(&db, V("11.2")) && gpudb_host_limit(&db, V("11.2"))->gcc_max == 10 &&
+	   gpudb_host_limit(&db, V("11.2"))->clang_max == 11, "CUDA 11.2 takes gcc <= 10, clang <= 11");
+	ok(gpudb_host_limit(&db, V("11.4")) && gpudb_host_limit(&db, V("11.4"))->gcc_max == 10 &&
+	   !gpudb_host_limit(&db, V("11.4"))->gcc_unverified, "CUDA 11.4 takes gcc <= 10 (verified)");
+	ok(gpudb_host_limit(&db, V("11.6")) && gpudb_host_limit(&db, V("11.6"))->gcc_max == 11,
+	   "CUDA 11.6 takes gcc <= 11");
+	ok(gpudb_host_limit(&db, V("11.7"))->clang_max == 13, "CUDA 11.7 takes clang <= 13");
+	for (int m = 0; m <= 8; m++) {
+		struct cuda_version v11 = { 11, m, -1 };
+
+		ok(gpudb_host_limit(&db, v11) != NULL, "host compiler limits known for 11.%d", m);
+	}
+	/* CUDA 13.4: in the tables, its limits marked unverified, and said so. */
+	ok(gpudb_host_limit(&db, V("13.3")) && !gpudb_host_limit(&db, V("13.3"))->gcc_unverified,
+	   "CUDA 13.3's gcc limit is verified");
+	ok(gpudb_host_limit(&db, V("13.4")) && gpudb_host_limit(&db, V("13.4"))->gcc_unverified &&
+	   gpudb_host_limit(&db, V("13.4"))->clang_unverified, "CUDA 13.4's limits are unverified");
+	ok(cuda_version_cmp(db.newest_known, V("13.4")) == 0, "the tables know CUDA 13.4");
+	ok(gpudb_cuda_unverified(&db, V("13.4")) != NULL && !gpudb_cuda_unverified(&db, V("13.3")),
+	   "13.4 is marked unverified, 13.3 is not");
 	ok(gpudb_never_released(&db, V("12.7")), "12.7 was never released");
 
 	gpudb_sbsa_threshold(&db, V("12.6"), &maj, &min);

@@ -8,11 +8,16 @@
 #include "db/jetpack.h"
 #include "tap.h"
 
-#define RELEASE(extra, boards)                                                              \
-	"{\"releases\": [{\"jetpack\": \"5.1\", \"l4t\": [\"35.2.1\"], \"ubuntu\": \"20.04\", " \
+#define POINT(extra)                                                                         \
+	"{\"jetpack\": \"5.1.2\", \"l4t\": [\"35.4.1\"], \"cuda\": \"11.4\", "                   \
+	"\"ubuntu\": \"20.04\", \"unverified\": [], \"source\": \"x\"" extra "}"
+#define RELEASE_P(extra, boards, points)                                                     \
+	"{\"releases\": [{\"jetpack\": \"5.1\", \"ubuntu\": \"20.04\", "                         \
 	"\"glibc\": \"2.31\", \"glibcxx\": \"3.4.28\", \"cxxabi\": \"1.3.12\", "             \
 	"\"gcc_s\": \"7.0.0\", \"cuda\": \"11.4\", \"cuda_reachable\": null, "               \
-	"\"boards\": " boards ", \"source\": \"x\"" extra "}]}"
+	"\"boards\": " boards ", \"unverified\": [], \"source\": \"x\", "                       \
+	"\"points\": [" points "]" extra "}]}"
+#define RELEASE(extra, boards) RELEASE_P(extra, boards, POINT(""))
 
 static void refused(const struct gpudb *gdb, const char *text, const char *want, const char *what)
 {
@@ -21,6 +26,43 @@ static void refused(const struct gpudb *gdb, const char *text, const char *want,
 
 	ok(jetpack_db_parse(&jdb, text, gdb, &err) != 0 && strstr(err.msg, want) != NULL,
 	   "%s is refused: %s", what, err.msg);
+}
+
+/* Point releases (issue 30): each its own L4T and CUDA, the line as before. */
+static void point_releases(const struct gpudb *gdb)
+{
+	struct jetpack_db jdb;
+	struct xcc_error err = { 0 };
+	const struct jetpack_release *r;
+
+	if (jetpack_db_load(&jdb, gdb, &err)) {
+		ok(0, "the JetPack table loads (%s)", err.msg);
+		return;
+	}
+	r = jetpack_find(&jdb, "5.0.2");
+	ok(r && strcmp(r->version, "5.0.2") == 0 && r->n_l4t == 1 && strcmp(r->l4t[0], "35.1") == 0 &&
+	   r->cuda.major == 11 && r->cuda.minor == 4 && strcmp(r->ubuntu, "20.04") == 0,
+	   "5.0.2 is L4T 35.1, CUDA 11.4, Ubuntu 20.04");
+	ok(r && !jetpack_unverified(r, "l4t"), "5.0.2's L4T is verified");
+	r = jetpack_find(&jdb, "5.1.2");
+	ok(r && strcmp(r->version, "5.1.2") == 0 && strcmp(r->l4t[0], "35.4.1") == 0,
+	   "5.1.2 is L4T 35.4.1 (%s)", r && r->n_l4t ? r->l4t[0] : "?");
+	ok(r && jetpack_line(r) == jetpack_find(&jdb, "5.1"), "5.1.2 belongs to the 5.1 line");
+	r = jetpack_find(&jdb, "5.1.3");
+	ok(r && strcmp(r->l4t[0], "35.5.0") == 0 && jetpack_unverified(r, "l4t"),
+	   "5.1.3 is L4T 35.5.0, unverified");
+	r = jetpack_find(&jdb, "5.1");
+	ok(r && strcmp(r->version, "5.1") == 0 && !r->line && r->n_points == 6,
+	   "--jetpack 5.1 is still the line, with its 6 point releases");
+	ok(jetpack_find(&jdb, "5.1.0") == &jetpack_find(&jdb, "5.1")->points[0],
+	   "5.1.0 is the point release 5.1");
+	ok(jetpack_find(&jdb, "5.1.9") == NULL && jetpack_find_line(&jdb, "5.1.9") != NULL,
+	   "an unlisted point release is not taken for another");
+	ok(jetpack_find(&jdb, "5.0.1") == NULL, "the 5.0.1 Developer Preview is no release");
+	r = jetpack_find(&jdb, "6.2.1");
+	ok(r && strcmp(r->l4t[0], "36.4.4") == 0 && jetpack_unverified(r, "cuda"),
+	   "6.2.1 is L4T 36.4.4, its CUDA unverified");
+	jetpack_db_free(&jdb);
 }
 
 int main(void)
@@ -44,6 +86,21 @@ int main(void)
 	refused(&gdb, RELEASE("", "[\"9.9\"]"), "board 9.9 is no Jetson GPU",
 		"a board that is no GPU of the table");
 	refused(&gdb, "{\"releases\": [3]}", "each release is an object", "a release that is no object");
+	refused(&gdb, RELEASE_P("", "[\"8.7\"]", POINT(", \"l4tt\": []")), "unknown key \"l4tt\"",
+		"a misspelt key in a point release");
+	refused(&gdb, RELEASE_P("", "[\"8.7\"]",
+				"{\"jetpack\": \"5.2.1\", \"l4t\": [], \"cuda\": \"11.4\", "
+				"\"ubuntu\": \"20.04\", \"unverified\": [], \"source\": \"x\"}"),
+		"point release 5.2.1 is not of that line", "a point release of another line");
+	refused(&gdb, RELEASE_P("", "[\"8.7\"]",
+				"{\"jetpack\": \"5.1.2\", \"l4t\": [], \"cuda\": \"11.4\", "
+				"\"ubuntu\": \"22.04\", \"unverified\": [], \"source\": \"x\"}"),
+		"but its line's floors are Ubuntu 20.04's", "a point release of another Ubuntu");
+	refused(&gdb, RELEASE_P("", "[\"8.7\"]",
+				"{\"jetpack\": \"5.1.2\", \"l4t\": [], \"cuda\": \"11.4\", "
+				"\"ubuntu\": \"20.04\", \"unverified\": [\"l4\"], \"source\": \"x\"}"),
+		"unverified names no field of the entry: \"l4\"", "an unverified field that is none");
+	point_releases(&gdb);
 	gpudb_free(&gdb);
 	return done_testing();
 }
