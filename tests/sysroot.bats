@@ -39,10 +39,24 @@ mirror_copy() {
 	assert_output_contains "JetPack 5.1 runs CUDA up to 12.2 on sm_87"
 	[ ! -e "$D" ]
 	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "file://$FX/m126/" \
-		--dest "$D" --progress never --jetpack 6.1.1
+		--dest "$D" --progress never --jetpack 6.1.0
 	assert_status 0
 	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["jetpack"], m["products"])' "$D/sysroot.json"
+	# A point release is recorded as itself (its L4T is its own).
 	assert_output_equals "6.1 {'cuda': '12.6.3'}"
+	rm -rf "$D"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "file://$FX/m126/" \
+		--dest "$D" --progress never --jetpack 6.2.1
+	assert_status 0
+	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jetpack"])' "$D/sysroot.json"
+	assert_output_equals "6.2.1"
+	# One the table does not list is refused before anything is made.
+	rm -rf "$D"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --mirror "file://$FX/m126/" \
+		--dest "$D" --progress never --jetpack 6.1.1
+	assert_status 2
+	assert_output_contains "the point releases of JetPack 6.1 it knows: 6.1"
+	[ ! -e "$D" ]
 }
 
 @test "sysroot: components carry their CUDA range; a missing one says who asked for it" {

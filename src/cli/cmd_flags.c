@@ -25,7 +25,8 @@ static const char flags_usage[] =
 	"                the highest of the others\n"
 	"  --format F    nvcc (default), cmake or json\n"
 	"  --print-tag   print only the redist tag that serves these GPUs\n"
-	"  --jetpack J   the board's JetPack release (4.6, 5.1, 6.0, 6.1, 6.2, 7.0, ...):\n"
+	"  --jetpack J   the board's JetPack release, a line (4.6, 5.0, 5.1, 6.0, ...) or\n"
+	"                a point release of one (5.0.2, 5.1.2, 6.2.1, ...):\n"
 	"                its boards and CUDA versions are checked too\n";
 
 static void print_json(const struct arch_choice *c)
