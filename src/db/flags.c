@@ -712,7 +712,8 @@ char *flags_newest_cuda(const struct gpudb *db, const struct target_profile *t,
 	char b[16];
 
 	while (v.major >= 11) {
-		if (resolves(db, t, v, specs))
+		/* A release the tables hold unverified is not the one to suggest. */
+		if (!gpudb_cuda_unverified(db, v) && resolves(db, t, v, specs))
 			return xstrdup(ver(v, b));
 		if (v.minor > 0) {
 			v.minor--;

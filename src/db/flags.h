@@ -80,9 +80,9 @@ void arch_choice_lto_to_sass(struct arch_choice *c);
 char *arch_choice_cmake(const struct arch_choice *c);
 
 /* For commands the messages suggest, which must work as printed: the newest
- * CUDA release ("13.0") that serves specs on t, or NULL; and the newest
- * Jetson capability ("sm_87") that t serves with CUDA v, or NULL. Caller
- * frees. */
+ * CUDA release ("13.0") the tables hold verified that serves specs on t, or
+ * NULL; and the newest Jetson capability ("sm_87") that t serves with CUDA
+ * v, or NULL. Caller frees. */
 char *flags_newest_cuda(const struct gpudb *db, const struct target_profile *t,
 			const struct strvec *specs);
 char *flags_newest_jetson_arch(const struct gpudb *db, const struct target_profile *t,

@@ -423,7 +423,7 @@ static int driver_no_cuda(const struct gpudb *db, const struct driver_opts *o,
 		xcc_fail(err, XCC_EUSAGE,
 			 "no sysroot found for --target %s: pass --sysroot DIR, set "
 			 "CUDA_XCC_SYSROOT, or give --cuda V; 'cuda-xcc sysroot create --target %s "
-			 "--cuda %s%s%s' makes one (CUDA %s is the newest release that serves "
+			 "--cuda %s%s%s' makes one (CUDA %s is the newest verified release that serves "
 			 "%s)", t->name, t->name, cuda, arch ? " -arch " : "", arch ? arch : "", cuda,
 			 arch ? "these GPUs" : "its default GPUs");
 	else
