@@ -25,7 +25,9 @@ static const char doctor_usage[] =
 	"               the cross toolchain links with\n"
 	"  target-fs-links that root's absolute symlinks among the linker's files name\n"
 	"               files inside it (they are read there through an overlay)\n"
-	"  binfmt       qemu is registered with binfmt_misc (CMake's try_run needs it)\n"
+	"  binfmt       qemu is registered with binfmt_misc, so target programs start\n"
+	"               directly by path (a Makefile running ./prog); cuda-xcc run, ctest\n"
+	"               and try_run go through the emulator and do not need it ('warn')\n"
 	"  ccache       ccache is installed\n"
 	"\n"
 	"Options:\n"
@@ -38,8 +40,10 @@ static const char doctor_usage[] =
 	"  --jetpack V        the board's JetPack release (default: the sysroot's, if any)\n"
 	"  --json             the report as JSON\n"
 	"\n"
-	"Exit status: 0 when every check is ok or does not apply, 1 when one failed,\n"
-	"2 for bad options. A check that cannot know says so ('skip'); it never guesses.\n";
+	"Exit status: 0 when every check is ok, a warning or does not apply, 1 when one\n"
+	"failed, 2 for bad options. A FAIL means the use it names will fail; 'warn' names\n"
+	"what still works and what does not. A check that cannot know says so ('skip');\n"
+	"it never guesses.\n";
 
 int cmd_doctor(int argc, char **argv, struct cmd_ctx *ctx)
 {

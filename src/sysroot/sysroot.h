@@ -69,6 +69,15 @@ enum sysroot_verify_depth {
 int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err);
+struct sysroot;
+/* The cross compiler (TRIPLE-gcc) that verify finds the target's libstdc++
+ * and libgcc_s with, when s records no device root and it is not on PATH:
+ * caller frees; NULL when it is there or not needed. Its absence is this
+ * machine's problem, not the sysroot's: making the sysroot again would not
+ * help. */
+char *sysroot_missing_cross_gcc(const struct sysroot *s);
+/* The problem verify lists for it; caller frees. */
+char *sysroot_missing_cross_gcc_problem(const char *gcc);
 /* What depth means, for a line after "OK". */
 const char *sysroot_verify_depth_text(enum sysroot_verify_depth depth);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/proc.h"
 #include "base/xalloc.h"
 #include "pkg/unpack.h"
 #include "sysroot/plan.h"
@@ -213,6 +214,28 @@ const char *sysroot_verify_depth_text(enum sysroot_verify_depth depth)
 	}
 }
 
+char *sysroot_missing_cross_gcc(const struct sysroot *s)
+{
+	char *gcc, *path;
+
+	if (s->target_fs || !s->target)
+		return NULL;
+	gcc = xasprintf("%s-gcc", s->target->triple);
+	path = proc_which(gcc);
+	if (path) {
+		free(path);
+		free(gcc);
+		return NULL;
+	}
+	return gcc;
+}
+
+char *sysroot_missing_cross_gcc_problem(const char *gcc)
+{
+	return xasprintf("ELF dependencies not checked: %s, the cross compiler that says where "
+			 "the target's libstdc++ and libgcc_s are, is not on PATH", gcc);
+}
+
 int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err)
@@ -220,7 +243,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 	static const struct sysroot_want inspect = { .inspect = 1 };
 	struct sysroot s;
 	struct sysroot_meta *mp = &s.meta;
-	char *path, *have, *profile, *inc;
+	char *path, *have, *profile, *inc, *gcc;
 	struct xcc_error e2 = { 0 };
 	struct strvec notes = STRVEC_INIT;
 	struct sysroot_unresolved unresolved = { STRVEC_INIT, STRVEC_INIT };
@@ -254,10 +277,19 @@ int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 	if (access(path, X_OK))
 		strvec_pushf(problems, "%s is not executable", path);
 	free(path);
-	if (sysroot_autopatch(dir, mp->target_dir, s.target->triple, s.target_fs, 1, &notes,
-			      &unresolved, &e2))
-		strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
-	verify_needed(db, &unresolved, problems);
+	gcc = sysroot_missing_cross_gcc(&s);
+	if (gcc) {
+		char *problem = sysroot_missing_cross_gcc_problem(gcc);
+
+		strvec_push(problems, problem);
+		free(problem);
+	} else {
+		if (sysroot_autopatch(dir, mp->target_dir, s.target->triple, s.target_fs, 1, &notes,
+				      &unresolved, &e2))
+			strvec_pushf(problems, "ELF dependencies: %s", e2.msg);
+		verify_needed(db, &unresolved, problems);
+	}
+	free(gcc);
 	verify_flavour(db, dir, mp, problems);
 	sysroot_verify_cuda(db, dir, mp, problems);
 done:

@@ -78,12 +78,18 @@ static void check_cross_gxx(struct doctor_ctx *c, struct doctor_report *r)
 
 		if (!path) {
 			const struct host_compiler_limit *lim = gpudb_host_limit(c->db, c->cuda);
-			char *pkg = hostcc_debian_package(c->target, lim ? lim->gcc_max : 0);
+			const char *dash = strrchr(c->sr.meta.host_compiler, '-');
+			/* The package of the g++ the sysroot names (g++-12), not the newest
+			 * one CUDA takes: only that one puts the named g++ on PATH. */
+			int major = dash && dash[1] >= '0' && dash[1] <= '9' ? atoi(dash + 1)
+					  : lim ? lim->gcc_max : 0;
+			char *pkg = hostcc_debian_package(c->target, major);
 
 			doctor_add(r, "cross-g++", DOCTOR_FAIL,
 			    xasprintf("%s, which the sysroot was made with, is not on PATH",
 				      c->sr.meta.host_compiler),
-			    xasprintf("apt-get install %s", pkg));
+			    xasprintf("apt-get install %s, or put the directory holding %s on PATH",
+				      pkg, c->sr.meta.host_compiler));
 			free(pkg);
 			return;
 		}
@@ -155,11 +161,58 @@ static void check_qemu(struct doctor_ctx *c, struct doctor_report *r)
 	free(path);
 }
 
+/* The Debian package of the cross gcc named gcc ("aarch64-linux-gnu-gcc"). */
+static char *cross_gcc_package(const struct target_profile *t)
+{
+	char *pkg, *p;
+
+	if (strcmp(t->machine, "x86_64") == 0)
+		return xstrdup("gcc");
+	/* Debian spells the triple with dashes in package names. */
+	pkg = xasprintf("gcc-%s", t->triple);
+	for (p = pkg; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	return pkg;
+}
+
+/* verify failed while the cross gcc it needs is missing: that is the
+ * problem to name, and making the sysroot again would not help. The
+ * sysroot's own problems, if any, come after. */
+static void sysroot_fail_no_gcc(struct doctor_ctx *c, struct doctor_report *r,
+				const struct strvec *problems, const char *gcc)
+{
+	char *mine = sysroot_missing_cross_gcc_problem(gcc), *pkg = cross_gcc_package(c->target);
+	struct strvec other = STRVEC_INIT;
+	char *also = NULL, *hint = NULL;
+
+	for (size_t i = 0; i < problems->n; i++)
+		if (strcmp(problems->v[i], mine) != 0)
+			strvec_push(&other, problems->v[i]);
+	if (other.n)
+		also = xasprintf("; and it does not verify: %s%s", other.v[0],
+				 other.n > 1 ? " (and more: 'cuda-xcc sysroot verify' lists them)" : "");
+	doctor_add(r, "sysroot", DOCTOR_FAIL,
+	    xasprintf("%s cannot be checked: the cross compiler %s, which finds the target's "
+		      "libstdc++ and libgcc_s for its ELF dependencies (and which builds for it), "
+		      "is not on PATH%s", c->sysroot, gcc, also ? also : ""),
+	    other.n ? xasprintf("apt-get install %s, or put the directory holding %s on PATH; "
+				"for the rest: %s", pkg, gcc, hint = create_hint(c))
+		    : xasprintf("apt-get install %s, or put the directory holding %s on PATH",
+				pkg, gcc));
+	strvec_free(&other);
+	free(also);
+	free(hint);
+	free(mine);
+	free(pkg);
+}
+
 static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 {
 	struct strvec problems = STRVEC_INIT;
 	struct xcc_error err = { 0 };
 	enum sysroot_verify_depth depth;
+	char *gcc;
 
 	if (!c->sysroot) {
 		if (!c->target || !c->have_cuda)
@@ -177,7 +230,10 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 		doctor_add(r, "sysroot", DOCTOR_FAIL, xstrdup(c->meta_error), create_hint(c));
 		return;
 	}
-	if (sysroot_verify(c->db, c->sysroot, 0, &problems, &depth, &err)) {
+	gcc = sysroot_missing_cross_gcc(&c->sr);
+	if (sysroot_verify(c->db, c->sysroot, 0, &problems, &depth, &err) && gcc) {
+		sysroot_fail_no_gcc(c, r, &problems, gcc);
+	} else if (problems.n || err.msg[0]) {
 		char *first = problems.n ? xstrdup(problems.v[0]) : xstrdup(err.msg);
 
 		doctor_add(r, "sysroot", DOCTOR_FAIL,
@@ -193,6 +249,7 @@ static void check_sysroot(struct doctor_ctx *c, struct doctor_report *r)
 			      c->sr.meta.target, c->sr.meta.target_dir,
 			      sysroot_verify_depth_text(depth)), NULL);
 	}
+	free(gcc);
 	strvec_free(&problems);
 }
 
@@ -415,9 +472,34 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 	arch_choice_free(&choice);
 }
 
+/* A binfmt_misc problem: a warning while qemu is there, since 'cuda-xcc
+ * run', CTest, try_run (CMAKE_CROSSCOMPILING_EMULATOR) and meson test
+ * (exe_wrapper) start programs through the emulator and do not need it;
+ * only starting one directly by path does. Takes problem and fix. */
+static void binfmt_add(struct doctor_ctx *c, struct doctor_report *r, char *problem, char *fix)
+{
+	char *qemu = qemu_for(c->target);
+	const char *m = c->target->machine;
+
+	if (qemu)
+		doctor_add(r, "binfmt", DOCTOR_WARN,
+		    xasprintf("%s: %s programs cannot be started directly by path (a Makefile or "
+			      "script running ./prog); cuda-xcc run, ctest, add_custom_command and "
+			      "CMake's try_run (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain file) "
+			      "and meson test (exe_wrapper) run them through %s and work", problem,
+			      m, qemu),
+		    xasprintf("%s; or start them with 'cuda-xcc run PROG'", fix));
+	else
+		doctor_add(r, "binfmt", DOCTOR_FAIL,
+		    xasprintf("%s: %s programs cannot be started directly, nor through qemu (not "
+			      "on PATH)", problem, m), fix);
+	free(qemu);
+	free(problem);
+}
+
 /* binfmt_misc lets the kernel start target programs through qemu by
- * themselves: CMake's try_run and build systems that run what they built
- * need it; 'cuda-xcc run' does not. */
+ * themselves: what runs a program by its path needs it; what goes through
+ * the emulator does not. */
 static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 {
 	const char *dir = c->o->binfmt_dir ? c->o->binfmt_dir : "/proc/sys/fs/binfmt_misc";
@@ -437,24 +519,19 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 	status_path = xasprintf("%s/status", dir);
 	status = file_read_text(status_path, NULL);
 	if (!status) {
-		doctor_add(r, "binfmt", DOCTOR_FAIL,
-		    xasprintf("binfmt_misc is not mounted at %s: %s programs cannot be started "
-			      "directly (CMake's try_run, some build systems)", dir,
-			      c->target->machine),
+		binfmt_add(c, r, xasprintf("binfmt_misc is not mounted at %s", dir),
 		    xasprintf("mount -t binfmt_misc binfmt_misc %s; %s", dir, fix));
 		goto out;
 	}
 	if (strncmp(status, "enabled", 7) != 0) {
-		doctor_add(r, "binfmt", DOCTOR_FAIL, xasprintf("binfmt_misc is disabled (%s)", status_path),
+		binfmt_add(c, r, xasprintf("binfmt_misc is disabled (%s)", status_path),
 		    xasprintf("echo 1 > %s", status_path));
 		goto out;
 	}
 	entry_path = xasprintf("%s/qemu-%s", dir, c->target->machine);
 	entry = file_read_text(entry_path, NULL);
 	if (!entry) {
-		doctor_add(r, "binfmt", DOCTOR_FAIL,
-		    xasprintf("no qemu-%s entry in %s: %s programs cannot be started directly",
-			      c->target->machine, dir, c->target->machine),
+		binfmt_add(c, r, xasprintf("no qemu-%s entry in %s", c->target->machine, dir),
 		    xstrdup(fix));
 		goto out;
 	}
@@ -467,12 +544,11 @@ static void check_binfmt(struct doctor_ctx *c, struct doctor_report *r)
 		}
 	}
 	if (strncmp(entry, "enabled", 7) != 0) {
-		doctor_add(r, "binfmt", DOCTOR_FAIL, xasprintf("%s is disabled", entry_path),
+		binfmt_add(c, r, xasprintf("%s is disabled", entry_path),
 		    xasprintf("echo 1 > %s", entry_path));
 	} else if (!interp || access(interp, X_OK)) {
-		doctor_add(r, "binfmt", DOCTOR_FAIL,
-		    xasprintf("%s names the interpreter %s, which is not there", entry_path,
-			      interp ? interp : "(none)"),
+		binfmt_add(c, r, xasprintf("%s names the interpreter %s, which is not there",
+					   entry_path, interp ? interp : "(none)"),
 		    xstrdup(fix));
 	} else {
 		doctor_add(r, "binfmt", DOCTOR_OK, xasprintf("%s runs %s programs through %s", entry_path,

@@ -12,6 +12,7 @@ enum doctor_status {
 	DOCTOR_OK,
 	DOCTOR_FAIL,
 	DOCTOR_SKIP, /* not applicable, or nothing to check against: said, never guessed */
+	DOCTOR_WARN, /* works for what cuda-xcc drives, not for every use: said with the fix */
 };
 
 struct doctor_check {
@@ -44,7 +45,7 @@ struct doctor_opts {
  * sysroot); a --sysroot that is no sysroot is a failed check instead. */
 int doctor_run(const struct gpudb *db, const struct doctor_opts *o, struct doctor_report *r,
 	       struct xcc_error *err);
-/* 1 when a check failed. */
+/* 1 when a check failed (a warning is not a failure). */
 int doctor_failed(const struct doctor_report *r);
 const char *doctor_status_name(enum doctor_status s);
 /* The report as JSON; caller frees. */

@@ -38,6 +38,8 @@ const char *doctor_status_name(enum doctor_status s)
 		return "ok";
 	case DOCTOR_FAIL:
 		return "FAIL";
+	case DOCTOR_WARN:
+		return "warn";
 	default:
 		return "skip";
 	}
@@ -63,7 +65,7 @@ char *doctor_report_json(const struct doctor_report *r)
 	checks = cJSON_AddArrayToObject(root, "checks");
 	for (size_t i = 0; i < r->n; i++) {
 		cJSON *c = cJSON_CreateObject();
-		static const char *const names[] = { "ok", "fail", "skip" };
+		static const char *const names[] = { "ok", "fail", "skip", "warn" };
 
 		cJSON_AddStringToObject(c, "check", r->v[i].name);
 		cJSON_AddStringToObject(c, "status", names[r->v[i].status]);
