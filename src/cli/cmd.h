@@ -65,6 +65,9 @@ struct linked_program {
 	/* The --target-fs root's libc.so.6, libstdc++.so.6 and libgcc_s.so.1;
 	 * NULL without a root (or without that library in it). */
 	const char *target_libc, *target_libstdcxx, *target_libgcc_s;
+	/* The target's triple: the cross toolchain whose static C++ runtime
+	 * the advice weighs. NULL when unknown. */
+	const char *triple;
 };
 
 /* After a link: warn (or with strict fail) when the file needs versions

@@ -128,10 +128,16 @@ static int check_target_fs_cxx(const struct linked_program *prog, int strict)
 				is_gcc ? gcc_s : is_abi ? cxxabi : glibcxx);
 		}
 		if (above.n) {
+			struct xcc_error e = { 0 };
+			char *dev = prog->target_libc
+					    ? glibc_version_defs_max(prog->target_libc, "GLIBC_", &e)
+					    : NULL;
+			char *fix = glibc_cxx_runtime_fix(prog->triple, dev);
+
 			fprintf(stderr, "cuda-xcc: %s: the cross g++ linked its own, newer C++ "
-				"runtime; link it into the program (-Xcompiler -static-libstdc++ "
-				"-Xcompiler -static-libgcc) or use a cross g++ no newer than the "
-				"device's\n", what);
+				"runtime; %s\n", what, fix);
+			free(fix);
+			free(dev);
 			found = 1;
 		}
 	}
@@ -171,12 +177,18 @@ static int check_floor(const struct linked_program *prog, const struct jetpack_r
 				"glibc %s, GLIBCXX_%s, CXXABI_%s, GCC_%s) provides: it will not start "
 				"there\n", what, files.v[i], above.v[k], jp->version, jp->ubuntu,
 				jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s);
-		if (above.n)
-			fprintf(stderr, "cuda-xcc: %s: build against a root filesystem with that "
-				"runtime (--target-fs ROOTFS: the board's own, or a distribution "
-				"root with the same glibc, e.g. Debian bullseye's arm64 packages for "
-				"glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/CXXABI_/GCC_ needs also -Xcompiler "
-				"-static-libstdc++ -Xcompiler -static-libgcc, or an older g++\n", what);
+		if (above.n) {
+			char *floor_glibc = xasprintf("GLIBC_%s", jp->glibc);
+			char *fix = glibc_cxx_runtime_fix(prog->triple, floor_glibc);
+
+			fprintf(stderr, "cuda-xcc: %s: for GLIBC_ needs, build against a root "
+				"filesystem with that runtime (--target-fs ROOTFS: the board's own, or "
+				"a distribution root with the same glibc, e.g. Debian bullseye's arm64 "
+				"packages for glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/"
+				"CXXABI_/GCC_ needs, %s\n", what, fix);
+			free(fix);
+			free(floor_glibc);
+		}
 		if (above.n) {
 			strvec_free(&above);
 			strvec_free(&files);
@@ -429,6 +441,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	prog.target_libc = ca.libc;
 	prog.target_libstdcxx = ca.cxx;
 	prog.target_libgcc_s = ca.gcc_s;
+	prog.triple = ca.t ? ca.t->triple : NULL;
 	if (files.n && no_floor(&ca, strict) && strict)
 		rc = XCC_EFAIL;
 	for (size_t i = 0; i < files.n; i++) {

@@ -68,6 +68,7 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 			struct linked_program lp = {
 				plan.linked_output, plan.sysroot, plan.arch.target_dir,
 				plan.target_libc, plan.target_libstdcxx, plan.target_libgcc_s,
+				plan.arch.target ? plan.arch.target->triple : NULL,
 			};
 
 			rc = cmd_check_linked(&lp, floor, opts.strict);

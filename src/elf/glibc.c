@@ -328,6 +328,46 @@ char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_er
 	return out;
 }
 
+char *glibc_toolchain_max(const char *triple)
+{
+	char *libc = xasprintf("/usr/%s/lib/libc.so.6", triple), *max = NULL;
+	struct xcc_error err = { 0 };
+
+	if (access(libc, R_OK) == 0)
+		max = glibc_version_defs_max(libc, "GLIBC_", &err);
+	free(libc);
+	return max;
+}
+
+char *glibc_cxx_runtime_fix(const char *triple, const char *floor_glibc)
+{
+	static const char flags[] = "-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc";
+	char *tc = triple ? glibc_toolchain_max(triple) : NULL, *fix;
+
+	if (tc && floor_glibc && glibc_version_cmp(tc, floor_glibc) <= 0)
+		fix = xasprintf("link the C++ runtime into the program (%s: the cross toolchain's "
+				"glibc, up to %s, is no newer than the device's, up to %s, so this "
+				"adds no need the device lacks) or use a cross g++ no newer than the "
+				"device's", flags, tc, floor_glibc);
+	else if (tc && floor_glibc)
+		fix = xasprintf("use a cross g++ built for the device's glibc and libstdc++ (that "
+				"of the device's own distribution release, e.g. Ubuntu 20.04's for "
+				"JetPack 5), with -ccbin; -static-libstdc++ does not help: this "
+				"toolchain's static C++ runtime was built against its own glibc (up to "
+				"%s), newer than the device's (up to %s), so it adds GLIBC_ needs the "
+				"device lacks, and against a root of that glibc it does not link",
+				tc, floor_glibc);
+	else
+		fix = xasprintf("use a cross g++ no newer than the device's; %s helps only when "
+				"the cross toolchain's own glibc is no newer than the device's%s%s "
+				"(%s)", flags, floor_glibc ? ", up to " : "",
+				floor_glibc ? floor_glibc : "",
+				tc ? "the device's glibc is unknown"
+				   : "the toolchain's C library was not found to compare");
+	free(tc);
+	return fix;
+}
+
 int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
 			struct xcc_error *err)
 {

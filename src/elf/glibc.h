@@ -46,6 +46,19 @@ int glibc_find_in_root(const char *rootfs, const char *triple, const char *name,
  * defines none. Caller frees. */
 char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_error *err);
 
+/* The newest GLIBC_ version of the cross toolchain's own C library (Debian
+ * keeps it in /usr/TRIPLE/lib), or NULL when it is not there. Caller frees. */
+char *glibc_toolchain_max(const char *triple);
+
+/* The fix for a program needing a newer C++ runtime (GLIBCXX_, CXXABI_,
+ * GCC_) than a device whose libc defines up to floor_glibc ("GLIBC_2.30";
+ * NULL: unknown). The toolchain's static libstdc++.a and libgcc_eh.a were
+ * built against its own glibc and need what it defines
+ * (__libc_single_threaded, GLIBC_2.32; _dl_find_object, GLIBC_2.35), so
+ * -static-libstdc++ is advised only when that glibc is no newer than the
+ * device's. Caller frees. */
+char *glibc_cxx_runtime_fix(const char *triple, const char *floor_glibc);
+
 struct glibc_report {
 	char *needed_max;     /* the program's highest GLIBC_ need, or NULL */
 	char *provided_max;   /* libc's highest GLIBC_ definition, or NULL */

@@ -76,8 +76,10 @@ static void check_floor_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 	if (tc_glibcxx && glibc_version_cmp(tc_glibcxx, floor_glibcxx) > 0) {
 		strvec_pushf(&bad, "its libstdc++ up to %s, %s's up to %s", floor_glibcxx,
 			     c->host_compiler, tc_glibcxx);
-		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
-			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
+		char *fix = glibc_cxx_runtime_fix(c->target->triple, floor_glibc);
+
+		strvec_push(&fixes, fix);
+		free(fix);
 	}
 	if (bad.n) {
 		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
@@ -160,8 +162,10 @@ void doctor_check_floor(struct doctor_ctx *c, struct doctor_report *r)
 	if (dev_glibcxx && tc_glibcxx && glibc_version_cmp(tc_glibcxx, dev_glibcxx) > 0) {
 		strvec_pushf(&bad, "the device's libstdc++ defines up to %s, %s's up to %s",
 			     dev_glibcxx, c->host_compiler, tc_glibcxx);
-		strvec_push(&fixes, "link libstdc++ statically (-Xcompiler=-static-libstdc++ "
-			    "-Xlinker=-static-libstdc++) or use an older cross g++ that CUDA accepts");
+		char *fix = glibc_cxx_runtime_fix(c->target->triple, dev_glibc);
+
+		strvec_push(&fixes, fix);
+		free(fix);
 	}
 	if (bad.n) {
 		char *b = strvec_join(&bad, "; "), *f = strvec_join(&fixes, "; ");
