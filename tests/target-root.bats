@@ -529,3 +529,74 @@ assert_read_inside() {
 	run "$CUDA_XCC" doctor --target sbsa --cuda 11.8 --target-fs "$d/dangling"
 	assert_output_contains "FAIL  glibc-floor      --target-fs $d/dangling: lib/aarch64-linux-gnu/libc.so.6 -> ${up}usr"
 }
+
+# A sysroot.json alone, in $1: enough for 'toolchain flags'.
+fake_sbsa_sysroot() {
+	mkdir -p "$1/bin"
+	cat > "$1/sysroot.json" <<-'EOS'
+	{"format": 1, "cuda": "12.6.3", "target": "sbsa", "tag": "linux-sbsa",
+	 "target_dir": "sbsa-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
+	 "capabilities": ["9.0"], "components": []}
+	EOS
+}
+
+@test "target-root: the C++ runtime advice is what links and starts: -static-libstdc++ only where the toolchain's glibc is no newer than the root's" {
+	need_root
+	need aarch64-linux-gnu-g++-12 "Debian 12's cross g++ (glibc 2.36)"
+	need qemu-aarch64 "runs the aarch64 programs"
+	need readelf "reads the programs' version needs"
+	d=$(scratch)
+	fake_sbsa_sysroot "$d/sr"
+	# g++-12's libstdc++ makes this need GLIBCXX_3.4.29; bullseye's (as JetPack 5's) has 3.4.28.
+	printf '#include <iostream>\n#include <string>\n#include <vector>\nint main() { std::vector<std::string> v{"a", "b"}; std::cout << std::to_string(42) + v[1] << std::endl; return 0; }\n' > "$d/p.cpp"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$R"
+	assert_status 0
+	fl=$output
+	# shellcheck disable=SC2086 # the flags are words
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-g++-12 $fl -o "$d/p" "$d/p.cpp"
+	assert_status 0
+	assert_output_contains "$d/p needs GLIBCXX_3.4.29 (libstdc++.so.6)"
+	assert_output_contains "-static-libstdc++ does not help: this toolchain's static C++ runtime was built against its own glibc (up to GLIBC_2.36), newer than the device's (up to GLIBC_2.30)"
+	[[ "$output" != *"link the C++ runtime into the program"* ]]
+	[[ "$output" != *"link it into the program"* ]]
+	# What that advice would give: against the root the link fails
+	# (__libc_single_threaded, _dl_find_object are glibc 2.32 and 2.35's).
+	# shellcheck disable=SC2086
+	run aarch64-linux-gnu-g++-12 $fl -static-libstdc++ -static-libgcc -o "$d/ps" "$d/p.cpp"
+	assert_status 1
+	assert_output_contains "undefined reference to"
+	[ ! -e "$d/ps" ]
+	# Without a root, against JetPack 5.1's floor: it adds GLIBC_2.32-2.36 needs.
+	aarch64-linux-gnu-g++-12 -static-libstdc++ -static-libgcc -o "$d/pj" "$d/p.cpp"
+	readelf -V "$d/pj" | grep -q 'GLIBC_2.36'
+	run "$CUDA_XCC" check-link --target jetson --jetpack 5.1 --strict "$d/pj"
+	assert_status 1
+	assert_output_contains "$d/pj needs GLIBC_2.36 (libc.so.6), newer than JetPack 5.1"
+	assert_output_contains "for GLIBCXX_/CXXABI_/GCC_ needs, use a cross g++ built for the device's glibc and libstdc++"
+	[[ "$output" != *"-static-libstdc++ -Xcompiler -static-libgcc"* ]]
+	# A root with the toolchain's own glibc and bullseye's older libstdc++: there the
+	# static C++ runtime is advised, and following it the program passes and starts.
+	r2=$d/r2
+	mkdir -p "$r2/lib/aarch64-linux-gnu" "$r2/usr/lib/aarch64-linux-gnu"
+	cp -L /usr/aarch64-linux-gnu/lib/libc.so.6 /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 \
+		/usr/aarch64-linux-gnu/lib/libm.so.6 "$r2/lib/aarch64-linux-gnu/"
+	ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 "$r2/lib/ld-linux-aarch64.so.1"
+	cp -P "$R"/usr/lib/aarch64-linux-gnu/libstdc++.so.6* "$r2/usr/lib/aarch64-linux-gnu/"
+	cp "$R/lib/aarch64-linux-gnu/libgcc_s.so.1" "$r2/lib/aarch64-linux-gnu/"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$r2"
+	assert_status 0
+	fl=$output
+	# shellcheck disable=SC2086
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$r2" -- aarch64-linux-gnu-g++-12 $fl -o "$d/q" "$d/p.cpp"
+	assert_status 0
+	assert_output_contains "$d/q needs GLIBCXX_3.4.29 (libstdc++.so.6)"
+	assert_output_contains "link the C++ runtime into the program (-Xcompiler -static-libstdc++ -Xcompiler -static-libgcc: the cross toolchain's glibc, up to GLIBC_2.36, is no newer than the device's, up to GLIBC_2.36"
+	# shellcheck disable=SC2086
+	run "$CUDA_XCC" check-link --target sbsa --target-fs "$r2" --strict -- aarch64-linux-gnu-g++-12 $fl \
+		-static-libstdc++ -static-libgcc -o "$d/qs" "$d/p.cpp"
+	assert_status 0
+	assert_output_equals ""
+	run qemu-aarch64 -L "$r2" "$d/qs"
+	assert_status 0
+	assert_output_equals "42b"
+}
