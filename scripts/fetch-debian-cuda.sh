@@ -48,12 +48,14 @@ bookworm)
 	[ -n "$cache" ] || cache=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
 	# All from source nvidia-cuda-toolkit 11.8.0-5~deb12u1. libnvtoolsext1 (32 kB) is a
 	# small aarch64 library that NEEDs libstdc++ and libgcc_s, which no CUDA package
-	# provides: it shows what the sysroot's ELF autopatch has to resolve.
+	# provides: it shows what the sysroot's ELF autopatch has to resolve. libnvvm4 is the
+	# build machine's libnvvm.so, which nvlink loads for -dlto's device link.
 	packages=(
 		nvidia-cuda-toolkit:amd64=11.8.89~11.8.0-5~deb12u1
 		nvidia-cuda-dev:arm64=11.8.89~11.8.0-5~deb12u1
 		libcudart11.0:arm64=11.8.89~11.8.0-5~deb12u1
 		libnvtoolsext1:arm64=11.8.86~11.8.0-5~deb12u1
+		libnvvm4:amd64=11.8.89~11.8.0-5~deb12u1
 	)
 	;;
 trixie)

@@ -227,7 +227,7 @@ EOF
 	assert_output_contains "rdc: err=35"
 }
 
-@test "e2e: -dlto with nvcc 11.8 puts LTO-IR in the aarch64 object; the device link needs libnvvm" {
+@test "e2e: -dlto with nvcc 11.8 puts LTO-IR in the aarch64 object; the device link makes SASS with Debian's libnvvm4" {
 	need_sysroot
 	d=$(scratch)
 	cd "$d"
@@ -241,15 +241,23 @@ EOF
 	assert_status 0
 	run xcc fatbin k80.o
 	assert_output_contains "lto-ir sm_80"
+	if [ -n "$(cuda118_libnvvm)" ] && [ -z "${XCC_E2E_SYSROOT:-}" ]; then
+		# Made with Debian's libnvvm4: create put it where nvlink loads it.
+		[ -f "$S/nvvm/lib64/libnvvm.so.4.0.0" ]
+		run readlink "$S/nvvm/lib64/libnvvm.so"
+		assert_output_equals "libnvvm.so.4"
+	fi
 	run xcc --sysroot "$S" -dlto -arch sm_90 -dlink k.o -o dl.o
 	if [ -e "$S/nvvm/lib64/libnvvm.so" ]; then
 		assert_status 0
 		run xcc fatbin dl.o
 		assert_output_contains "sass   sm_90"
+		[[ "$output" != *lto-ir* ]]
 	else
 		# Debian's libnvvm is in libnvvm4, which the sysroot was not made from: said.
 		assert_status 1
 		assert_output_contains "the sysroot has no $S/nvvm/lib64/libnvvm.so, which nvlink loads"
+		assert_output_contains "--from Debian's libnvvm4 .deb"
 	fi
 }
 

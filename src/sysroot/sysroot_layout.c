@@ -85,6 +85,11 @@ static char *toolkit_path(enum plan_format f, const char *m)
 	if (starts_with(m, "usr/include/"))
 		return m[strlen("usr/include/")] ? xasprintf("include/%s", m + strlen("usr/include/"))
 						 : NULL;
+	/* Debian's libnvvm4 (amd64): the build machine's libnvvm, which nvlink
+	 * loads for -dlto's device link from nvvm/lib64 beside its bin/, as in
+	 * NVIDIA's toolkit. */
+	if (starts_with(m, "usr/lib/x86_64-linux-gnu/libnvvm.so"))
+		return xasprintf("nvvm/lib64/%s", m + strlen("usr/lib/x86_64-linux-gnu/"));
 	if (starts_with(m, "usr/lib/")) {
 		const char *triple = m + strlen("usr/lib/");
 		const char *slash = strchr(triple, '/');

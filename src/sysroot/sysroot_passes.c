@@ -669,6 +669,14 @@ int sysroot_write_toolkit_links(const char *root, const char *target_dir, struct
 				      links[i][0], target, strerror(errno));
 		free(target);
 	}
+	/* nvlink dlopens nvvm/lib64/libnvvm.so; Debian's libnvvm4 has only the
+	 * soname link libnvvm.so.4 (its libnvvm.so is in the amd64
+	 * nvidia-cuda-dev, which a cross sysroot does not take). */
+	if (!rc && fstatat(rootfd, "nvvm/lib64/libnvvm.so.4", &(struct stat){ 0 }, 0) == 0 &&
+	    fstatat(rootfd, "nvvm/lib64/libnvvm.so", &(struct stat){ 0 }, AT_SYMLINK_NOFOLLOW) != 0 &&
+	    symlinkat("libnvvm.so.4", rootfd, "nvvm/lib64/libnvvm.so"))
+		rc = xcc_fail(err, XCC_EFAIL, "cannot link %s/nvvm/lib64/libnvvm.so to libnvvm.so.4: %s",
+			      root, strerror(errno));
 	close(rootfd);
 	return rc;
 }

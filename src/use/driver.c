@@ -544,7 +544,8 @@ static int driver_link_args(const struct driver_opts *o, const struct sysroot *s
 
 /* nvlink loads the host's libnvvm.so beside nvcc for -dlto's device link
  * and says only "elfLink linker library load error" without it (Debian's
- * nvidia-cuda-toolkit has it in the separate libnvvm4 package). */
+ * nvidia-cuda-toolkit has it in the separate libnvvm4 package, which
+ * sysroot create takes into nvvm/lib64). */
 static void warn_no_libnvvm(struct driver_plan *plan)
 {
 	char *lib;
@@ -555,8 +556,9 @@ static void warn_no_libnvvm(struct driver_plan *plan)
 	if (access(lib, R_OK) != 0)
 		strvec_pushf(&plan->warnings, "-dlto: the sysroot has no %s, which nvlink loads "
 			     "for the device link (it fails with \"elfLink linker library load "
-			     "error\"): the sysroot needs the build machine's libnvvm.so there "
-			     "(Debian ships it in the libnvvm4 package)", lib);
+			     "error\"): the sysroot needs the build machine's libnvvm.so there; "
+			     "for Debian's CUDA, make it again with --from Debian's libnvvm4 .deb "
+			     "as well (scripts/fetch-debian-cuda.sh fetches it)", lib);
 	free(lib);
 }
 

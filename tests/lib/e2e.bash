@@ -47,11 +47,18 @@ e2e_sysroot() {
 }
 
 # Debian 12's CUDA 11.8 packages (scripts/fetch-debian-cuda.sh), in the
-# order it prints them: the cache, and the packages of a whole sysroot.
+# order it prints them: the cache, and the packages of a whole sysroot
+# (libnvvm4 last, when there).
 cuda118_cache() { echo "${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}"; }
 cuda118_debs() {
 	local c
 	c=$(cuda118_cache)
 	ls "$c"/nvidia-cuda-toolkit_11.8.*_amd64.deb "$c"/nvidia-cuda-dev_11.8.*_arm64.deb \
 		"$c"/libcudart11.0_11.8.*_arm64.deb 2>/dev/null
+	cuda118_libnvvm
+}
+# Debian's libnvvm4 (the build machine's libnvvm.so, for -dlto's device link), when the
+# cache has it: caches fetched before scripts/fetch-debian-cuda.sh took it lack it.
+cuda118_libnvvm() {
+	ls "$(cuda118_cache)"/libnvvm4_11.8.*_amd64.deb 2>/dev/null || true
 }
