@@ -65,8 +65,10 @@ no_index_targets() {
 @test "fetch-debian-cuda: downloads through a private apt configuration into the cache" {
 	run --separate-stderr bash "$(script)" --cache "$d/cache"
 	assert_status 0
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${#lines[@]}" -eq 5 ]
 	assert_output_contains "$d/cache/nvidia-cuda-toolkit_11.8.89~11.8.0-5~deb12u1_amd64.deb"
+	# The build machine's libnvvm, which nvlink loads for -dlto's device link.
+	assert_output_contains "$d/cache/libnvvm4_11.8.89~11.8.0-5~deb12u1_amd64.deb"
 	assert_output_contains "$d/cache/nvidia-cuda-dev_11.8.89~11.8.0-5~deb12u1_arm64.deb"
 	assert_output_contains "$d/cache/libcudart11.0_11.8.89~11.8.0-5~deb12u1_arm64.deb"
 	for f in "${lines[@]}"; do
