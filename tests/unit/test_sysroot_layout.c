@@ -78,6 +78,11 @@ int main(void)
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc",
 	       "nvvm/libdevice/libdevice.10.bc");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/ptxas", "bin/ptxas");
+	/* Debian's libnvvm4: where nvlink loads it for -dlto's device link */
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/x86_64-linux-gnu/libnvvm.so.4.0.0",
+	       "nvvm/lib64/libnvvm.so.4.0.0");
+	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/lib/x86_64-linux-gnu/libnvvm.so.4",
+	       "nvvm/lib64/libnvvm.so.4");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/bin/nvcc", NULL);
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/share/doc/nvidia-cuda-toolkit/copyright",
 	       "licenses/comp-host/copyright");
