@@ -655,12 +655,12 @@ int sysroot_write_toolkit_links(const char *root, const char *target_dir, struct
 	 * $(CUDA_PATH)/lib64. Relative, so the tree can move. */
 	static const char *const links[][2] = { { "include", "include" }, { "lib64", "lib" } };
 	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct stat st;
 
 	if (rootfd < 0)
 		return xcc_fail(err, XCC_EFAIL, "cannot open %s: %s", root, strerror(errno));
 	for (size_t i = 0; i < sizeof links / sizeof links[0] && !rc; i++) {
 		char *target = xasprintf("targets/%s/%s", target_dir, links[i][1]);
-		struct stat st;
 
 		if (fstatat(rootfd, target, &st, 0) == 0 && S_ISDIR(st.st_mode) &&
 		    fstatat(rootfd, links[i][0], &st, AT_SYMLINK_NOFOLLOW) != 0 &&
@@ -672,8 +672,8 @@ int sysroot_write_toolkit_links(const char *root, const char *target_dir, struct
 	/* nvlink dlopens nvvm/lib64/libnvvm.so; Debian's libnvvm4 has only the
 	 * soname link libnvvm.so.4 (its libnvvm.so is in the amd64
 	 * nvidia-cuda-dev, which a cross sysroot does not take). */
-	if (!rc && fstatat(rootfd, "nvvm/lib64/libnvvm.so.4", &(struct stat){ 0 }, 0) == 0 &&
-	    fstatat(rootfd, "nvvm/lib64/libnvvm.so", &(struct stat){ 0 }, AT_SYMLINK_NOFOLLOW) != 0 &&
+	if (!rc && fstatat(rootfd, "nvvm/lib64/libnvvm.so.4", &st, 0) == 0 &&
+	    fstatat(rootfd, "nvvm/lib64/libnvvm.so", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
 	    symlinkat("libnvvm.so.4", rootfd, "nvvm/lib64/libnvvm.so"))
 		rc = xcc_fail(err, XCC_EFAIL, "cannot link %s/nvvm/lib64/libnvvm.so to libnvvm.so.4: %s",
 			      root, strerror(errno));

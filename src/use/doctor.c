@@ -488,7 +488,7 @@ static void binfmt_add(struct doctor_ctx *c, struct doctor_report *r, char *prob
 			      "CMake's try_run (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain file) "
 			      "and meson test (exe_wrapper) run them through %s and work", problem,
 			      m, qemu),
-		    xasprintf("%s; or start them with 'cuda-xcc run PROG'", fix));
+		    xasprintf("%s; or start them through cuda-xcc run, as ctest does", fix));
 	else
 		doctor_add(r, "binfmt", DOCTOR_FAIL,
 		    xasprintf("%s: %s programs cannot be started directly, nor through qemu (not "
