@@ -14,7 +14,8 @@ static const char sysroot_usage[] =
 	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
-	"                               [--max-expand SIZE] [--no-sync] [--dry-run]\n"
+	"                               [--max-expand SIZE] [--no-sync] [--cache DIR]\n"
+	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
 	"       cuda-xcc sysroot list\n"
 	"       cuda-xcc sysroot verify DIR [--metadata-only]\n"
@@ -46,7 +47,12 @@ static const char sysroot_usage[] =
 	"                     Installed-Size, else 100 times its size, 64M to 16G)\n"
 	"  --no-sync          do not sync the tree to disk before putting it in place\n"
 	"                     (faster; a power cut may then leave empty files)\n"
+	"  --cache DIR        the download cache, which runners may share (default\n"
+	"                     $XDG_CACHE_HOME/cuda-xcc or ~/.cache/cuda-xcc)\n"
 	"  --dry-run          print the plan, change nothing\n"
+	"  --print-fingerprint  print only the fingerprint the sysroot would record (what\n"
+	"                     'sysroot info DIR --fingerprint' prints once it is made),\n"
+	"                     change nothing: a CI cache key\n"
 	"\n"
 	"verify options:\n"
 	"  --metadata-only    check each file's type, mode, size and link target, not its\n"
@@ -96,6 +102,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "max-expand", required_argument, NULL, 'X' },
 		{ "no-sync", no_argument, NULL, 'S' },
+		{ "cache", required_argument, NULL, 'K' },
+		{ "print-fingerprint", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -139,6 +147,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'U': o.allow_unserved = 1; break;
 		case 'n': o.dry_run = 1; break;
 		case 'S': o.no_sync = 1; break;
+		case 'K': o.cache_dir = optarg; break;
+		case 'P': o.print_fingerprint = 1; break;
 		case 'X':
 			if (parse_byte_size(optarg, &o.max_expand)) {
 				rc = cmd_usage_error("sysroot create", "--max-expand takes a size "
@@ -156,6 +166,14 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (optind < argc) {
 		rc = cmd_usage_error("sysroot create", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (o.dry_run && o.print_fingerprint) {
+		rc = cmd_usage_error("sysroot create", "--dry-run or --print-fingerprint, not both");
+		goto out;
+	}
+	if (o.cache_dir && !*o.cache_dir) {
+		rc = cmd_usage_error("sysroot create", "--cache takes a directory, not ''");
 		goto out;
 	}
 	if (!o.target || !o.cuda) {

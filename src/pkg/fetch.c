@@ -587,29 +587,6 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 	}
 }
 
-/* Open and lock the .part file; a concurrent download of the same file
- * waits for the other to finish. The inode check catches a .part that the
- * other process renamed or removed while we waited. */
-static int open_part_locked(const char *part, struct xcc_error *err)
-{
-	for (;;) {
-		struct stat a, b;
-		int fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
-		if (flock(fd, LOCK_EX)) {
-			close(fd);
-			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
-					strerror(errno));
-		}
-		if (fstat(fd, &a) == 0 && stat(part, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev)
-			return fd;
-		close(fd);
-	}
-}
-
 /* A cached file is good when its size and hash are; a bad one goes. */
 static int cached_ok(const char *path, const char *sha, int64_t size)
 {
@@ -625,16 +602,187 @@ static int cached_ok(const char *path, const char *sha, int64_t size)
 	return 0;
 }
 
+/* How often a download waiting for another's lock looks again, and at
+ * the stop flag: a runner cancelled while it waits must not hang until
+ * the other's download ends. */
+#define LOCK_POLL_NS 50000000L
+
+/* Take fd's lock, waiting while another process holds it; a stop request
+ * ends the wait. */
+static int lock_waiting(int fd, const struct fetch_opts *o, const char *part,
+			struct xcc_error *err)
+{
+	const struct timespec tick = { 0, LOCK_POLL_NS };
+
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
+					strerror(errno));
+		if (o && o->stop && atomic_load(o->stop))
+			return xcc_fail(err, 128 + atomic_load(o->stop),
+					"%s: interrupted while waiting for another download of it",
+					part);
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/* Open and lock the .part file; a concurrent download of the same file
+ * waits for the other to finish. The inode check catches a .part that the
+ * other process renamed or removed while we waited. */
+static int open_part_locked(const char *part, const struct fetch_opts *o, struct xcc_error *err)
+{
+	for (;;) {
+		struct stat a, b;
+		int fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		if (lock_waiting(fd, o, part, err)) {
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &a) == 0 && stat(part, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			return fd;
+		close(fd);
+	}
+}
+
+/* ---------------------------------------------------------------------------
+ * The index of downloads without a promised hash: <cache>/url-<sha256 of
+ * the URL> is a symbolic link to the <sha256> entry its last download
+ * became. Only a download that finished while this one waited for its
+ * lock is taken from it (the two runners of one CI job at once): a URL
+ * that promises no hash may serve other bytes tomorrow, so a later run
+ * still downloads it again.
+ */
+
+/* The inode of the index link, or 0 when there is none. */
+static ino_t index_inode(const char *index)
+{
+	struct stat st;
+
+	return lstat(index, &st) == 0 && S_ISLNK(st.st_mode) ? st.st_ino : 0;
+}
+
+/* Point the index at the entry sha; failing costs only a download later. */
+static void index_store(const char *index, const char *sha)
+{
+	char *tmp = xasprintf("%s.new-%ld", index, (long)getpid());
+
+	unlink(tmp);
+	if (symlink(sha, tmp) || rename(tmp, index))
+		unlink(tmp);
+	free(tmp);
+}
+
+/* The entry another process stored for this URL since `before` (the index's
+ * inode when we began), if it is still good; NULL otherwise. */
+static char *index_fresh_entry(const char *cache, const char *index, ino_t before)
+{
+	char target[80], sha[65];
+	ssize_t n;
+	ino_t now = index_inode(index);
+	char *path;
+
+	if (!now || now == before)
+		return NULL;
+	n = readlink(index, target, sizeof target - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	if (check_sha_arg(target, sha, NULL))
+		return NULL;
+	path = xasprintf("%s/%s", cache, sha);
+	if (cached_ok(path, sha, -1))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/*
+ * Fill the locked .part behind t->fd with the whole file, resuming what it
+ * holds, and check it against sha and size; actual gets its sha256. A
+ * failure removes the .part, unless it keeps received bytes for the next
+ * run: nothing ever reaches the entry's final name but a complete file.
+ */
+static int fill_part(struct transfer *t, const char *url, const char *shown, const char *part,
+		     const char *sha, int64_t size, char actual[65], struct xcc_error *err)
+{
+	uint64_t have;
+	int resumed;
+
+	xcc_sha256_init(&t->hash);
+	/* A .part left by an earlier run is resumed: its bytes go into the
+	 * hash first, unless it is already longer than the file can be. */
+	if (hash_fd(t->fd, &t->hash, &have))
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+	if (size >= 0 && have > (uint64_t)size) {
+		if (ftruncate(t->fd, 0))
+			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		xcc_sha256_init(&t->hash);
+	}
+	resumed = have > 0;
+	for (;;) {
+		if (download_part(t, url, shown, err)) {
+			struct stat st;
+			off_t kept = t->bad_size < 0 && fstat(t->fd, &st) == 0 ? st.st_size : 0;
+
+			/* An empty .part would only wait for ever; we hold its
+			 * lock, and a waiter sees the inode go. */
+			if (kept > 0)
+				append_note(err, "; the %jd bytes received stay in %s, and the "
+					    "next run resumes from them", (intmax_t)kept, part);
+			else
+				unlink(part);
+			return -1;
+		}
+		have = t->offset + t->received;
+		xcc_sha256_hex(&t->hash, actual);
+		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
+			return 0;
+		/* A .part from an earlier run may hold bytes of another
+		 * version of the file: one fresh download before giving up. */
+		if (resumed) {
+			resumed = 0;
+			if (ftruncate(t->fd, 0) == 0) {
+				xcc_sha256_init(&t->hash);
+				continue;
+			}
+		}
+		unlink(part);
+		if (size >= 0 && have != (uint64_t)size)
+			return xcc_fail(err, XCC_EFAIL,
+					"%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
+					" (%s); the download was removed", shown, size, have, url);
+		return xcc_fail(err, XCC_EFAIL,
+				"%s: sha256 mismatch: expected %s, got %s (%s); the download was "
+				"removed", shown, sha, actual, url);
+	}
+}
+
+/* What another process stored while we waited for the .part's lock: the
+ * entry of the promised sha, or, without one, the URL's fresh index entry.
+ * NULL when we are the one to download it. */
+static char *done_by_other(const char *cache, const char *final, const char *sha, int64_t size,
+			   const char *index, ino_t index_before)
+{
+	if (final)
+		return cached_ok(final, sha, size) ? xstrdup(final) : NULL;
+	return index_fresh_entry(cache, index, index_before);
+}
+
 static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
 		     char **local_path, struct xcc_error *err)
 {
 	char *cache = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
 	char *shown = url_file_name(url);
-	char *part = NULL, *final = NULL;
+	char *part = NULL, *final = NULL, *index = NULL, *theirs;
 	char actual[65];
 	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1 };
-	uint64_t have;
-	int rc = -1, resumed;
+	ino_t index_before = 0;
+	int rc = -1;
 
 	if (file_mkdir_p(cache, err))
 		goto out;
@@ -652,73 +800,23 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		 * so that it can still be resumed. */
 		fetch_sha256_buffer(url, strlen(url), actual);
 		part = xasprintf("%s/url-%s.part", cache, actual);
+		index = xasprintf("%s/url-%s", cache, actual);
+		index_before = index_inode(index);
 	}
-	t.fd = open_part_locked(part, err);
+	t.fd = open_part_locked(part, o, err);
 	if (t.fd < 0)
 		goto out;
-	if (final && cached_ok(final, sha, size)) {
+	if ((theirs = done_by_other(cache, final, sha, size, index, index_before))) {
 		/* Another process finished it while we waited for the lock.
 		 * The .part we hold is a new, empty one (the other renamed
 		 * its own): it goes, or every such race would leave one. */
 		unlink(part);
-		*local_path = final;
-		final = NULL;
+		*local_path = theirs;
 		rc = 0;
 		goto out;
 	}
-	xcc_sha256_init(&t.hash);
-	/* A .part left by an earlier run is resumed: its bytes go into the
-	 * hash first, unless it is already longer than the file can be. */
-	if (hash_fd(t.fd, &t.hash, &have)) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+	if (fill_part(&t, url, shown, part, sha, size, actual, err))
 		goto out;
-	}
-	if (size >= 0 && have > (uint64_t)size) {
-		if (ftruncate(t.fd, 0)) {
-			xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
-			goto out;
-		}
-		xcc_sha256_init(&t.hash);
-	}
-	resumed = have > 0;
-	for (;;) {
-		if (download_part(&t, url, shown, err)) {
-			struct stat st;
-			off_t kept = t.bad_size < 0 && fstat(t.fd, &st) == 0 ? st.st_size : 0;
-
-			/* An empty .part would only wait for ever; we hold its
-			 * lock, and a waiter sees the inode go. */
-			if (kept > 0)
-				append_note(err, "; the %jd bytes received stay in %s, and the "
-					    "next run resumes from them", (intmax_t)kept, part);
-			else
-				unlink(part);
-			goto out;
-		}
-		have = t.offset + t.received;
-		xcc_sha256_hex(&t.hash, actual);
-		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
-			break;
-		/* A .part from an earlier run may hold bytes of another
-		 * version of the file: one fresh download before giving up. */
-		if (resumed) {
-			resumed = 0;
-			if (ftruncate(t.fd, 0) == 0) {
-				xcc_sha256_init(&t.hash);
-				continue;
-			}
-		}
-		unlink(part);
-		if (size >= 0 && have != (uint64_t)size)
-			xcc_fail(err, XCC_EFAIL,
-				 "%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
-				 " (%s); the download was removed", shown, size, have, url);
-		else
-			xcc_fail(err, XCC_EFAIL,
-				 "%s: sha256 mismatch: expected %s, got %s (%s); the download was "
-				 "removed", shown, sha, actual, url);
-		goto out;
-	}
 	if (!final)
 		final = xasprintf("%s/%s", cache, actual);
 	if (fdatasync(t.fd) || rename(part, final) || fsync_dir(cache)) {
@@ -726,6 +824,9 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 			 strerror(errno));
 		goto out;
 	}
+	/* Before the lock goes (at out): a waiter for the same URL finds it. */
+	if (index)
+		index_store(index, actual);
 	*local_path = final;
 	final = NULL;
 	rc = 0;
@@ -736,6 +837,7 @@ out:
 	free(shown);
 	free(part);
 	free(final);
+	free(index);
 	return rc;
 }
 

@@ -204,7 +204,7 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 	/* SIGINT, SIGTERM and SIGHUP stop the work, which then cleans up: the
 	 * partial downloads stay to be resumed, the tree goes, the lock is
 	 * released. */
-	if (!o->dry_run && interrupt_begin(&intr) == 0)
+	if (!o->dry_run && !o->print_fingerprint && interrupt_begin(&intr) == 0)
 		fo.stop = &intr.signo;
 	if (sysroot_request_resolve(db, o, &rq, &res->notes, err) ||
 	    sysroot_request_read_sources(&rq, o, &fo, err) ||
@@ -215,8 +215,9 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		strvec_pushf(&res->notes, "no host compiler recorded: %s", rq.host_compiler_problem);
 	fingerprint = create_fingerprint(&plan, &rq);
 	res->dir = xstrdup(rq.dest);
-	if (o->dry_run) {
-		res->plan_text = dry_run_text(&plan, &rq, fingerprint);
+	if (o->dry_run || o->print_fingerprint) {
+		res->plan_text = o->print_fingerprint ? xasprintf("%s\n", fingerprint)
+						      : dry_run_text(&plan, &rq, fingerprint);
 		rc = 0;
 		goto out;
 	}

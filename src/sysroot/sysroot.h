@@ -26,6 +26,8 @@ struct sysroot_create_opts {
 	enum progress_mode progress;
 	int allow_unserved;
 	int dry_run;
+	int print_fingerprint;    /* --print-fingerprint: a dry run that gives only the
+	                           * fingerprint the sysroot would record (a CI cache key) */
 	const char *cache_dir;    /* NULL: fetch's default */
 	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
 	const char *jetpack;      /* --jetpack: the board's JetPack release, or NULL */
@@ -35,7 +37,7 @@ struct sysroot_create_opts {
 struct sysroot_create_result {
 	char *dir;         /* the sysroot made (or that was already up to date) */
 	int up_to_date;    /* nothing was done */
-	char *plan_text;   /* --dry-run: the plan */
+	char *plan_text;   /* --dry-run: the plan; --print-fingerprint: the fingerprint */
 	struct strvec notes; /* things worth saying that are not errors */
 	struct strvec warnings; /* the device's glibc cannot run what was made */
 };

@@ -2,7 +2,8 @@
 #   start_httpd MODE ROOT [SUFFIX]   sets HTTPD_URL (http://127.0.0.1:PORT) and
 #                           HTTPD_LOG; with SUFFIX, only paths ending in it get MODE
 #   stop_httpd              (call it from teardown)
-# HTTPD_STALL_S: how long the stall modes hold a connection (default 30 s);
+# HTTPD_STALL_S: how long the stall modes hold a connection, and the delay mode each answer
+# (default 30 s);
 # HTTPD_RATE: the throttle mode's bytes per second (default 1000000).
 # The server exits by itself after a while even when stop_httpd never runs.
 

@@ -24,6 +24,8 @@ Modes:
                 the connection open (a stalled server); later ones are normal
   stall-always  every response stalls halfway through what it owes
   silent        every request is read and never answered, not even a header
+  delay         every request waits --stall-seconds before it is answered, then
+                as normal (a far server: two clients' downloads overlap)
   reset-once    the first response for each path is cut halfway by a TCP reset
                 (RST, not a clean close); later ones are normal
   reset-always  every response is cut halfway by a reset
@@ -52,7 +54,7 @@ import time
 
 MODES = ("normal", "norange", "drop-once", "drop-once-norange", "drop-always", "wrong", "404",
          "503-once", "redirect", "slow", "stall-once", "stall-always", "silent", "reset-once",
-         "reset-always", "throttle")
+         "reset-always", "throttle", "delay")
 THROTTLE_CHUNK = 64 * 1024
 
 
@@ -73,6 +75,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "silent":
             time.sleep(srv.stall_seconds)
             return
+        if mode == "delay":
+            time.sleep(srv.stall_seconds)
         if mode == "404":
             return self.send_error(404, "Not Found")
         if mode == "503-once" and path not in srv.seen:

@@ -1,0 +1,217 @@
+#!/usr/bin/env bats
+# The sysroot as a CI cache entry (doc/ci.md): the key a runner computes before creating it
+# (sysroot create --print-fingerprint), and two runners, each with its own HOME and
+# destination, creating at once from one shared download cache (--cache) against a real HTTP
+# server on 127.0.0.1 that logs every request: each archive downloaded once, both succeed.
+load lib/common
+load lib/httpd
+load lib/sysroot
+
+setup_file() {
+	sysroot_fixtures
+}
+
+setup() {
+	need python3 "the test HTTP server"
+	sysroot_test_env
+	T=$BATS_TEST_TMPDIR
+	SHARED=$T/shared-downloads
+}
+
+teardown() {
+	stop_httpd
+	local p
+	for p in ${RUNNER_PIDS:-}; do kill -9 "$p" 2>/dev/null || true; done
+}
+
+# `sysroot create` as runner $1 (its own HOME, no XDG_CACHE_HOME, its sysroot in its
+# workspace), with the rest of the arguments.
+as_runner() {
+	local r=$1
+	shift
+	mkdir -p "$T/$r/home"
+	env -u XDG_CACHE_HOME -u XDG_DATA_HOME HOME="$T/$r/home" "$CUDA_XCC" sysroot create \
+		--target jetson --cuda 12.6 --progress never "$@"
+}
+
+key() { as_runner "$@" --print-fingerprint 2>/dev/null; }
+
+# The same in the background, its output in $T/RUNNER.out; its pid (the binary's own: env
+# execs it) goes to RUNNER_PIDS.
+start_runner() {
+	local r=$1
+	shift
+	mkdir -p "$T/$r/home"
+	env -u XDG_CACHE_HOME -u XDG_DATA_HOME HOME="$T/$r/home" "$CUDA_XCC" sysroot create \
+		--target jetson --cuda 12.6 --progress never "$@" >"$T/$r.out" 2>&1 &
+	RUNNER_PIDS="${RUNNER_PIDS:+$RUNNER_PIDS }$!"
+}
+
+# Wait for every runner started; fails unless all succeeded.
+wait_runners() {
+	local p st=0
+	for p in $RUNNER_PIDS; do wait "$p" || st=$?; done
+	RUNNER_PIDS=
+	cat "$T"/r*.out >&2
+	[ "$st" -eq 0 ]
+}
+
+# How many GETs the server saw for each archive: "COUNT PATH" lines.
+archive_gets() {
+	sed -n 's/^GET \([^ ]*\.tar\.xz\) .*/\1/p' "$HTTPD_LOG" | sort | uniq -c
+}
+
+# Each archive the server was asked for was asked for once, and there were $1 of them.
+assert_each_archive_once() {
+	local gets
+	gets=$(archive_gets)
+	echo "$gets" >&2
+	[ "$(echo "$gets" | grep -c .)" -eq "$1" ]
+	[ -z "$(echo "$gets" | awk '$1 != 1')" ]
+}
+
+@test "sysroot ci: --print-fingerprint is the same at any destination and HOME, changes with the GPUs, components and manifest, and is what the sysroot records" {
+	local k1 k2 m=$T/m126-other
+	k1=$(key r1 -arch sm_87 --from "$M126" --dest "$T/r1/ws/sysroot")
+	k2=$(key r2 -arch sm_87 --from "$M126" --dest "$T/r2/elsewhere/sysroot")
+	[ "${#k1}" -eq 64 ]
+	[ "$k1" = "$k2" ]
+	# nothing was made or downloaded to tell it
+	[ ! -e "$T/r1/ws" ]
+	[ ! -e "$T/r1/home/.cache" ]
+	# the same GPUs spelled otherwise, and -arch in another order, are the same request
+	[ "$(key r2 -arch sm_87 -arch sm_72 --from "$M126" --dest "$T/x")" = "$(key r1 -arch sm_72,sm_87 --from "$M126" --dest "$T/y")" ]
+	# any input that changes the tree changes it
+	[ "$(key r1 -arch sm_72 --from "$M126" --dest "$T/x")" != "$k1" ]
+	[ "$(key r1 -arch sm_87 --components libcublas --from "$M126" --dest "$T/x")" != "$k1" ]
+	[ "$(key r1 -arch sm_87 --jetpack 6.1 --from "$M126" --dest "$T/x")" != "$k1" ]
+	cp -r "$FX/m126" "$m"
+	# one archive's promised sha256 changed: another manifest content, another key
+	python3 - "$m/redistrib_12.6.3.json" <<'EOF'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["cuda_cudart"]["linux-aarch64"]["sha256"] = "0" * 64
+json.dump(d, open(p, "w"), indent=2)
+EOF
+	[ "$(key r1 -arch sm_87 --from "$m/redistrib_12.6.3.json" --dest "$T/x")" != "$k1" ]
+	# what --dry-run says it would record
+	run as_runner r1 -arch sm_87 --from "$M126" --dest "$T/x" --dry-run
+	assert_status 0
+	assert_output_contains "fingerprint $k1"
+	# and what the finished sysroots record, made by either runner
+	as_runner r1 -arch sm_87 --from "$M126" --dest "$T/r1/ws/sysroot"
+	run xcc sysroot info "$T/r1/ws/sysroot" --fingerprint
+	assert_status 0
+	assert_output_equals "$k1"
+	as_runner r2 -arch sm_87 --from "$M126" --dest "$T/r2/elsewhere/sysroot"
+	run xcc sysroot info "$T/r2/elsewhere/sysroot" --fingerprint
+	assert_output_equals "$k1"
+	# the key of a restored sysroot says it is up to date: nothing is done
+	run as_runner r2 -arch sm_87 --from "$M126" --dest "$T/r2/elsewhere/sysroot"
+	assert_status 0
+	assert_output_contains "up to date"
+	run as_runner r1 -arch sm_87 --from "$M126" --dest "$T/x" --dry-run --print-fingerprint
+	assert_status 2
+	assert_output_contains "not both"
+}
+
+@test "sysroot ci: two runners at once with one --cache download each archive once, and both sysroots verify" {
+	# a slow link, so that the two overlap: each waits for the other's download of an
+	# archive instead of making its own
+	HTTPD_STALL_S=1 start_httpd delay "$FX/m126" .tar.xz
+	start_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+	start_runner r2 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+	wait_runners
+	grep -q "sysroot ready: $T/r1/ws/sysroot" "$T/r1.out"
+	grep -q "sysroot ready: $T/r2/ws/sysroot" "$T/r2.out"
+	assert_each_archive_once 6
+	# the downloads are in the shared cache, complete, and nothing else is
+	[ -z "$(ls "$SHARED" | grep -v '^[0-9a-f]\{64\}$')" ]
+	[ "$(ls "$SHARED" | grep -c .)" -eq 6 ]
+	[ ! -e "$T/r1/home/.cache/cuda-xcc" ]
+	[ ! -e "$T/r2/home/.cache/cuda-xcc" ]
+	run xcc sysroot verify "$T/r1/ws/sysroot"
+	assert_status 0
+	run xcc sysroot verify "$T/r2/ws/sysroot"
+	assert_status 0
+	[ "$(xcc sysroot info "$T/r1/ws/sysroot" --fingerprint)" = "$(xcc sysroot info "$T/r2/ws/sysroot" --fingerprint)" ]
+	# a third runner later: everything from the cache, no archive asked for again
+	as_runner r3 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r3/ws/sysroot" --cache "$SHARED"
+	assert_each_archive_once 6
+}
+
+@test "sysroot ci: single archives by URL (no promised sha256), two runners at once with one --cache: each downloaded once" {
+	local f rels=() froms=()
+	for f in cuda_nvcc/linux-x86_64 cuda_cudart/linux-aarch64 cuda_cccl/linux-aarch64 cuda_nvtx/linux-aarch64; do
+		rels+=("$(cd "$FX/m126" && echo "$f"/*.tar.xz)")
+	done
+	# each archive's answer comes 2 s late: the runners' downloads overlap, and the second
+	# waits for the first's instead of making its own
+	HTTPD_STALL_S=2 start_httpd delay "$FX/m126" .tar.xz
+	for f in "${rels[@]}"; do froms+=(--from "$HTTPD_URL/$f"); done
+	start_runner r1 -arch sm_87 "${froms[@]}" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+	start_runner r2 -arch sm_87 "${froms[@]}" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+	wait_runners
+	assert_each_archive_once 4
+	# no .part left, and each URL's entry points at its download
+	[ -z "$(ls "$SHARED" | grep '\.part$\|\.new-')" ]
+	[ "$(find "$SHARED" -name 'url-*' -type l | wc -l)" -eq 4 ]
+	run xcc sysroot verify "$T/r1/ws/sysroot"
+	assert_status 0
+	run xcc sysroot verify "$T/r2/ws/sysroot"
+	assert_status 0
+	# a URL that promises no hash may change: a later run downloads it again
+	stop_httpd
+	start_httpd normal "$FX/m126"
+	froms=()
+	for f in "${rels[@]}"; do froms+=(--from "$HTTPD_URL/$f"); done
+	as_runner r3 -arch sm_87 "${froms[@]}" --dest "$T/r3/ws/sysroot" --cache "$SHARED"
+	assert_each_archive_once 4
+}
+
+@test "sysroot ci: a runner stopped while it waits for another's download ends at once; a killed download leaves only its .part, which the next run resumes" {
+	# the first response for each archive stops halfway and holds the connection: r1 keeps
+	# the lock of its first download (and half its bytes in the .part) for 30 s
+	HTTPD_STALL_S=30 start_httpd stall-once "$FX/m126" .tar.xz
+	start_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+	local a=$RUNNER_PIDS b i f st=0 t0 t1
+	for i in $(seq 100); do
+		[ -n "$(find "$SHARED" -name '*.part' -size +0 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	[ -n "$(find "$SHARED" -name '*.part' -size +0)" ]
+	start_runner r2 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+	b=${RUNNER_PIDS#* }
+	# r2 is waiting for r1's download of the same archive: a CI cancel stops it within a
+	# second, not when r1's download ends
+	sleep 1
+	t0=$EPOCHREALTIME
+	kill -TERM "$b"
+	wait "$b" || st=$?
+	t1=$EPOCHREALTIME
+	cat "$T/r2.out" >&2
+	[ "$st" -eq 143 ]
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1.5) }'
+	grep -q "interrupted by SIGTERM" "$T/r2.out"
+	[ ! -e "$T/r2/ws/sysroot" ]
+	# r1 killed halfway through its download: nothing under an entry's final name but
+	# complete files, its bytes kept in the .part
+	kill -9 "$a"
+	wait "$a" 2>/dev/null || true
+	RUNNER_PIDS=
+	[ -n "$(find "$SHARED" -name '*.part' -size +0)" ]
+	for f in "$SHARED"/*; do
+		case $f in *.part) continue ;; esac
+		grep -q "$(basename "$f")" "$FX/m126/redistrib_12.6.3.json"
+		[ "$(sha256sum "$f" | cut -d' ' -f1)" = "$(basename "$f")" ]
+	done
+	# the next runner resumes it with a Range request and succeeds
+	stop_httpd
+	start_httpd normal "$FX/m126"
+	as_runner r2 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+	grep -q 'tar.xz range=bytes=[1-9][0-9]*-' "$HTTPD_LOG"
+	[ -z "$(ls "$SHARED" | grep '\.part$')" ]
+	run xcc sysroot verify "$T/r2/ws/sysroot"
+	assert_status 0
+}
