@@ -3,7 +3,9 @@
  * A download goes to <cache>/<sha256>.part, hashed as it arrives, and is
  * renamed to <cache>/<sha256> only once its size and hash match: a file
  * under its final name is always complete. A .part survives a failed run
- * and the next attempt resumes it with a Range request. */
+ * and the next attempt resumes it with a Range request. Its lock (flock)
+ * makes processes that share the cache, CI runners with one download
+ * directory, wait for each other's download of a file and take it. */
 #include <config.h>
 
 #include <curl/curl.h>
