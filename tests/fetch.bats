@@ -159,6 +159,36 @@ cache_is_empty() {
 	assert_output_equals "$S/cache/$SHA"
 }
 
+@test "without a promised sha256 the next download asks for the file only if it changed (If-Modified-Since)" {
+	start_httpd normal "$S/www"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	# unchanged: the server answers 304 and the cache serves it
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	[ "$(httpd_requests)" = 2 ]
+	[ "$(grep -c '^NOT-MODIFIED /sub/pkg-archive.tar.xz' "$HTTPD_LOG")" = 1 ]
+	[ -z "$(ls "$S/cache" | grep '\.part$')" ]
+	# other bytes at the same URL, newer: downloaded, a new entry
+	head -c 1000 /dev/urandom >"$S/www/sub/pkg-archive.tar.xz"
+	touch -d '+1 hour' "$S/www/sub/pkg-archive.tar.xz"
+	local new
+	new=$(sha256sum "$S/www/sub/pkg-archive.tar.xz" | cut -d' ' -f1)
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$S/cache/$new"
+	cmp "$S/cache/$new" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG")" = 1 ]
+	# its entry removed from the cache: downloaded again, not a failure
+	rm "$S/cache/$new"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz"
+	assert_status 0
+	assert_output_equals "$S/cache/$new"
+	[ "$(httpd_requests)" = 4 ]
+}
+
 @test "nobody listening: the retries run out with the reason" {
 	start_httpd normal "$S/www"
 	url=$HTTPD_URL

@@ -254,6 +254,10 @@ struct transfer {
 	int local_errno;    /* a write to disk failed */
 	char *text;         /* fetch_text's buffer */
 	size_t text_len, text_cap;
+	int revalidating;   /* no promised hash: the server's Last-Modified is asked for */
+	int64_t if_modified_since; /* > 0: ask for the file only if it is newer */
+	int not_modified;   /* the server said 304: what we have is current */
+	int64_t filetime;   /* the server's Last-Modified, or -1 */
 };
 
 /* The first bytes of a response: a server that ignored our Range sends the
@@ -520,6 +524,50 @@ static int retries_of(const struct fetch_opts *o)
 	return o && o->retries > 0 ? o->retries : o && o->retries < 0 ? 0 : DEFAULT_RETRIES;
 }
 
+/* A download without a promised hash asks for the server's Last-Modified
+ * (to revalidate its cache entry next time) and, when it has an entry,
+ * for the file only if it changed since. */
+static void set_condition(struct transfer *t)
+{
+	if (!t->revalidating)
+		return;
+	curl_easy_setopt(t->curl, CURLOPT_FILETIME, 1L);
+	if (t->if_modified_since <= 0)
+		return;
+	curl_easy_setopt(t->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+#if LIBCURL_VERSION_NUM >= 0x073B00 /* 7.59 */
+	curl_easy_setopt(t->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)t->if_modified_since);
+#else
+	curl_easy_setopt(t->curl, CURLOPT_TIMEVALUE, (long)t->if_modified_since);
+#endif
+}
+
+static void read_condition(struct transfer *t)
+{
+	long unmet = 0;
+
+	if (!t->revalidating)
+		return;
+	if (t->if_modified_since > 0 &&
+	    curl_easy_getinfo(t->curl, CURLINFO_CONDITION_UNMET, &unmet) == CURLE_OK && unmet)
+		t->not_modified = 1;
+#if LIBCURL_VERSION_NUM >= 0x073B00
+	{
+		curl_off_t ft = -1;
+
+		curl_easy_getinfo(t->curl, CURLINFO_FILETIME_T, &ft);
+		t->filetime = ft > 0 ? (int64_t)ft : -1;
+	}
+#else
+	{
+		long ft = -1;
+
+		curl_easy_getinfo(t->curl, CURLINFO_FILETIME, &ft);
+		t->filetime = ft > 0 ? (int64_t)ft : -1;
+	}
+#endif
+}
+
 /*
  * Fill the locked .part behind t->fd from url until complete, resuming and
  * retrying. On return the .part holds the whole body (or the caller learns
@@ -557,6 +605,7 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 			curl_easy_cleanup(t->curl);
 			return xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
 		}
+		set_condition(t);
 		rc = curl_easy_perform(t->curl);
 		if (t->bad_size >= 0) {
 			curl_easy_cleanup(t->curl);
@@ -576,6 +625,8 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 				verdict = ATTEMPT_RETRY;
 			}
 		}
+		if (verdict == ATTEMPT_DONE)
+			read_condition(t);
 		curl_easy_cleanup(t->curl);
 		t->curl = NULL;
 		if (verdict == ATTEMPT_DONE)
@@ -654,10 +705,12 @@ static int open_part_locked(const char *part, const struct fetch_opts *o, struct
 /* ---------------------------------------------------------------------------
  * The index of downloads without a promised hash: <cache>/url-<sha256 of
  * the URL> is a symbolic link to the <sha256> entry its last download
- * became. Only a download that finished while this one waited for its
- * lock is taken from it (the two runners of one CI job at once): a URL
- * that promises no hash may serve other bytes tomorrow, so a later run
- * still downloads it again.
+ * became, its mtime the server's Last-Modified (0: none was sent). A
+ * download that finished while this one waited for its lock (two runners
+ * at once) is taken as it is. A later run asks the server for the file only
+ * if it changed since (If-Modified-Since): the bytes at a URL that promises
+ * no hash may change, and a server that sends no Last-Modified has it
+ * downloaded again.
  */
 
 /* The inode of the index link, or 0 when there is none. */
@@ -668,39 +721,41 @@ static ino_t index_inode(const char *index)
 	return lstat(index, &st) == 0 && S_ISLNK(st.st_mode) ? st.st_ino : 0;
 }
 
-/* Point the index at the entry sha; failing costs only a download later. */
-static void index_store(const char *index, const char *sha)
+/* Point the index at the entry sha, with the server's time (-1: none);
+ * failing costs only a download later. */
+static void index_store(const char *index, const char *sha, int64_t filetime)
 {
 	char *tmp = xasprintf("%s.new-%ld", index, (long)getpid());
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { filetime > 0 ? (time_t)filetime : 0, 0 } };
 
 	unlink(tmp);
-	if (symlink(sha, tmp) || rename(tmp, index))
+	if (symlink(sha, tmp) || utimensat(AT_FDCWD, tmp, times, AT_SYMLINK_NOFOLLOW) ||
+	    rename(tmp, index))
 		unlink(tmp);
 	free(tmp);
 }
 
-/* The entry another process stored for this URL since `before` (the index's
- * inode when we began), if it is still good; NULL otherwise. */
-static char *index_fresh_entry(const char *cache, const char *index, ino_t before)
+/* The good entry the index names, and the server's time it recorded;
+ * NULL when there is none. */
+static char *index_entry(const char *cache, const char *index, int64_t *filetime)
 {
 	char target[80], sha[65];
-	ssize_t n;
-	ino_t now = index_inode(index);
+	struct stat st;
+	ssize_t n = readlink(index, target, sizeof target - 1);
 	char *path;
 
-	if (!now || now == before)
-		return NULL;
-	n = readlink(index, target, sizeof target - 1);
-	if (n <= 0)
+	if (n <= 0 || lstat(index, &st))
 		return NULL;
 	target[n] = '\0';
 	if (check_sha_arg(target, sha, NULL))
 		return NULL;
 	path = xasprintf("%s/%s", cache, sha);
-	if (cached_ok(path, sha, -1))
-		return path;
-	free(path);
-	return NULL;
+	if (!cached_ok(path, sha, -1)) {
+		free(path);
+		return NULL;
+	}
+	*filetime = (int64_t)st.st_mtime;
+	return path;
 }
 
 /*
@@ -740,6 +795,8 @@ static int fill_part(struct transfer *t, const char *url, const char *shown, con
 				unlink(part);
 			return -1;
 		}
+		if (t->not_modified)
+			return 0; /* the entry we have is current: the caller takes it */
 		have = t->offset + t->received;
 		xcc_sha256_hex(&t->hash, actual);
 		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
@@ -770,9 +827,13 @@ static int fill_part(struct transfer *t, const char *url, const char *shown, con
 static char *done_by_other(const char *cache, const char *final, const char *sha, int64_t size,
 			   const char *index, ino_t index_before)
 {
+	ino_t now;
+	int64_t filetime;
+
 	if (final)
 		return cached_ok(final, sha, size) ? xstrdup(final) : NULL;
-	return index_fresh_entry(cache, index, index_before);
+	now = index_inode(index);
+	return now && now != index_before ? index_entry(cache, index, &filetime) : NULL;
 }
 
 static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
@@ -780,9 +841,9 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 {
 	char *cache = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
 	char *shown = url_file_name(url);
-	char *part = NULL, *final = NULL, *index = NULL, *theirs;
+	char *part = NULL, *final = NULL, *index = NULL, *theirs, *prior = NULL;
 	char actual[65];
-	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1 };
+	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1 };
 	ino_t index_before = 0;
 	int rc = -1;
 
@@ -817,8 +878,23 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		rc = 0;
 		goto out;
 	}
+	if (index) {
+		int64_t ft = 0;
+
+		t.revalidating = 1;
+		prior = index_entry(cache, index, &ft);
+		t.if_modified_since = prior ? ft : 0;
+	}
 	if (fill_part(&t, url, shown, part, sha, size, actual, err))
 		goto out;
+	if (t.not_modified) {
+		/* The .part we hold is empty or older bytes of the same file. */
+		unlink(part);
+		*local_path = prior;
+		prior = NULL;
+		rc = 0;
+		goto out;
+	}
 	if (!final)
 		final = xasprintf("%s/%s", cache, actual);
 	if (fdatasync(t.fd) || rename(part, final) || fsync_dir(cache)) {
@@ -828,7 +904,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	}
 	/* Before the lock goes (at out): a waiter for the same URL finds it. */
 	if (index)
-		index_store(index, actual);
+		index_store(index, actual, t.filetime);
 	*local_path = final;
 	final = NULL;
 	rc = 0;
@@ -840,6 +916,7 @@ out:
 	free(part);
 	free(final);
 	free(index);
+	free(prior);
 	return rc;
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A small HTTP server on 127.0.0.1 for the download tests.
 
-Serves the files under --root, and a directory as an HTML list of its
-entries (a mirror's index, as NVIDIA's server gives). Picks a free port and prints it on stdout,
+Serves the files under --root (with Last-Modified, and 304 Not Modified for
+an If-Modified-Since no older than the file, logged as "NOT-MODIFIED /path"),
+and a directory as an HTML list of its entries (a mirror's index, as NVIDIA's
+server gives). Picks a free port and prints it on stdout,
 logs one line per request on stderr ("GET /path range=bytes=N- t=SECONDS", the
 time from a monotonic clock, to see the pauses between retries), and
 exits by itself after --timeout seconds, so that a failed test never leaves
@@ -43,6 +45,7 @@ archives are not).
 """
 
 import argparse
+import email.utils
 import http.server
 import os
 import re
@@ -98,6 +101,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif os.path.isfile(local) and mode == "throttle":
             return self.send_throttled(local, rng)
         elif os.path.isfile(local):
+            mtime = int(os.path.getmtime(local))
+            since = self.headers.get("If-Modified-Since")
+            if since and mtime <= email.utils.parsedate_to_datetime(since).timestamp():
+                print(f"NOT-MODIFIED {self.path}", file=sys.stderr, flush=True)
+                self.send_response(304)
+                self.end_headers()
+                return
             with open(local, "rb") as f:
                 data = f.read()
         else:
@@ -120,6 +130,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = data[start:]
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Accept-Ranges", "bytes")
+        if os.path.isfile(local):
+            self.send_header("Last-Modified", email.utils.formatdate(os.path.getmtime(local), usegmt=True))
         self.end_headers()
 
         if mode == "wrong":
