@@ -216,6 +216,27 @@ fake_sysroot() {
 	assert_output_contains "cuda-xcc-nvcc takes nvcc's arguments"
 }
 
+@test "driver: a Jetson GPU asked of an SBSA sysroot: Debian's arm64 packages are SBSA builds, a Jetson sysroot comes from linux-aarch64" {
+	s="$BATS_TEST_TMPDIR/sbsa"
+	fake_sysroot "$s" sbsa 12.4.1 linux-sbsa sbsa-linux
+	run xcc --sysroot "$s" -arch sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "sysroot $s is an SBSA one (--target sbsa"
+	assert_output_contains "Debian's arm64 CUDA packages are SBSA builds"
+	assert_output_contains "NVIDIA's linux-aarch64 archives ('cuda-xcc sysroot create --target jetson --cuda 12.4.1 -arch sm_87 --dest DIR', without --from)"
+	assert_output_contains "pass it as --sysroot DIR"
+	# --target jetson would only meet "made for --target sbsa, not jetson": not offered
+	[[ "$output" != *"Use --target jetson"* ]]
+	# the same through the user's own -gencode
+	run xcc --sysroot "$s" -gencode arch=compute_87,code=sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "Debian's arm64 CUDA packages are SBSA builds"
+	# without a sysroot --target is the user's to change: the flags' own advice stays
+	run xcc --target sbsa --cuda 12.4 -arch sm_87 --dry-run a.cu
+	assert_status 2
+	assert_output_contains "Use --target jetson."
+}
+
 @test "driver: the sysroot decides target and CUDA, and refuses what it cannot serve" {
 	need aarch64-linux-gnu-g++-12
 	s="$BATS_TEST_TMPDIR/sr"

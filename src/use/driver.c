@@ -460,19 +460,58 @@ static int driver_request(const struct gpudb *db, const struct driver_opts *o,
 	return request_cuda(*cuda_str, v, err);
 }
 
+/*
+ * GPUs that only --target jetson's L4T (linux-aarch64) build serves, asked of
+ * an SBSA sysroot: "use --target jetson" is no way out, for the sysroot
+ * decides the target, and one made from Debian's packages can never be a
+ * Jetson one. Say so, and which sysroot would serve them.
+ */
+static void driver_explain_jetson_gpus(const struct gpudb *db, const char *sysroot,
+				       const struct target_profile *t, struct cuda_version v,
+				       const char *cuda_str, const struct strvec *specs,
+				       enum ptx_policy ptx, struct xcc_error *err)
+{
+	const struct target_profile *jetson = gpudb_target(db, "jetson");
+	struct arch_choice c = { 0 };
+	struct xcc_error ignored = { 0 };
+	char *create = NULL;
+
+	if (!jetson || t->jetson_only ||
+	    flags_resolve(db, jetson, v, specs, ptx, &c, &ignored) ||
+	    strcmp(c.tag, "linux-aarch64") != 0)
+		goto out;
+	create = driver_create_command(&c, cuda_str);
+	xcc_fail(err, XCC_EUSAGE,
+		 "sysroot %s is an SBSA one (--target %s: Arm servers with a discrete GPU), and "
+		 "the GPUs asked are Jetson ones, whose CUDA %s libraries are NVIDIA's L4T build "
+		 "(linux-aarch64), which this sysroot does not have.\nDebian's arm64 CUDA packages "
+		 "are SBSA builds, so no sysroot made from them serves a Jetson: make one from "
+		 "NVIDIA's linux-aarch64 archives ('%s --dest DIR', without --from) and pass it as "
+		 "--sysroot DIR, or build for an Arm server's GPU (-arch sm_80, sm_90...).",
+		 sysroot, t->name, cuda_str, create);
+out:
+	free(create);
+	arch_choice_free(&c);
+}
+
 /* The GPUs: the user's own -gencode/-code win over -arch and are only checked. */
 static int driver_arch(const struct gpudb *db, const struct driver_opts *o,
 		       const struct user_flags *u, const struct target_profile *t,
-		       struct cuda_version v, struct driver_plan *plan, struct xcc_error *err)
+		       struct cuda_version v, const char *cuda_str, int opened,
+		       struct driver_plan *plan, struct xcc_error *err)
 {
 	struct strvec all = STRVEC_INIT;
+	enum ptx_policy ptx = o->ptx;
 	int bad;
 
-	if (!u->has_gencode)
-		return flags_resolve(db, t, v, &o->arch, o->ptx, &plan->arch, err);
-	strvec_extend(&all, &u->specs);
+	if (u->has_gencode) {
+		strvec_extend(&all, &u->specs);
+		ptx = PTX_NONE;
+	}
 	strvec_extend(&all, &o->arch);
-	bad = flags_resolve(db, t, v, &all, PTX_NONE, &plan->arch, err);
+	bad = flags_resolve(db, t, v, &all, ptx, &plan->arch, err);
+	if (bad && opened)
+		driver_explain_jetson_gpus(db, plan->sysroot, t, v, cuda_str, &all, ptx, err);
 	strvec_free(&all);
 	return bad;
 }
@@ -659,7 +698,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	/* What to build for: the sysroot, the target and release, the GPUs. */
 	if (driver_open_sysroot(db, o, plan, &s, &opened, err) ||
 	    driver_request(db, o, &s, opened, &t, &v, &cuda_str, err) ||
-	    driver_arch(db, o, &u, t, v, plan, err) ||
+	    driver_arch(db, o, &u, t, v, cuda_str, opened, plan, err) ||
 	    driver_check_sysroot(o, &s, opened, t, cuda_str, plan, err) ||
 	    driver_host_compiler(db, &u, &s, opened, t, v, &hc, err))
 		goto out;
