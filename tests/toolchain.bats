@@ -217,3 +217,50 @@ fake_rootfs() {
 	assert_output_contains "-DCUDA_XCC_SYSROOT"
 	assert_output_contains "linux-aarch64"
 }
+
+# CMake's own errors after a fatal one in the toolchain file, which blame the project.
+refute_cmake_aftermath() {
+	[[ "$output" != *"unable to find a build program"* ]] || { echo "$output" >&2; false; }
+	[[ "$output" != *"not set, after EnableLanguage"* ]] || { echo "$output" >&2; false; }
+}
+
+@test "toolchain cmake: a refused configure stops with cuda-xcc's error alone, not 'unable to find a build program corresponding to Ninja'" {
+	need cmake
+	need ninja "the generator whose build program CMake then claims to miss"
+	need aarch64-linux-gnu-g++-12 "the fake sysroot names it"
+	d=$(scratch)
+	toolchain_sysroot "$d/sr"
+	sed -i 's/"jetson"/"sbsa"/; s/"linux-aarch64"/"linux-sbsa"/; s/"aarch64-linux"/"sbsa-linux"/; s/"8.7"/"9.0"/; s/12.6.3/12.4.1/' "$d/sr/sysroot.json"
+	# a refusal after the compilers are known: a Jetson GPU on an SBSA sysroot
+	run cmake -G Ninja -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCMAKE_CUDA_ARCHITECTURES=87-real
+	assert_status 1
+	assert_output_contains "cuda-xcc: the sysroot $d/sr is an SBSA one"
+	refute_cmake_aftermath
+	# the flags' "--target jetson" is no answer in a configure
+	[[ "$output" != *"Use --target jetson"* ]]
+	# one before them, with either generator: no sysroot named
+	local g
+	for g in Ninja "Unix Makefiles"; do
+		rm -rf "$d/b"
+		run env -u CUDA_XCC_SYSROOT cmake -G "$g" -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+			-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+			-DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+		assert_status 1
+		assert_output_contains "cuda-xcc: set CUDA_XCC_SYSROOT"
+		refute_cmake_aftermath
+	done
+	# and one in a check of a value
+	rm -rf "$d/b"
+	run cmake -G Ninja -S "$XCC_SRCDIR/examples/cmake" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		"-DCUDA_XCC_SYSROOT=$d/a;b" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+	assert_status 1
+	assert_output_contains "cuda-xcc: CUDA_XCC_SYSROOT"
+	refute_cmake_aftermath
+	# The build program found on the way is the one CMake itself would cache: the same
+	# build directory configures once the error is fixed.
+	run grep -x "CMAKE_MAKE_PROGRAM:FILEPATH=$(command -v ninja)" "$d/b/CMakeCache.txt"
+	assert_status 0
+}

@@ -32,7 +32,34 @@
 # from a toolchain file: the version check alone (cuda-xcc doctor reads this
 # line), and this file's own policies pushed and popped. 3.21: the linker
 # launcher that runs the floor check after each link.
+# A fatal error stops the configure inside project(), and CMake then goes on
+# to report what the rest of this file would have set as the project's own
+# fault: "unable to find a build program corresponding to "Ninja"" and
+# "CMAKE_CXX_COMPILER not set, after EnableLanguage". Before a fatal error
+# this finds the build program (as CMake's own CMake<Generator>FindMake
+# module would, into the same cache entry) and names placeholder compilers
+# (plain variables, never cached) where none is set yet, so that cuda-xcc's
+# error is the only one. A macro, for the compilers must be set in the
+# scope CMake reads them from.
+macro(_xcc_before_fatal)
+	if(NOT CMAKE_MAKE_PROGRAM)
+		if(CMAKE_GENERATOR MATCHES "Ninja")
+			find_program(CMAKE_MAKE_PROGRAM NAMES ninja-build ninja samu NAMES_PER_DIR
+				NO_CMAKE_FIND_ROOT_PATH)
+		elseif(CMAKE_GENERATOR MATCHES "Makefiles")
+			find_program(CMAKE_MAKE_PROGRAM NAMES gmake make smake NAMES_PER_DIR
+				NO_CMAKE_FIND_ROOT_PATH)
+		endif()
+	endif()
+	foreach(_xcc_lang C CXX CUDA ASM Fortran HIP OBJC OBJCXX)
+		if(NOT CMAKE_${_xcc_lang}_COMPILER)
+			set(CMAKE_${_xcc_lang}_COMPILER "cuda-xcc-configure-stopped")
+		endif()
+	endforeach()
+endmacro()
+
 if(CMAKE_VERSION VERSION_LESS 3.21)
+	_xcc_before_fatal()
 	message(FATAL_ERROR "cuda-xcc: CMake ${CMAKE_VERSION} is too old for the cuda-xcc "
 		"toolchain file, which needs 3.21 or later (CMAKE_<LANG>_LINKER_LAUNCHER runs "
 		"the device's floor check after each link)")
@@ -49,6 +76,7 @@ if(NOT CUDA_XCC_SYSROOT AND DEFINED ENV{CUDA_XCC_SYSROOT})
 	set(CUDA_XCC_SYSROOT "$ENV{CUDA_XCC_SYSROOT}")
 endif()
 if(NOT CUDA_XCC_SYSROOT)
+	_xcc_before_fatal()
 	message(FATAL_ERROR "cuda-xcc: set CUDA_XCC_SYSROOT to a sysroot made by "
 		"'cuda-xcc sysroot create' (-DCUDA_XCC_SYSROOT=DIR or the environment)")
 endif()
@@ -58,25 +86,27 @@ endif()
 # cache, through which try_compile projects get them, which trims spaces
 # at their ends; and in command lines, which a line break ends: refused
 # rather than mangled.
-function(_xcc_check_value var)
+macro(_xcc_check_value var)
 	if("${${var}}" MATCHES "[][;\n\r]|\\\\$|^[ \t]|[ \t]$")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: ${var} '${${var}}' holds a ';', '[', ']' or line "
 			"break, or starts or ends in a space or tab, or ends in '\\', which CMake's "
 			"lists, its cache and the build's command lines cannot carry: move it to a path "
 			"without one, or link one to it, and name that")
 	endif()
-endfunction()
+endmacro()
 # The root's options reach the builds as one command-line string
 # (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
-function(_xcc_check_target_fs)
+macro(_xcc_check_target_fs)
 	_xcc_check_value(CUDA_XCC_TARGET_FS)
 	if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: CUDA_XCC_TARGET_FS '${CUDA_XCC_TARGET_FS}' holds a "
 			"space, a quote or a shell character, and its compiler options reach the builds "
 			"as one command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a "
 			"path without them (a link to it will do)")
 	endif()
-endfunction()
+endmacro()
 _xcc_check_value(CUDA_XCC_SYSROOT)
 _xcc_check_target_fs()
 if(NOT CUDA_XCC_EXECUTABLE)
@@ -90,6 +120,7 @@ execute_process(
 	COMMAND "${CUDA_XCC_EXECUTABLE}" sysroot info "${CUDA_XCC_SYSROOT}" --json
 	OUTPUT_VARIABLE _xcc_meta ERROR_VARIABLE _xcc_err RESULT_VARIABLE _xcc_rc)
 if(NOT _xcc_rc EQUAL 0)
+	_xcc_before_fatal()
 	message(FATAL_ERROR "${_xcc_err}")
 endif()
 string(JSON _xcc_target GET "${_xcc_meta}" target)
@@ -97,6 +128,7 @@ string(JSON _xcc_cuda GET "${_xcc_meta}" cuda)
 string(JSON _xcc_target_dir GET "${_xcc_meta}" target_dir)
 string(JSON _xcc_hostcc ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" host_compiler)
 if(_xcc_err OR NOT _xcc_hostcc)
+	_xcc_before_fatal()
 	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT}/sysroot.json names no cross g++ "
 		"(host_compiler); recreate it with 'cuda-xcc sysroot create' on a machine that has one")
 endif()
@@ -341,6 +373,7 @@ foreach(_xcc_var CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH)
 	foreach(_xcc_entry IN LISTS _xcc_entries)
 		_xcc_foreign_cuda("${_xcc_entry}" _xcc_root)
 		if(_xcc_root)
+			_xcc_before_fatal()
 			message(FATAL_ERROR "cuda-xcc: ${_xcc_var} holds ${_xcc_entry}, the headers of "
 				"the CUDA in ${_xcc_root}, not the sysroot's, and the compilers read it at "
 				"every compile of this build: unset ${_xcc_var}, or take that entry out of "
@@ -385,7 +418,10 @@ function(_xcc_validate_archs out_var)
 		OUTPUT_VARIABLE _archs ERROR_VARIABLE _err
 		RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
 	if(NOT _rc EQUAL 0 AND _err MATCHES "linux-aarch64 libraries")
-		# "--target jetson" is no answer in a configure: say it in CMake's words.
+		# "--target jetson" is no answer in a configure: say it in CMake's words,
+		# and leave out the flags' own "Use --target jetson."
+		string(REPLACE "\nUse --target jetson." "" _err "${_err}")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
 			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
 			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
@@ -394,6 +430,7 @@ function(_xcc_validate_archs out_var)
 			"jetson --cuda ${_xcc_cuda} -arch ...') and name it in -DCUDA_XCC_SYSROOT, or "
 			"ask for an SBSA GPU.\n${_err}")
 	elseif(NOT _rc EQUAL 0)
+		_xcc_before_fatal()
 		message(FATAL_ERROR "${_err}")
 	endif()
 	set(${out_var} "${_archs}" PARENT_SCOPE)
@@ -404,6 +441,7 @@ endfunction()
 # SASS and is checked as compute_87 but kept as written.
 function(_xcc_cmake_arch_to_args entry out_var)
 	if(entry MATCHES "^native$")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: CUDA architectures 'native' means the GPU of the build "
 			"machine, and a cross build targets another one: name the board's capability, "
 			"e.g. -DCMAKE_CUDA_ARCHITECTURES=87-real for Jetson Orin")
@@ -414,6 +452,7 @@ function(_xcc_cmake_arch_to_args entry out_var)
 	elseif(entry MATCHES "^([0-9]+[af]?)(-virtual)?$")
 		set(${out_var} -arch compute_${CMAKE_MATCH_1} PARENT_SCOPE)
 	else()
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: '${entry}' is not a CUDA architecture CMake knows "
 			"(e.g. 87, 87-real, 90a-real, all, all-major)")
 	endif()
@@ -493,6 +532,7 @@ if(CUDA_XCC_TARGET_FS)
 			OUTPUT_VARIABLE _flags ERROR_VARIABLE _err
 			RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
 		if(NOT _rc EQUAL 0)
+			_xcc_before_fatal()
 			message(FATAL_ERROR "${_err}")
 		endif()
 		string(REPLACE "\n" " " _flags "${_flags}")
