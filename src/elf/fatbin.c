@@ -694,6 +694,21 @@ unsigned fatbin_l4t_sass(const struct gpudb *db, const struct fatbin_file *f,
 	return 0;
 }
 
+unsigned fatbin_discrete_sass(const struct gpudb *db, const struct fatbin_file *f)
+{
+	for (size_t i = 0; i < f->n_entries; i++) {
+		const struct fatbin_entry *e = &f->entries[i];
+		const struct gpu_cap *c;
+
+		if (e->kind != FATBIN_KIND_SASS)
+			continue;
+		c = gpudb_find_cap(db, (int)e->sm / 10, (int)e->sm % 10, '\0');
+		if (c && !c->jetson)
+			return e->sm;
+	}
+	return 0;
+}
+
 const char *fatbin_verdict_name(enum fatbin_verdict v)
 {
 	switch (v) {

@@ -135,6 +135,11 @@ int fatbin_verdict_parse(const char *name, enum fatbin_verdict *v);
  * f, or 0 when it has none. */
 unsigned fatbin_l4t_sass(const struct gpudb *db, const struct fatbin_file *f,
 			 struct cuda_version v);
+/* The SM of the first SASS entry of f for a GPU that is no Jetson (sm_80,
+ * sm_90...), or 0. A library with it and L4T-only SASS too was built for
+ * every GPU of its time and tells neither build: Debian's arm64 (SBSA)
+ * libcufile 1.9.1 carries sm_60 to sm_86, sm_62 and sm_72 among them. */
+unsigned fatbin_discrete_sass(const struct gpudb *db, const struct fatbin_file *f);
 
 /* The rules, one entry at a time, for GPU major.minor. tegra: the GPU or
  * the cubin's SM is an integrated (Tegra) one, where only exactly that

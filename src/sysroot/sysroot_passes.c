@@ -785,7 +785,9 @@ static void library_evidence(const struct gpudb *db, const char *libdir, struct 
 			free(path);
 			continue;
 		}
-		if ((sm = fatbin_l4t_sass(db, &f, v))) {
+		if ((sm = fatbin_l4t_sass(db, &f, v)) && fatbin_discrete_sass(db, &f)) {
+			/* built for every GPU: neither build's mark */
+		} else if (sm) {
 			strvec_pushf(l4t, "%s (%s)", names.v[i], fatbin_sm_name(sm, 0, buf, sizeof buf));
 		} else if (fatbin_sm_set(&f, FATBIN_KIND_SASS, &sms)) {
 			struct strvec set = STRVEC_INIT;

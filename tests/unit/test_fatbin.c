@@ -522,6 +522,21 @@ static void test_l4t(void)
 	ok(l4t_sm(thor, 12, 9) == 0, "Thor's sm_101 and sm_110 are SBSA GPUs: no L4T evidence");
 	ok(l4t_sm(orin13, 13, 2) == 0, "CUDA 13 serves Orin through SBSA: sm_87 proves nothing");
 	ok(l4t_sm(ptx87, 12, 6) == 0, "PTX is no build's mark: only SASS counts");
+	{
+		static const char *const cufile[] = { "sass sm_60", "sass sm_61", "sass sm_62",
+						      "sass sm_70", "sass sm_72", "sass sm_75",
+						      "sass sm_80", "sass sm_86", "ptx sm_80", NULL };
+		struct fatbin_file f;
+
+		fake(&f, cufile);
+		ok(fatbin_l4t_sass(&db, &f, (struct cuda_version){ 12, 4, -1 }) == 62 &&
+			   fatbin_discrete_sass(&db, &f) == 60,
+		   "Debian's arm64 libcufile: Jetson SASS among every GPU's, so no build's mark");
+		free(f.entries);
+		fake(&f, l4t_devrt);
+		ok(fatbin_discrete_sass(&db, &f) == 0, "an L4T set has no discrete GPU's SASS");
+		free(f.entries);
+	}
 }
 
 int main(void)
