@@ -12,7 +12,8 @@
 # --components LIST (trixie): also the packages of these sysroot components (comma-separated,
 #   as 'cuda-xcc sysroot create --components' names them: libcurand, libcusolver, libnpp,
 #   libnvjpeg, cuda_nvrtc, libnvjitlink, cuda_cupti, cuda_nvml_dev, cuda_cccl, ...), and the
-#   CUDA packages their Depends name, pinned to the same CUDA build.
+#   CUDA packages their Depends name, pinned to the same CUDA build. 'all' is every one of
+#   them, and prints (on stderr) the 'cuda-xcc sysroot create --components' list to match.
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--components) [ $# -ge 2 ] || { echo "$0: --components needs a list, e.g. libcurand,libnpp" >&2; exit 2; }
 		components=$2; shift 2 ;;
 	--components=*) components=${1#--components=}; shift ;;
-	-h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
 	esac
 done
@@ -116,10 +117,15 @@ declare -A trixie_component=(
 	[libnvfatbin]="libnvfatbin12" [libcufile]="libcufile0 libcufile-rdma1 libcufile-dev"
 	[cuda_opencl]="nvidia-opencl-dev" [cuda_cccl]="libcu++-dev libcub-dev libthrust-dev"
 )
+base_count=${#packages[@]}
 if [ -n "$components" ]; then
 	if [ "$release" != trixie ]; then
 		echo "$0: --components is known for --release trixie (CUDA 12.4) only" >&2
 		exit 2
+	fi
+	if [ "$components" = all ]; then
+		components=$(printf '%s\n' "${!trixie_component[@]}" | LC_ALL=C sort | paste -sd, -)
+		echo "$0: every component: cuda-xcc sysroot create --target sbsa --cuda 12.4 --components $components" >&2
 	fi
 	for c in ${components//,/ }; do
 		if [ -z "${trixie_component[$c]+set}" ]; then
@@ -135,16 +141,18 @@ mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 # shellcheck source=debian-fetch.bash
 . "$(dirname "$0")/debian-fetch.bash"
-# The packages with their Depends that are CUDA packages of the same build, until nothing
-# is added: a package's own control file says what it needs (libcusolver11: libcublas12,
-# libcusparse12, libnvjitlink12...); libc6 and the like the device has.
+# The components' packages with their Depends that are CUDA packages of the same build,
+# until nothing is added: a package's own control file says what it needs (libcusolver11:
+# libcublas12, libcusparse12, libnvjitlink12...); libc6 and the like the device has. The
+# release's own packages are not followed: nvidia-cuda-dev Depends on every CUDA library,
+# and a component asked for would bring them all.
 dedupe() { printf '%s\n' "$@" | awk '!seen[$0]++'; }
 mapfile -t packages < <(dedupe "${packages[@]}")
+follow=("${packages[@]:$base_count}")
 while :; do
 	debian_fetch fetch-debian-cuda "$suite" "$cache" "${packages[@]}"
-	[ -n "$components" ] || break
 	added=()
-	for p in "${packages[@]}"; do
+	for p in "${follow[@]}"; do
 		deps=$(dpkg-deb -f "$cache/$(debian_deb_name "$p")" Depends 2>/dev/null || true)
 		for n in $(printf '%s\n' "$deps" | tr ',|' '\n' | sed 's/(.*//; s/:.*//' | tr -d ' '); do
 			[ -n "${trixie_pin[$n]+set}" ] || continue
@@ -154,6 +162,7 @@ while :; do
 	done
 	[ ${#added[@]} -gt 0 ] || break
 	packages+=("${added[@]}")
+	follow=("${added[@]}")
 done
 
 for p in "${packages[@]}"; do

@@ -17,7 +17,8 @@ deb_cache() { echo "${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}"; }
 # The packages of the sysroot: the toolkit, the headers and static libraries, the shared
 # cudart, cuBLAS, cuBLASLt and cuFFT, and CCCL's headers (cuda_fp16.h includes <nv/target>);
 # cuSPARSE and nvJitLink when the cache has them (an older cache lacks them: the tests of
-# cuSPARSE are then skipped).
+# cuSPARSE are then skipped); cuSOLVER and NVRTC when it has them (fetch-debian-cuda.sh
+# --components libcusolver,cuda_nvrtc; their tests are skipped otherwise).
 debs() {
 	local c
 	c=$(deb_cache)
@@ -27,13 +28,28 @@ debs() {
 		"$c"/libcu++-dev_*_all.deb "$c"/libcub-dev_*_all.deb "$c"/libthrust-dev_*_all.deb \
 		"$c"/libcusparse12_*~12.4.*_arm64.deb "$c"/libnvjitlink12_12.4.*_arm64.deb \
 		2>/dev/null
+	if has_cusolver; then
+		ls "$c"/libcusolver11_*~12.4.*_arm64.deb "$c"/libcusolvermg11_*~12.4.*_arm64.deb
+	fi
+	if has_nvrtc; then
+		ls "$c"/libnvrtc12_12.4.*_arm64.deb "$c"/libnvrtc-builtins12.4_12.4.*_arm64.deb
+	fi
+}
+has_cusolver() {
+	[ -n "$(ls "$(deb_cache)"/libcusolver11_*~12.4.*_arm64.deb "$(deb_cache)"/libcusolvermg11_*~12.4.*_arm64.deb 2>/dev/null | sed -n 2p)" ]
+}
+has_nvrtc() {
+	[ -n "$(ls "$(deb_cache)"/libnvrtc12_12.4.*_arm64.deb "$(deb_cache)"/libnvrtc-builtins12.4_12.4.*_arm64.deb 2>/dev/null | sed -n 2p)" ]
 }
 
 setup_file() {
+	local components=libcublas,libcufft,libcusparse
+	if has_cusolver; then components+=,libcusolver; fi
+	if has_nvrtc; then components+=,cuda_nvrtc; fi
 	# One sysroot for the whole file: making it means decompressing 1.5 GB of xz. cuSPARSE
 	# is asked for, nvJitLink not: libcusparse.so.12 NEEDs it, so it must come along.
 	e2e_make_sysroot "CUDA 12.4" "${XCC_E2E_SYSROOT_124:-}" 9 "scripts/fetch-debian-cuda.sh --release trixie" \
-		--target sbsa --cuda 12.4 --components libcublas,libcufft,libcusparse
+		--target sbsa --cuda 12.4 --components "$components"
 }
 
 # The sysroot in $S, or skip (no packages) or fail (they are there but create failed).
@@ -90,7 +106,7 @@ sass_of() {
 	# ...and nothing else of nvidia-cuda-dev's 2.4 GB: no other math library, no cuda-gdb,
 	# no pkgconfig; CCCL's CMake package files are kept on purpose.
 	run bash -c "find '$L' -mindepth 1 ! -type d -printf '%P\\n' |
-		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw|cusparse|nvJitLink)[._]' |
+		grep -v -E '^(stubs/)?lib(cudart|cudadevrt|culibos|cuda|cublas|cublasLt|cufft|cufftw|cusparse|nvJitLink|cusolver|cusolverMg|cusolver_[a-z]*|metis|nvrtc|nvrtc-builtins)[._]' |
 		grep -v -E '^cmake/(cccl|cub|thrust|libcudacxx)/'"
 	[ -z "$output" ] || { echo "libraries of components not asked for: $output" >&2; false; }
 	[ ! -e "$L/cuda-gdb" ]
@@ -519,5 +535,174 @@ CM
 	assert_output_equals 0
 	run "$CUDA_XCC" run --sysroot "$S" "$d/b/rt"
 	assert_output_contains "err=35"
+	assert_status 2
+}
+
+# The sysroot has NVRTC (libnvrtc12 and libnvrtc-builtins12.4 were given), or skip.
+need_nvrtc() {
+	need_sysroot
+	has_nvrtc || skip "libnvrtc12 and libnvrtc-builtins12.4 are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh --release trixie --components cuda_nvrtc)"
+}
+
+@test "e2e 12.4: NVRTC in NVIDIA's sample style (-lnvrtc -lcuda): under cuda-xcc run it really compiles PTX on the CPU" {
+	need_nvrtc
+	need make
+	[ -f "$S/include/nvrtc.h" ]
+	[ -e "$L/libnvrtc.so" ]
+	[ -f "$L/libnvrtc.so.12" ]
+	[ -f "$L/libnvrtc-builtins.so.12.4" ]
+	d=$(scratch)
+	cd "$d"
+	# The variables and rules of NVIDIA's NVRTC samples (clock_nvrtc, vectorAdd_nvrtc).
+	cat > Makefile <<'MK'
+CUDA_PATH ?= /usr/local/cuda
+HOST_ARCH := $(shell uname -m)
+TARGET_ARCH ?= $(HOST_ARCH)
+TARGET_OS ?= linux
+HOST_COMPILER ?= g++
+NVCC ?= $(CUDA_PATH)/bin/nvcc -ccbin $(HOST_COMPILER)
+ifeq ($(TARGET_ARCH)-$(TARGET_OS),aarch64-linux)
+	CUDA_INSTALL_TARGET_DIR = targets/aarch64-linux/
+else ifeq ($(TARGET_ARCH)-$(TARGET_OS),sbsa-linux)
+	CUDA_INSTALL_TARGET_DIR = targets/sbsa-linux/
+endif
+CUDA_SEARCH_PATH ?= $(CUDA_PATH)/$(CUDA_INSTALL_TARGET_DIR)lib/stubs
+CUDALIB ?= $(shell find -L $(CUDA_SEARCH_PATH) -maxdepth 1 -name libcuda.so 2> /dev/null)
+ifeq ("$(CUDALIB)","")
+	$(error CUDA Driver is not installed in $(CUDA_SEARCH_PATH))
+endif
+INCLUDES := -I$(CUDA_PATH)/include
+LIBRARIES := -L$(CUDA_SEARCH_PATH) -lcuda -L$(CUDA_PATH)/lib64 -lnvrtc
+all: axpy_nvrtc
+axpy_nvrtc.o: axpy_nvrtc.cpp
+	$(NVCC) $(INCLUDES) -o $@ -c $<
+axpy_nvrtc: axpy_nvrtc.o
+	$(NVCC) -o $@ $+ $(LIBRARIES)
+MK
+	cat > axpy_nvrtc.cpp <<'CU'
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <nvrtc.h>
+
+static const char *source =
+	"extern \"C\" __global__ void axpy(float a, const float *x, float *y)\n"
+	"{ y[threadIdx.x] += a * x[threadIdx.x]; }\n";
+
+int main()
+{
+	int major = -1, minor = -1;
+	nvrtcVersion(&major, &minor);
+	std::printf("nvrtcVersion: %d.%d\n", major, minor);
+	nvrtcProgram prog;
+	nvrtcResult r = nvrtcCreateProgram(&prog, source, "axpy.cu", 0, nullptr, nullptr);
+	std::printf("nvrtcCreateProgram: %d\n", (int)r);
+	const char *opts[] = { "--gpu-architecture=compute_90" };
+	r = nvrtcCompileProgram(prog, 1, opts);
+	std::printf("nvrtcCompileProgram: %d (%s)\n", (int)r, nvrtcGetErrorString(r));
+	size_t n = 0;
+	nvrtcGetPTXSize(prog, &n);
+	char *ptx = (char *)std::calloc(n + 1, 1);
+	nvrtcGetPTX(prog, ptx);
+	for (char *l = std::strtok(ptx, "\n"); l; l = std::strtok(nullptr, "\n"))
+		if (!std::strncmp(l, ".target", 7) || std::strstr(l, ".entry"))
+			std::printf("ptx: %s\n", l);
+	CUresult c = cuInit(0);
+	std::printf("cuInit: %d\n", (int)c);
+	return r == NVRTC_SUCCESS && c == CUDA_SUCCESS ? 0 : 2;
+}
+CU
+	run make CUDA_PATH="$S" TARGET_ARCH=sbsa HOST_COMPILER=aarch64-linux-gnu-g++-12 \
+		NVCC="$CUDA_XCC --sysroot $S"
+	assert_status 0
+	run readelf -h axpy_nvrtc
+	assert_output_contains "AArch64"
+	run readelf -d axpy_nvrtc
+	assert_output_contains "Shared library: [libnvrtc.so.12]"
+	assert_output_contains "Shared library: [libcuda.so.1]"
+	# NVRTC compiles on the CPU: under qemu it gives real PTX (it loads
+	# libnvrtc-builtins.so.12.4 itself); the stub libcuda then refuses cuInit.
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" --stub-libcuda ./axpy_nvrtc
+	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
+	assert_output_contains "nvrtcVersion: 12.4"
+	assert_output_contains "nvrtcCompileProgram: 0 (NVRTC_SUCCESS)"
+	assert_output_contains "ptx: .target sm_90"
+	assert_output_contains "ptx: .visible .entry axpy("
+	# CUDA_ERROR_STUB_LIBRARY
+	assert_output_contains "cuInit: 34"
+	assert_status 2
+}
+
+# The sysroot has cuSOLVER (libcusolver11 was given), or skip.
+need_cusolver() {
+	need_cusparse
+	has_cusolver || skip "libcusolver11 and libcusolvermg11 are not in $(deb_cache) (run scripts/fetch-debian-cuda.sh --release trixie --components libcusolver)"
+}
+
+@test "e2e 12.4: a CMake project with CCCL, Thrust, CUB and shared CUDA::cusolver and CUDA::cusparse starts under cuda-xcc run" {
+	need_cusolver
+	need cmake "builds the project"
+	# libcusolver.so.11 NEEDs cuBLAS, cuBLASLt, cuSPARSE and nvJitLink: all came along.
+	run readelf -d "$L/libcusolver.so.11"
+	assert_output_contains "Shared library: [libcublas.so.12]"
+	assert_output_contains "Shared library: [libnvJitLink.so.12]"
+	d=$(scratch)
+	mkdir -p "$d/p"
+	cat > "$d/p/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.21)
+project(solver_use LANGUAGES CXX CUDA)
+find_package(CCCL CONFIG REQUIRED)
+find_package(Thrust CONFIG REQUIRED)
+thrust_create_target(Thrust)
+find_package(CUDAToolkit REQUIRED)
+add_executable(solve solve.cu)
+target_link_libraries(solve PRIVATE CCCL::CCCL Thrust CUDA::cusolver CUDA::cusparse)
+CM
+	cat > "$d/p/solve.cu" <<'CU'
+#include <cstdio>
+#include <cub/cub.cuh>
+#include <cusolverDn.h>
+#include <cusparse.h>
+#include <thrust/device_vector.h>
+
+int main()
+{
+	int major = -1;
+	cusolverStatus_t s = cusolverGetProperty(MAJOR_VERSION, &major);
+	std::printf("cusolverGetProperty: status=%d major=%d\n", (int)s, major);
+	cusparseStatus_t sp = cusparseGetProperty(MAJOR_VERSION, &major);
+	std::printf("cusparseGetProperty: status=%d major=%d\n", (int)sp, major);
+	cusolverDnHandle_t h;
+	s = cusolverDnCreate(&h);
+	std::printf("cusolverDnCreate: status=%d\n", (int)s);
+	size_t bytes = 0;
+	cudaError_t e = cub::DeviceReduce::Sum(nullptr, bytes, (int *)nullptr, (int *)nullptr, 16);
+	std::printf("cub::DeviceReduce::Sum: err=%d\n", (int)e);
+	try {
+		thrust::device_vector<int> v(16, 1);
+		return 0;
+	} catch (const std::exception &x) {
+		std::printf("thrust: %s\n", x.what());
+		return 2;
+	}
+}
+CU
+	run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 0
+	run cmake --build "$d/b"
+	assert_status 0
+	run readelf -d "$d/b/solve"
+	assert_output_contains "Shared library: [libcusolver.so.11]"
+	assert_output_contains "Shared library: [libcusparse.so.12]"
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$d/b/solve"
+	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
+	assert_output_contains "cusolverGetProperty: status=0 major=11"
+	assert_output_contains "cusparseGetProperty: status=0 major=12"
+	assert_output_contains "cusolverDnCreate: status="
+	assert_output_contains "cub::DeviceReduce::Sum: err="
+	assert_output_contains "thrust: "
 	assert_status 2
 }

@@ -243,6 +243,24 @@ no_index_targets() {
 	assert_output_contains "$d/c2/libcufile0_1.9.1.3~12.4.1-2_arm64.deb"
 	[[ "$output" != *libfoo* ]]
 
+	# the release's own packages are not followed: nvidia-cuda-dev Depends on every CUDA
+	# library, and one component asked for would bring them all
+	FAKE_APT_DEPENDS="nvidia-cuda-dev=libcudart12 (= 12.4.127~12.4.1-2), libnvjpeg12 (= 12.3.1.117~12.4.1-2), libnppc12 (= 12.2.5.30~12.4.1-2)" \
+		run --separate-stderr bash "$(script)" --release trixie --cache "$d/c4" --components libcurand
+	assert_status 0
+	[ "${#lines[@]}" -eq $((11 + 1)) ]
+	[[ "$output" != *libnvjpeg12* ]]
+
+	# 'all': every component's packages, and the create command's list to match
+	run --separate-stderr bash "$(script)" --release trixie --cache "$d/c3" --components all
+	assert_status 0
+	assert_output_contains "$d/c3/libcufile-rdma1_1.9.1.3~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/c3/nvidia-opencl-dev_12.4.127~12.4.1-2_arm64.deb"
+	assert_output_contains "$d/c3/libnvidia-ml-dev_12.4.127~12.4.1-2_arm64.deb"
+	# the release's eleven and 27 more (libnvblas12 comes only through a real Depends)
+	[ "${#lines[@]}" -eq $((11 + 27)) ]
+	[[ "$stderr" == *"--components cuda_cccl,cuda_cudart,cuda_cupti,cuda_nvml_dev,cuda_nvrtc,cuda_nvtx,cuda_opencl,libcublas,libcufft,libcufile,libcurand,libcusolver,libcusparse,libnpp,libnvfatbin,libnvjitlink,libnvjpeg"* ]]
+
 	run bash "$(script)" --release trixie --cache "$d/cache" --components libcublas,nosuch
 	assert_status 2
 	assert_output_contains "unknown component 'nosuch'"
