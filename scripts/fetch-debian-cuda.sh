@@ -9,11 +9,12 @@
 # --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT, cuSPARSE (and
 #   the nvJitLink it needs) and CCCL's headers, 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
 #   /var/cache/cuda-xcc/debs-trixie.
-# --components LIST (trixie): also the packages of these sysroot components (comma-separated,
+# --components LIST: also the packages of these sysroot components (comma-separated,
 #   as 'cuda-xcc sysroot create --components' names them: libcurand, libcusolver, libnpp,
 #   libnvjpeg, cuda_nvrtc, libnvjitlink, cuda_cupti, cuda_nvml_dev, cuda_cccl, ...), and the
 #   CUDA packages their Depends name, pinned to the same CUDA build. 'all' is every one of
 #   them, and prints (on stderr) the 'cuda-xcc sysroot create --components' list to match.
+#   Debian 12's CUDA 11.8 has no nvJitLink, nvFatbin, cuFile or OpenCL package.
 #
 # Prints the path of each .deb, one per line, on stdout. Copies already in DIR are reused, so
 # a second run downloads nothing. apt is driven through a private configuration under
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--components) [ $# -ge 2 ] || { echo "$0: --components needs a list, e.g. libcurand,libnpp" >&2; exit 2; }
 		components=$2; shift 2 ;;
 	--components=*) components=${1#--components=}; shift ;;
-	-h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
 	esac
 done
@@ -45,7 +46,7 @@ done
 # package). The suite is the release's own, not its -updates or -security.
 case "$release" in
 bookworm)
-	suite=bookworm
+	suite=bookworm cuda=11.8
 	[ -n "$cache" ] || cache=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
 	# All from source nvidia-cuda-toolkit 11.8.0-5~deb12u1. libnvtoolsext1 (32 kB) is a
 	# small aarch64 library that NEEDs libstdc++ and libgcc_s, which no CUDA package
@@ -60,7 +61,7 @@ bookworm)
 	)
 	;;
 trixie)
-	suite=trixie
+	suite=trixie cuda=12.4
 	[ -n "$cache" ] || cache=${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}
 	# From source nvidia-cuda-toolkit 12.4.1-2: the toolkit (87 MB), the headers and static
 	# libraries (929 MB), and the shared cudart, cuBLAS, cuBLASLt (which libcublas NEEDs) and
@@ -86,6 +87,7 @@ esac
 
 # Every CUDA library package of trixie's CUDA 12.4.1-2 (and cccl 2.3.2-2), pinned: what
 # --components and the Depends of what it fetches may add.
+# shellcheck disable=SC2034 # read through the release's nameref below
 declare -A trixie_pin=(
 	[libcublas12]=arm64=12.4.5.8~12.4.1-2 [libcublaslt12]=arm64=12.4.5.8~12.4.1-2
 	[libnvblas12]=arm64=12.4.5.8~12.4.1-2 [libcudart12]=arm64=12.4.127~12.4.1-2
@@ -103,9 +105,11 @@ declare -A trixie_pin=(
 )
 for n in libnppc12 libnppial12 libnppicc12 libnppidei12 libnppif12 libnppig12 libnppim12 \
 	libnppist12 libnppisu12 libnppitc12 libnpps12; do
+	# shellcheck disable=SC2034 # read through the release's nameref below
 	trixie_pin[$n]=arm64=12.2.5.30~12.4.1-2
 done
 # A sysroot component's packages (the names 'cuda-xcc sysroot create' takes them by).
+# shellcheck disable=SC2034 # read through the release's nameref below
 declare -A trixie_component=(
 	[cuda_cudart]="libcudart12" [libcublas]="libcublas12 libcublaslt12"
 	[libcufft]="libcufft11 libcufftw11" [libcurand]="libcurand10"
@@ -117,23 +121,53 @@ declare -A trixie_component=(
 	[libnvfatbin]="libnvfatbin12" [libcufile]="libcufile0 libcufile-rdma1 libcufile-dev"
 	[cuda_opencl]="nvidia-opencl-dev" [cuda_cccl]="libcu++-dev libcub-dev libthrust-dev"
 )
+# The same for bookworm's CUDA 11.8.0-5~deb12u1 (and cccl 1.17.2-2, libcu++ 1.8.1-2).
+# shellcheck disable=SC2034 # read through the release's nameref below
+declare -A bookworm_pin=(
+	[libcublas11]=arm64=11.11.3.6~11.8.0-5~deb12u1 [libcublaslt11]=arm64=11.11.3.6~11.8.0-5~deb12u1
+	[libnvblas11]=arm64=11.11.3.6~11.8.0-5~deb12u1 [libcudart11.0]=arm64=11.8.89~11.8.0-5~deb12u1
+	[libcufft10]=arm64=11.1.1+~10.9.0.58~11.8.0-5~deb12u1
+	[libcufftw10]=arm64=11.1.1+~10.9.0.58~11.8.0-5~deb12u1
+	[libcurand10]=arm64=11.1.1+~10.3.0.86~11.8.0-5~deb12u1
+	[libcusolver11]=arm64=11.4.1.48~11.8.0-5~deb12u1 [libcusolvermg11]=arm64=11.4.1.48~11.8.0-5~deb12u1
+	[libcusparse11]=arm64=11.7.5.86~11.8.0-5~deb12u1 [libnvjpeg11]=arm64=11.9.0.86~11.8.0-5~deb12u1
+	[libnvrtc11.2]=arm64=11.8.89~11.8.0-5~deb12u1 [libnvrtc-builtins11.8]=arm64=11.8.89~11.8.0-5~deb12u1
+	[libcupti11.8]=arm64=11.8.87~11.8.0-5~deb12u1 [libcupti-dev]=arm64=11.8.87~11.8.0-5~deb12u1
+	[libnvidia-ml-dev]=arm64=11.8.86~11.8.0-5~deb12u1 [libnvtoolsext1]=arm64=11.8.86~11.8.0-5~deb12u1
+	[libcu++-dev]=all=1.8.1-2 [libcub-dev]=all=1.17.2-2 [libthrust-dev]=all=1.17.2-2
+)
+for n in libnppc11 libnppial11 libnppicc11 libnppidei11 libnppif11 libnppig11 libnppim11 \
+	libnppist11 libnppisu11 libnppitc11 libnpps11; do
+	# shellcheck disable=SC2034 # read through the release's nameref below
+	bookworm_pin[$n]=arm64=11.8.0.86~11.8.0-5~deb12u1
+done
+# CUDA 11.8 has no nvJitLink, nvFatbin, cuFile nor OpenCL package in Debian 12.
+# shellcheck disable=SC2034 # read through the release's nameref below
+declare -A bookworm_component=(
+	[cuda_cudart]="libcudart11.0" [libcublas]="libcublas11 libcublaslt11"
+	[libcufft]="libcufft10 libcufftw10" [libcurand]="libcurand10"
+	[libcusolver]="libcusolver11 libcusolvermg11" [libcusparse]="libcusparse11"
+	[libnvjpeg]="libnvjpeg11"
+	[libnpp]="libnppc11 libnppial11 libnppicc11 libnppidei11 libnppif11 libnppig11 libnppim11 libnppist11 libnppisu11 libnppitc11 libnpps11"
+	[cuda_nvrtc]="libnvrtc11.2 libnvrtc-builtins11.8" [cuda_cupti]="libcupti11.8 libcupti-dev"
+	[cuda_nvml_dev]="libnvidia-ml-dev" [cuda_nvtx]="libnvtoolsext1"
+	[cuda_cccl]="libcu++-dev libcub-dev libthrust-dev"
+)
+# The release's tables.
+declare -n pin=${release}_pin component=${release}_component
 base_count=${#packages[@]}
 if [ -n "$components" ]; then
-	if [ "$release" != trixie ]; then
-		echo "$0: --components is known for --release trixie (CUDA 12.4) only" >&2
-		exit 2
-	fi
 	if [ "$components" = all ]; then
-		components=$(printf '%s\n' "${!trixie_component[@]}" | LC_ALL=C sort | paste -sd, -)
-		echo "$0: every component: cuda-xcc sysroot create --target sbsa --cuda 12.4 --components $components" >&2
+		components=$(printf '%s\n' "${!component[@]}" | LC_ALL=C sort | paste -sd, -)
+		echo "$0: every component: cuda-xcc sysroot create --target sbsa --cuda $cuda --components $components" >&2
 	fi
 	for c in ${components//,/ }; do
-		if [ -z "${trixie_component[$c]+set}" ]; then
-			echo "$0: unknown component '$c'; known: $(printf '%s\n' "${!trixie_component[@]}" | sort | tr '\n' ' ')" >&2
+		if [ -z "${component[$c]+set}" ]; then
+			echo "$0: unknown component '$c' for --release $release; known: $(printf '%s\n' "${!component[@]}" | LC_ALL=C sort | tr '\n' ' ')" >&2
 			exit 2
 		fi
-		for n in ${trixie_component[$c]}; do
-			packages+=("$n:${trixie_pin[$n]}")
+		for n in ${component[$c]}; do
+			packages+=("$n:${pin[$n]}")
 		done
 	done
 fi
@@ -155,8 +189,8 @@ while :; do
 	for p in "${follow[@]}"; do
 		deps=$(dpkg-deb -f "$cache/$(debian_deb_name "$p")" Depends 2>/dev/null || true)
 		for n in $(printf '%s\n' "$deps" | tr ',|' '\n' | sed 's/(.*//; s/:.*//' | tr -d ' '); do
-			[ -n "${trixie_pin[$n]+set}" ] || continue
-			spec="$n:${trixie_pin[$n]}"
+			[ -n "${pin[$n]+set}" ] || continue
+			spec="$n:${pin[$n]}"
 			printf '%s\n' "${packages[@]}" "${added[@]}" | grep -qxF "$spec" || added+=("$spec")
 		done
 	done

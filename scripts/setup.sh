@@ -122,7 +122,12 @@ san_pid=$!
 
 bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 11.8 packages; tests/e2e.bats will skip" >&2
-bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACHE_TRIXIE" >/dev/null ||
+# the libraries of tests/e2e-libs118.bats and of e2e-cuda124's NVRTC and cuSOLVER tests
+bash "$top/scripts/fetch-debian-cuda.sh" --cache "$XCC_DEB_CACHE" \
+	--components cuda_nvrtc,libcusparse,libcusolver,cuda_cccl >/dev/null ||
+	echo "setup.sh: could not fetch the CUDA 11.8 libraries; tests/e2e-libs118.bats will skip" >&2
+bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACHE_TRIXIE" \
+	--components libcusolver,cuda_nvrtc >/dev/null ||
 	echo "setup.sh: could not fetch the CUDA 12.4 packages; tests/e2e-cuda124.bats will skip" >&2
 # Debian 11's arm64 C runtime (7 MB): tests/target-root.bats makes a JetPack-5-like root of it.
 export XCC_DEB_CACHE_BULLSEYE=${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}
