@@ -209,6 +209,7 @@ function(_xcc_user_host_compiler out_var)
 	endif()
 	find_program(_xcc_user_hostcc NAMES "${_user}" NO_CACHE)
 	if(NOT _xcc_user_hostcc)
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' names no program: name the "
 			"sysroot's cross g++ (${_xcc_hostcc}) or a wrapper of it, or leave it unset")
 	endif()
@@ -217,6 +218,7 @@ function(_xcc_user_host_compiler out_var)
 	if(NOT _got STREQUAL _want)
 		string(REPLACE ";" " GCC " _want "${_want}")
 		string(REPLACE ";" " GCC " _got "${_got}")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' is a compiler for '${_got}', but "
 			"the sysroot ${CUDA_XCC_SYSROOT} was made for ${_xcc_hostcc} ('${_want}'), the "
 			"target and GCC release nvcc must build the host side with: name that compiler "
@@ -242,6 +244,7 @@ function(_xcc_host_launcher_wrapper hostcc out_var)
 	list(GET CUDA_XCC_HOST_COMPILER_LAUNCHER 0 _first)
 	find_program(_xcc_launcher_path NAMES "${_first}" NO_CACHE)
 	if(NOT _xcc_launcher_path)
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: CUDA_XCC_HOST_COMPILER_LAUNCHER names '${_first}', "
 			"which is not found: install it (e.g. apt-get install distcc) or name it by its "
 			"path")
@@ -256,6 +259,7 @@ function(_xcc_host_launcher_wrapper hostcc out_var)
 	set(_dir "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-host-compiler")
 	# The script's path reaches every CUDA command line as -ccbin=PATH.
 	if(_dir MATCHES "[;\n\r]")
+		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: the build directory ${CMAKE_BINARY_DIR} holds a ';' or "
 			"a line break, which nvcc's -ccbin on the build's command lines cannot carry: "
 			"build in a directory without one to use CUDA_XCC_HOST_COMPILER_LAUNCHER")
