@@ -4,7 +4,9 @@
 # Debian 12's aarch64-linux-gnu-g++-12 (CUDA 12.4 accepts gcc up to 13) for sm_80 and sm_90,
 # linked statically and shared, directly and through CMake, and run under qemu-aarch64.
 # Without a GPU driver the runtime reports cudaErrorInsufficientDriver (35), cublasCreate
-# CUBLAS_STATUS_NOT_INITIALIZED and cufftPlan1d CUFFT_INTERNAL_ERROR.
+# CUBLAS_STATUS_NOT_INITIALIZED and cufftPlan1d CUFFT_INTERNAL_ERROR. With cuSPARSE,
+# cuSOLVER and NVRTC in the cache (fetch-debian-cuda.sh --components libcusolver,cuda_nvrtc)
+# their programs start under cuda-xcc run too, and NVRTC compiles real PTX under qemu.
 #
 # The packages come from scripts/fetch-debian-cuda.sh --release trixie (CI runs it first);
 # the cache is $XCC_DEB_CACHE_TRIXIE, default /var/cache/cuda-xcc/debs-trixie. Without them
