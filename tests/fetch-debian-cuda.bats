@@ -271,7 +271,7 @@ no_index_targets() {
 	assert_output_contains "$d/c5/libnvrtc11.2_11.8.89~11.8.0-5~deb12u1_arm64.deb"
 	assert_output_contains "$d/c5/libnvrtc-builtins11.8_11.8.89~11.8.0-5~deb12u1_arm64.deb"
 	assert_output_contains "$d/c5/libthrust-dev_1.17.2-2_all.deb"
-	[ "${#lines[@]}" -eq $((4 + 2 + 3)) ]
+	[ "${#lines[@]}" -eq $((5 + 2 + 3)) ]
 	run bash "$(script)" --cache "$d/c5" --components libnvjitlink
 	assert_status 2
 	assert_output_contains "unknown component 'libnvjitlink' for --release bookworm"
