@@ -2,7 +2,9 @@
 # The CUDA libraries of the first real CUDA era: Debian 12's CUDA 11.8 packages with NVRTC,
 # cuSPARSE, cuSOLVER (and the cuBLAS it NEEDs) and CCCL's headers and CMake packages
 # (Thrust and CUB 1.17, libcu++ 1.8), the real nvcc 11.8 with aarch64-linux-gnu-g++-11,
-# the programs started under cuda-xcc run. tests/e2e-cuda124.bats has the same for 12.4.
+# the programs started under cuda-xcc run; and, on the same sysroot, a Makefile in NVIDIA's
+# sample style and a CMake project reading CUDA_HOME with a foreign CUDA in the environment.
+# tests/e2e-cuda124.bats has the same for 12.4.
 #
 # The packages come from scripts/fetch-debian-cuda.sh --components
 # cuda_nvrtc,libcusparse,libcusolver,cuda_cccl (beside the release's own four); the cache
@@ -193,5 +195,124 @@ CU
 	assert_output_contains "cusolverDnCreate: status="
 	assert_output_contains "cub::DeviceReduce::Sum: err="
 	assert_output_contains "thrust: "
+	assert_status 2
+}
+
+# The SASS of a program, as Debian's own cuobjdump 11.8 lists it.
+sass_of() {
+	"$S/bin/cuobjdump" --list-elf "$1" | grep -o 'sm_[0-9]*[af]\?\.cubin$' | sed 's/\.cubin$//' |
+		sort -u -V | tr '\n' ' '
+}
+
+@test "e2e 11.8 libraries: a Makefile in NVIDIA's sample style: CUDA_PATH, TARGET_ARCH=sbsa, SMS, \$(CUDA_PATH)/include" {
+	need_sysroot
+	need make
+	d=$(scratch)
+	cd "$d"
+	cat > Makefile <<'MK'
+CUDA_PATH ?= /usr/local/cuda
+HOST_ARCH := $(shell uname -m)
+TARGET_ARCH ?= $(HOST_ARCH)
+TARGET_OS ?= linux
+HOST_COMPILER ?= g++
+NVCC ?= $(CUDA_PATH)/bin/nvcc -ccbin $(HOST_COMPILER)
+SMS ?= 80
+ifeq ($(TARGET_ARCH)-$(TARGET_OS),aarch64-linux)
+	CUDA_INSTALL_TARGET_DIR = targets/aarch64-linux/
+else ifeq ($(TARGET_ARCH)-$(TARGET_OS),sbsa-linux)
+	CUDA_INSTALL_TARGET_DIR = targets/sbsa-linux/
+endif
+CUDA_SEARCH_PATH ?= $(CUDA_PATH)/$(CUDA_INSTALL_TARGET_DIR)lib/stubs
+CUDALIB ?= $(shell find -L $(CUDA_SEARCH_PATH) -maxdepth 1 -name libcuda.so 2> /dev/null)
+ifeq ("$(CUDALIB)","")
+	$(error CUDA Driver is not installed in $(CUDA_SEARCH_PATH))
+endif
+GENCODE_FLAGS := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm))
+INCLUDES := -I$(CUDA_PATH)/include -I.
+all: rt drv
+cooperative_groups.h:
+	cp $(CUDA_PATH)/include/cooperative_groups.h .
+rt: rt.cu cooperative_groups.h
+	$(NVCC) $(INCLUDES) $(GENCODE_FLAGS) -o $@ $<
+drv: drv.cpp
+	$(NVCC) $(INCLUDES) -o $@ $< -L$(CUDA_SEARCH_PATH) -lcuda
+MK
+	cat > rt.cu <<'CU'
+#include <cstdio>
+#include "cooperative_groups.h"
+__global__ void k(int *x) { cooperative_groups::this_thread_block().sync(); *x = 1; }
+int main()
+{
+	int n = -1;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	std::printf("cudaGetDeviceCount: err=%d\n", (int)e);
+	return e == cudaSuccess ? 0 : 2;
+}
+CU
+	cat > drv.cpp <<'CU'
+#include <cstdio>
+#include <cuda.h>
+int main() { std::printf("cuInit: %d\n", (int)cuInit(0)); return 0; }
+CU
+	run make CUDA_PATH="$S" TARGET_ARCH=sbsa SMS="80 90" HOST_COMPILER=aarch64-linux-gnu-g++-11 \
+		NVCC="$CUDA_XCC --sysroot $S"
+	assert_status 0
+	[ "$(sass_of rt)" = "sm_80 sm_90 " ]
+	run readelf -d drv
+	assert_output_contains "Shared library: [libcuda.so.1]"
+	run "$CUDA_XCC" run --sysroot "$S" ./rt
+	assert_output_contains "cudaGetDeviceCount: err=35"
+	assert_status 2
+	# the driver-API program: no libcuda.so.1 here, unless the stub is asked for
+	run -127 "$CUDA_XCC" run --sysroot "$S" ./drv
+	assert_output_contains "libcuda.so.1"
+	run "$CUDA_XCC" run --sysroot "$S" --stub-libcuda ./drv
+	assert_status 0
+	# CUDA_ERROR_STUB_LIBRARY
+	assert_output_contains "cuInit: 34"
+}
+
+@test "e2e 11.8 libraries: a CMake project reading CUDA_HOME builds with the sysroot's CUDA, not another one in the environment" {
+	need_sysroot
+	need cmake "builds the project"
+	d=$(scratch)
+	# /usr/local/cuda where it is a CUDA (a native x86_64 one, as on CI images), else one
+	# shaped like it
+	local f=/usr/local/cuda
+	if [ ! -e "$f/include/cuda_runtime_api.h" ]; then
+		f=$d/native
+		mkdir -p "$f/bin" "$f/targets/x86_64-linux/include" "$f/targets/x86_64-linux/lib/stubs"
+		printf '#!/bin/sh\nexit 1\n' > "$f/bin/nvcc"
+		chmod +x "$f/bin/nvcc"
+		: > "$f/targets/x86_64-linux/include/cuda_runtime_api.h"
+		ln -s targets/x86_64-linux/include "$f/include"
+		ln -s targets/x86_64-linux/lib "$f/lib64"
+	fi
+	mkdir -p "$d/p"
+	cat > "$d/p/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}" CACHE PATH "the CUDA toolkit")
+project(reads_cuda_home LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "nvcc=${CUDAToolkit_NVCC_EXECUTABLE}")
+add_executable(rt rt.cu)
+target_link_libraries(rt PRIVATE CUDA::cudart)
+CM
+	printf '#include <cstdio>\nint main() { int n = -1; cudaError_t e = cudaGetDeviceCount(&n); std::printf("err=%%d\\n", (int)e); return 2; }\n' > "$d/p/rt.cu"
+	CUDA_HOME=$f CUDA_PATH=$f PATH=$f/bin:$PATH LIBRARY_PATH=$f/lib64/stubs \
+		run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 0
+	assert_output_contains "-- nvcc=$S/bin/nvcc"
+	assert_output_contains "Found CUDAToolkit: $S/targets/sbsa-linux/include (found version \"11.8.89\")"
+	run grep "^CUDAToolkit_ROOT:" "$d/b/CMakeCache.txt"
+	assert_output_equals "CUDAToolkit_ROOT:PATH=$S"
+	CUDA_HOME=$f CUDA_PATH=$f PATH=$f/bin:$PATH LIBRARY_PATH=$f/lib64/stubs run cmake --build "$d/b"
+	assert_status 0
+	run grep -c "$f" "$d/b/CMakeCache.txt"
+	assert_output_equals 0
+	run "$CUDA_XCC" run --sysroot "$S" "$d/b/rt"
+	assert_output_contains "err=35"
 	assert_status 2
 }
