@@ -34,12 +34,23 @@ setup_file() {
 	mkdir -p "$top/test-layer/conf"
 	cat > "$top/test-layer/conf/layer.conf" <<-'EOS'
 	BBPATH .= ":${LAYERDIR}"
-	BBFILES += "${LAYERDIR}/*.bbappend"
+	BBFILES += "${LAYERDIR}/*.bb ${LAYERDIR}/*.bbappend"
 	BBFILE_COLLECTIONS += "cuda-xcc-test"
 	BBFILE_PATTERN_cuda-xcc-test = "^${LAYERDIR}/"
 	LAYERSERIES_COMPAT_cuda-xcc-test = "scarthgap"
 	EOS
-	rm -f "$top/test-layer/cuda-xcc-hello_%.bbappend"
+	rm -f "$top/test-layer/"*.bbappend
+	# A second application of the one shared sysroot: the example's sources
+	# under another name, with cuBLAS.
+	cat > "$top/test-layer/cuda-xcc-second_1.0.bb" <<-EOS
+	SUMMARY = "A second CUDA program on the shared sysroot"
+	LICENSE = "CLOSED"
+	FILESEXTRAPATHS:prepend := "$XCC_SRCDIR/wrappers/yocto/recipes-examples/cuda-xcc-hello/files:"
+	SRC_URI = "file://CMakeLists.txt file://hello.cu"
+	S = "\${WORKDIR}"
+	CUDA_XCC_RDEPENDS:append = " libcublas"
+	inherit cmake cuda-xcc
+	EOS
 	cat > "$top/conf/local.conf" <<-'EOS'
 	MACHINE = "qemuarm64"
 	DISTRO = "poky"
@@ -47,35 +58,40 @@ setup_file() {
 	BB_NO_NETWORK = "1"
 	# meta-tegra's machines set this; the class takes the GPUs from it.
 	CUDA_ARCHITECTURES = "90"
-	CUDA_XCC_TARGET:pn-cuda-xcc-hello = "sbsa"
+	# the build's target: the shared sysroot's and its applications'
+	CUDA_XCC_TARGET = "sbsa"
 	# Of meta-oe and oe-core only the recipes of the example's task graph
 	# (bitbake -g cuda-xcc-hello: 78 of their 940): parsing them all took
 	# minutes of CI's 30, and says nothing about this layer. meta-poky's
 	# appends to masked recipes then dangle, which is harmless here.
 	BBMASK = "meta-oe/recipes-(?!devtools/cjson/)"
-	BBMASK += "/meta/recipes-(?!connectivity/openssl/|core/(expat|gettext|glibc|ncurses|readline|util-linux|zlib)/|devtools/(autoconf|autoconf-archive|automake|binutils|bison|cmake|dwarfsrcfiles|e2fsprogs|elfutils|file|flex|gcc|gnu-config|libedit|libtool|lua|m4|make|ninja|patch|perl|perl-cross|pkgconfig|pseudo|python|quilt|rpm|rsync|unifdef)/|extended/(bzip2|gperf|libarchive|libidn|libnsl|libtirpc|lzip|texinfo-dummy-native|xz|zstd)/|gnome/gtk-doc/|kernel/linux-libc-headers/|support/(attr|curl|gdbm|gmp|gnutls|libcap|libcap-ng|libffi|libgcrypt|libgpg-error|libmicrohttpd|libmpc|libpcre|libunistring|mpfr|nettle|popt|re2c|sqlite)/)"
+	BBMASK += "/meta/recipes-(?!connectivity/openssl/|core/(expat|gettext|glibc|ncurses|readline|util-linux|zlib)/|devtools/(autoconf|autoconf-archive|automake|binutils|bison|ccache|cmake|dwarfsrcfiles|e2fsprogs|elfutils|file|flex|gcc|gnu-config|libedit|libtool|lua|m4|make|meson|ninja|patch|perl|perl-cross|pkgconfig|pseudo|python|quilt|rpm|rsync|unifdef)/|extended/(bzip2|gperf|libarchive|libidn|libnsl|libtirpc|lzip|texinfo-dummy-native|xz|zstd)/|gnome/gtk-doc/|kernel/linux-libc-headers/|support/(attr|curl|gdbm|gmp|gnutls|libcap|libcap-ng|libffi|libgcrypt|libgpg-error|libmicrohttpd|libmpc|libpcre|libunistring|mpfr|nettle|popt|re2c|sqlite)/)"
 	BB_DANGLINGAPPENDS_WARNONLY = "1"
 	# What only the toolchain's own test suites (do_check, never run here)
 	# need, and the mask leaves out.
 	ASSUME_PROVIDED += "dejagnu-native expect-native qemu-native"
-	# The simulated task environment (sim_* below): the example's work
-	# directory, which the tests fill with stand-ins for what the build would
-	# have staged there, and CUDA 12.6 archives as the fetcher would have
-	# unpacked them into it.
+	# The simulated task environment (sim_* below): the recipes' work
+	# directories, which the tests fill with stand-ins for what the build
+	# would have staged there, and CUDA 12.6 archives as the fetcher would
+	# have unpacked them into the sysroot recipe's.
+	WORKDIR:pn-cuda-xcc-sysroot = "${TOPDIR}/simulated/cuda-xcc-sysroot"
 	WORKDIR:pn-cuda-xcc-hello = "${TOPDIR}/simulated/cuda-xcc-hello"
-	CUDA_XCC_FROM:pn-cuda-xcc-hello = "${WORKDIR}/redistrib_12.6.3.json"
-	CUDA_XCC_COMPONENTS:pn-cuda-xcc-hello = "libcublas"
-	CUDA_XCC_RUNTIME_LIBS:pn-cuda-xcc-hello = "libcudart.so.* libcublas.so.*"
+	WORKDIR:pn-cuda-xcc-second = "${TOPDIR}/simulated/cuda-xcc-second"
+	CUDA_XCC_FROM:pn-cuda-xcc-sysroot = "${WORKDIR}/redistrib_12.6.3.json"
+	CUDA_XCC_COMPONENTS:pn-cuda-xcc-sysroot = "libcublas"
 	EOS
 }
 
 # example_append LINE: a setting for the example recipe alone, until the test
-# ends, however it ends.
+# ends, however it ends; sysroot_append LINE: the same for cuda-xcc-sysroot.
 example_append() {
 	echo "$1" > "$YOCTO_TOP/test-layer/cuda-xcc-hello_%.bbappend"
 }
+sysroot_append() {
+	echo "$1" > "$YOCTO_TOP/test-layer/cuda-xcc-sysroot.bbappend"
+}
 teardown() {
-	if [ -n "${YOCTO_TOP:-}" ]; then rm -f "$YOCTO_TOP/test-layer/cuda-xcc-hello_%.bbappend"; fi
+	if [ -n "${YOCTO_TOP:-}" ]; then rm -f "$YOCTO_TOP/test-layer/"*.bbappend; fi
 }
 
 # bitbake ARGS... as uid 1000, output in $output.
@@ -98,18 +114,24 @@ bb() {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
 	# poky's qemuarm64 sets none: the parse of the whole build goes on
 	example_append 'CUDA_ARCHITECTURES = ""'
+	sysroot_append 'CUDA_ARCHITECTURES = ""'
 	bb -p
 	assert_status 0
 	assert_output_contains " 0 errors."
 	bb -e cuda-xcc-hello
 	assert_status 1
 	assert_output_contains "was skipped: CUDA_XCC_ARCH is not set: cuda-xcc needs the CUDA version and the GPUs (CUDA_XCC_ARCH defaults to the MACHINE's CUDA_ARCHITECTURES"
+	bb -e cuda-xcc-sysroot
+	assert_status 1
+	assert_output_contains "was skipped: CUDA_XCC_ARCH is not set"
 }
 
-@test "yocto: the example's defaults pass cuda-xcc's checks with scarthgap's gcc and an Orin MACHINE" {
+@test "yocto: the build's defaults pass cuda-xcc's checks with scarthgap's gcc and an Orin MACHINE" {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	cuda=$(sed -n 's/^CUDA_XCC_CUDA_VERSION ?= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/recipes-examples/cuda-xcc-hello/cuda-xcc-hello_1.0.bb")
-	target=$(sed -n 's/^CUDA_XCC_TARGET ?= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass")
+	cuda=$(sed -n 's/^CUDA_XCC_CUDA_VERSION ??= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc-base.bbclass")
+	target=$(sed -n 's/^CUDA_XCC_TARGET ??= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc-base.bbclass")
+	[ "$cuda" = 12.6 ]
+	[ "$target" = jetson ]
 	gcc=$(sed -n 's/^GCCVERSION ?= "\([0-9]*\)\..*"$/\1/p' "$YOCTO_POKY/meta/conf/distro/include/tcmode-default.inc")
 	[ "$gcc" = 13 ]
 	# meta-tegra's Orin machines set CUDA_ARCHITECTURES = "87"
@@ -124,87 +146,130 @@ bb() {
 	assert_status 0
 }
 
-@test "yocto: the class takes the MACHINE's GPUs and the full cross compiler" {
+@test "yocto: the class takes the MACHINE's GPUs, the full cross compiler and the shared sysroot" {
 	bb -e cuda-xcc-hello
 	assert_status 0
 	grep -qx 'CUDA_XCC_ARCH="90"' <<<"$output"
-	grep -q '^DEPENDS=".* cuda-xcc-native' <<<"$output"
+	grep -q '^DEPENDS=".* cuda-xcc-native cuda-xcc-sysroot[ "]' <<<"$output"
 	grep -q '^EXTRA_OECMAKE=".*-C .*/cuda-xcc-cache.cmake"' <<<"$output"
-	grep -qx 'RDEPENDS:cuda-xcc-hello=" cuda-xcc-hello-cuda-runtime"' <<<"$output"
+	grep -qx 'RDEPENDS:cuda-xcc-hello=" cuda-cudart"' <<<"$output"
+	# the sysroot is the one staged into the recipe sysroot, not one of its own
+	grep -qx "export CUDA_XCC_SYSROOT=\"$YOCTO_TOP/simulated/cuda-xcc-hello/recipe-sysroot/usr/local/cuda-xcc\"" <<<"$output"
+	run grep '^PACKAGES=".*cuda-runtime' <<<"$output"
+	assert_status 1
 	# nvcc's host compiler is the MACHINE's, with its tune flags and sysroot.
-	grep -q '^CUDA_XCC_DRIVER=.*-ccbin=aarch64-poky-linux-g++ .*-Xcompiler=-mcpu=cortex-a57.*--sysroot=.*recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"' <<<"$output"
-	sed -n '/^do_cuda_xcc_sysroot() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
-	grep -q 'cuda-xcc sysroot create' "$BATS_TEST_TMPDIR/task.sh"
-	grep -q -- '--target-fs .*/recipe-sysroot' "$BATS_TEST_TMPDIR/task.sh"
+	grep -q '^CUDA_XCC_DRIVER=.* --target-fs .*/recipe-sysroot  *-ccbin=aarch64-poky-linux-g++ .*-Xcompiler=-mcpu=cortex-a57.*--sysroot=.*recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"' <<<"$output"
+	sed -n '/^do_cuda_xcc_setup() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
+	run grep 'sysroot create' "$BATS_TEST_TMPDIR/task.sh"
+	assert_status 1
 	grep -q 'cuda-xcc flags --target sbsa --cuda 12.6' "$BATS_TEST_TMPDIR/task.sh"
 }
 
-@test "yocto: the sysroot task runs after the native tool is staged and before configure" {
-	bb -g cuda-xcc-hello
+@test "yocto: cuda-xcc-sysroot makes the build's sysroot once, stages it whole and packages the runtime per component" {
+	bb -e cuda-xcc-sysroot
+	assert_status 0
+	sed -n '/^do_compile() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/compile.sh"
+	grep -q 'cuda-xcc sysroot create' "$BATS_TEST_TMPDIR/compile.sh"
+	grep -q -- '--target sbsa --cuda 12.6' "$BATS_TEST_TMPDIR/compile.sh"
+	grep -q -- '-arch 90 --dest .*/simulated/cuda-xcc-sysroot/build/sysroot ' "$BATS_TEST_TMPDIR/compile.sh"
+	# the runtime's license text is in the sysroot
+	grep -q "^_task_deps=.*'do_populate_lic': \['do_patch', 'do_compile'\]" <<<"$output"
+	grep -q -- '--target-fs .*/simulated/cuda-xcc-sysroot/recipe-sysroot' "$BATS_TEST_TMPDIR/compile.sh"
+	grep -q '^DEPENDS="cuda-xcc-native' <<<"$output"
+	grep -qx 'PACKAGE_ARCH="qemuarm64"' <<<"$output"
+	grep -q '^SYSROOT_DIRS=".* /usr/local/cuda-xcc"' <<<"$output"
+	grep -q '^SSTATE_SCAN_FILES=".* sysroot.json"' <<<"$output"
+	grep -qx 'PACKAGES="cuda-cudart cuda-nvtx libcublas cuda-xcc-sysroot"' <<<"$output"
+	grep -q '^PROVIDES=".*cuda-cudart cuda-nvtx libcublas' <<<"$output"
+	grep -qx 'FILES:cuda-cudart="/usr/lib/libcudart\*.so.\*"' <<<"$output"
+	grep -qx 'FILES:libcublas="/usr/lib/libcublas.so.\* /usr/lib/libcublasLt.so.\* /usr/lib/libnvblas.so.\*"' <<<"$output"
+	grep -qx 'FILES:cuda-nvtx="/usr/lib/libnvToolsExt.so.\*"' <<<"$output"
+	grep -qx 'RDEPENDS:libcublas=" cuda-xcc-sysroot"' <<<"$output"
+}
+
+@test "yocto: two application recipes use one sysroot: one cuda-xcc-sysroot in the task graph, before their setup" {
+	bb -g cuda-xcc-hello cuda-xcc-second
 	assert_status 0
 	dot=$YOCTO_TOP/task-depends.dot
-	grep -q '"cuda-xcc-hello.do_cuda_xcc_sysroot" -> "cuda-xcc-native.do_populate_sysroot"' "$dot"
-	grep -q '"cuda-xcc-hello.do_configure" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
-	# the runtime's license text is in the sysroot
-	grep -q '"cuda-xcc-hello.do_populate_lic" -> "cuda-xcc-hello.do_cuda_xcc_sysroot"' "$dot"
+	for app in cuda-xcc-hello cuda-xcc-second; do
+		grep -q "\"$app.do_prepare_recipe_sysroot\" -> \"cuda-xcc-sysroot.do_populate_sysroot\"" "$dot"
+		grep -q "\"$app.do_cuda_xcc_setup\" -> \"$app.do_prepare_recipe_sysroot\"" "$dot"
+		grep -q "\"$app.do_configure\" -> \"$app.do_cuda_xcc_setup\"" "$dot"
+	done
+	grep -q '"cuda-xcc-sysroot.do_prepare_recipe_sysroot" -> "cuda-xcc-native.do_populate_sysroot"' "$dot"
+	grep -q '"cuda-xcc-sysroot.do_configure" -> "cuda-xcc-sysroot.do_prepare_recipe_sysroot"' "$dot"
+	run grep -c 'do_cuda_xcc_sysroot' "$dot"
+	assert_output_equals 0
 }
 
 @test "yocto: a URL or an undefined variable in CUDA_XCC_FROM is refused at parse time with the way out" {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	example_append 'CUDA_XCC_FROM:pn-cuda-xcc-hello = "https://example.invalid/x.deb ${UNPACKDIR}/y.deb"'
-	bb -e cuda-xcc-hello
+	sysroot_append 'CUDA_XCC_FROM:pn-cuda-xcc-sysroot = "https://example.invalid/x.deb ${UNPACKDIR}/y.deb"'
+	bb -e cuda-xcc-sysroot
 	assert_status 1
 	assert_output_contains "CUDA_XCC_FROM names https://example.invalid/x.deb: fetch it through SRC_URI"
 	# scarthgap has no UNPACKDIR: the name would reach the task unexpanded
 	assert_output_contains 'CUDA_XCC_FROM names ${UNPACKDIR}/y.deb, whose variable this release does not define: the fetcher unpacks into ${WORKDIR}'
 }
 
-@test "yocto: the runtime package is Proprietary, its license text checksummed in the sysroot once the recipe gives the md5" {
+@test "yocto: the runtime packages are Proprietary, the license text checksummed in the sysroot" {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	example_append 'CUDA_XCC_RUNTIME_LICENSE_MD5 = "0123456789abcdef0123456789abcdef"'
+	sysroot_append 'CUDA_XCC_RUNTIME_LICENSE_MD5 = "0123456789abcdef0123456789abcdef"'
+	bb -e cuda-xcc-sysroot
+	assert_status 0
+	grep -qx 'LICENSE="Proprietary"' <<<"$output"
+	grep -qx "LIC_FILES_CHKSUM=\"file://$YOCTO_TOP/simulated/cuda-xcc-sysroot/build/sysroot/licenses/cuda_cudart/LICENSE;md5=0123456789abcdef0123456789abcdef\"" <<<"$output"
+	# an application's own license is its own
 	bb -e cuda-xcc-hello
 	assert_status 0
-	grep -qx 'LICENSE:cuda-xcc-hello-cuda-runtime="Proprietary"' <<<"$output"
-	grep -q '^LIC_FILES_CHKSUM=".* file://.*/cuda-xcc-sysroot/licenses/cuda_cudart/LICENSE;md5=0123456789abcdef0123456789abcdef"$' <<<"$output"
+	grep -qx 'LICENSE="CLOSED"' <<<"$output"
+	grep -qx 'LIC_FILES_CHKSUM=""' <<<"$output"
 }
 
-# --- the class's tasks, run in a simulated task environment ------------------
-# Offline, bitbake cannot run the class's tasks: cuda-xcc-native, the cross
+# --- the recipes' tasks, run in a simulated task environment ----------------
+# Offline, bitbake cannot run the layer's tasks: cuda-xcc-native, the cross
 # compiler and oe-core's native tools would have to be built from downloaded
 # sources first. These tests run the tasks' real code instead: the script
 # bitbake would write as run.do_TASK (tests/lib/bitbake_task.py takes the
 # task's expanded functions and the exported variables from `bitbake -e
-# cuda-xcc-hello`, where local.conf moved WORKDIR to $YOCTO_TOP/simulated),
-# with only the missing tools and directories stood in for:
+# RECIPE`, where local.conf moved WORKDIR to $YOCTO_TOP/simulated), with only
+# the missing tools and directories stood in for:
 # - the cuda-xcc under test where STAGING_BINDIR_NATIVE says;
 # - aarch64-poky-linux-g++ and -gcc-ar in STAGING_BINDIR_TOOLCHAIN: Debian's
 #   aarch64 gcc 12 under the MACHINE's names, logging how they were called;
 # - STAGING_DIR_TARGET (recipe-sysroot): Debian's arm64 libc and headers in
 #   the image's usr/lib and usr/include;
-# - CUDA 12.6 redistrib archives (tests/fixtures/make-redist.sh) in WORKDIR,
-#   where the fetcher would have put them (CUDA_XCC_FROM in local.conf);
-# - cmake_do_install (the program's own installation, which needs the
-#   configure and compile tasks): a stand-in program file.
+# - CUDA 12.6 redistrib archives (tests/fixtures/make-redist.sh) in
+#   cuda-xcc-sysroot's WORKDIR, where the fetcher would have put them
+#   (CUDA_XCC_FROM in local.conf);
+# - the staging of cuda-xcc-sysroot into an application's recipe sysroot
+#   (do_populate_sysroot, then do_prepare_recipe_sysroot): its SYSROOT_DIRS
+#   copied from its D, with sysroot.json's staging path rewritten as sstate's
+#   FIXMESTAGINGDIRTARGET does (SSTATE_SCAN_FILES).
 
-# sim_var NAME: NAME's value in the bitbake -e output.
+# sim_var NAME: NAME's value in the current recipe's bitbake -e output.
 sim_var() { sed -n "s/^\(export \)\{0,1\}$1=\"\(.*\)\"\$/\2/p" "$SIM_ENV"; }
 
-# sim_prepare: bitbake -e cuda-xcc-hello, then the stand-ins where its
-# variables point.
+# sim_use RECIPE: the recipe sim_var and sim_task work on.
+sim_use() {
+	SIM_ENV=$BATS_TEST_TMPDIR/$1.env
+	W=$(sim_var WORKDIR)
+}
+
+# sim_prepare RECIPE: bitbake -e RECIPE, then the stand-ins where its
+# variables point, in an empty WORKDIR.
 sim_prepare() {
 	local native toolchain fs cc
 	need aarch64-linux-gnu-g++-12 "the MACHINE's compiler stand-in"
 	need aarch64-linux-gnu-gcc-ar-12 "the MACHINE's ar stand-in"
 	need xz "the fixture archives"
-	bb -e cuda-xcc-hello
+	bb -e "$1"
 	assert_status 0
-	SIM_ENV=$BATS_TEST_TMPDIR/bitbake-e.txt
-	printf '%s\n' "$output" > "$SIM_ENV"
-	W=$(sim_var WORKDIR)
-	[ "$W" = "$YOCTO_TOP/simulated/cuda-xcc-hello" ]
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/$1.env"
+	sim_use "$1"
+	[ "$W" = "$YOCTO_TOP/simulated/$1" ]
 	rm -rf "$W"
 	mkdir -p "$W"
-	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$W" --cuda 12.6.3 >/dev/null
 	fs=$(sim_var STAGING_DIR_TARGET)
 	[ "$fs" = "$W/recipe-sysroot" ]
 	mkdir -p "$fs/usr"
@@ -231,80 +296,192 @@ sim_task() {
 		echo '#!/bin/sh'
 		echo 'set -e'
 		python3 "$XCC_SRCDIR/tests/lib/bitbake_task.py" "$SIM_ENV" "$1"
-		# the stand-in for the program's own installation, expanded as
-		# bitbake expands ${D} in functions
-		echo "cmake_do_install() { install -D -m 0755 /dev/null '$(sim_var D)/usr/bin/cuda-xcc-hello'; }"
 		if [ -n "${2:-}" ]; then echo "cd '$2'"; fi
 		echo "$1"
 	} > "$script"
 	run env -i /bin/sh "$script"
 }
 
-@test "yocto: do_cuda_xcc_sysroot runs for real: sysroot on the image's libc, validated CMake cache" {
-	sim_prepare
-	fs=$(sim_var STAGING_DIR_TARGET)
-	sr=$(sim_var CUDA_XCC_SYSROOT)
-	cache=$(sim_var CUDA_XCC_CMAKE_CACHE)
-	sim_task do_cuda_xcc_sysroot
+# sim_sysroot: cuda-xcc-sysroot's do_compile and do_install, as a build runs
+# them once for all its applications.
+sim_sysroot() {
+	sim_prepare cuda-xcc-sysroot
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$W" --cuda 12.6.3 >/dev/null
+	# do_compile[dirs] = "${B}", do_install[cleandirs] = "${D}" (base.bbclass)
+	mkdir -p "$(sim_var B)" "$(sim_var D)"
+	sim_task do_compile "$(sim_var B)"
 	assert_status 0
-	assert_output_contains "sysroot ready: $sr"
+	sim_task do_install "$(sim_var B)"
+	assert_status 0
+}
+
+# sim_app RECIPE: an application's work directory, with cuda-xcc-sysroot's
+# staged output in its recipe sysroot.
+sim_app() {
+	local d from to dir
+	sim_use cuda-xcc-sysroot
+	d=$(sim_var D)
+	from=$(sim_var STAGING_DIR_TARGET)
+	sim_prepare "$1"
+	to=$(sim_var STAGING_DIR_TARGET)
+	for dir in $(sim_use cuda-xcc-sysroot; sim_var SYSROOT_DIRS); do
+		[ -d "$d$dir" ] || continue
+		mkdir -p "$to$dir"
+		cp -a "$d$dir/." "$to$dir/"
+	done
+	sim_use "$1"
+	sed -i "s:$from:$to:g" "$to$(sim_var CUDA_XCC_SYSROOT_PATH)/sysroot.json"
+}
+
+@test "yocto: cuda-xcc-sysroot's tasks run for real: the sysroot on the image's libc, staged whole, its libraries and NVIDIA's terms for the packages" {
+	sim_sysroot
+	sr=$(sim_var CUDA_XCC_SYSROOT_BUILD)
+	fs=$(sim_var STAGING_DIR_TARGET)
+	d=$(sim_var D)
 	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["target"], m["cuda"], m["target_dir"], m["target_fs"])' "$sr/sysroot.json"
 	assert_output_equals "sbsa 12.6.3 sbsa-linux $fs"
 	[ -f "$sr/targets/sbsa-linux/lib/libcudart.so.12.0.1" ]
-	# the MACHINE's compiler went through the driver's checks (machine, version)
-	grep -qx 'aarch64-poky-linux-g++ -dumpmachine' "$W/toolchain.log"
-	grep -qx 'aarch64-poky-linux-g++ -dumpversion' "$W/toolchain.log"
-	grep -qxF 'set(CMAKE_CUDA_ARCHITECTURES [[90]] CACHE STRING "validated by cuda-xcc")' "$cache"
-	nvcc=$(sim_var CUDA_XCC_NVCC)
-	grep -qxF "set(CMAKE_CUDA_COMPILER [[$nvcc]] CACHE STRING \"cuda-xcc\")" "$cache"
-	grep -qxF 'set(CMAKE_CUDA_HOST_COMPILER [[aarch64-poky-linux-g++]] CACHE STRING "cuda-xcc")' "$cache"
-	# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
-	run grep CMAKE_CUDA_FLAGS "$cache"
-	assert_status 1
-	grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
-	grep -qxF "set(CUDAToolkit_ROOT [[$sr]] CACHE STRING \"cuda-xcc\")" "$cache"
-}
-
-@test "yocto: do_install's append puts the runtime libraries and NVIDIA's license texts into D" {
-	sim_prepare
-	sim_task do_cuda_xcc_sysroot
-	assert_status 0
-	d=$(sim_var D)
-	sr=$(sim_var CUDA_XCC_SYSROOT)
-	# do_install[cleandirs] = "${D}", [dirs] = "${B}" (base.bbclass)
-	mkdir -p "$d" "$(sim_var B)"
-	sim_task do_install "$(sim_var B)"
-	assert_status 0
-	[ -x "$d/usr/bin/cuda-xcc-hello" ]
+	[ -f "$sr/targets/sbsa-linux/lib/libcublas.so.12.1" ]
+	# the whole tree for the recipe sysroots, linked, not copied
+	staged=$d$(sim_var CUDA_XCC_SYSROOT_PATH)
+	[ "$staged" = "$d/usr/local/cuda-xcc" ]
+	[ "$(stat -c %i "$staged/bin/nvcc")" = "$(stat -c %i "$sr/bin/nvcc")" ]
+	cmp "$sr/sysroot.json" "$staged/sysroot.json"
+	# the shared libraries for the packages, and only those
+	run ls "$d/usr/lib"
+	assert_output_equals "$(printf '%s\n' libcublas.so.12 libcublas.so.12.1 libcudart.so.12 libcudart.so.12.0.1 libnvToolsExt.so.1)"
 	[ "$(readlink "$d/usr/lib/libcudart.so.12")" = libcudart.so.12.0.1 ]
 	cmp "$sr/targets/sbsa-linux/lib/libcudart.so.12.0.1" "$d/usr/lib/libcudart.so.12.0.1"
-	[ "$(readlink "$d/usr/lib/libcublas.so.12")" = libcublas.so.12.1 ]
-	# only what CUDA_XCC_RUNTIME_LIBS names: no development links, no stubs
-	run ls "$d/usr/lib"
-	assert_output_equals "$(printf '%s\n' libcublas.so.12 libcublas.so.12.1 libcudart.so.12 libcudart.so.12.0.1)"
-	lic=$d/usr/share/licenses/cuda-xcc-hello-cuda-runtime
+	lic=$d/usr/share/licenses/cuda-xcc-sysroot
 	cmp "$sr/licenses/cuda_cudart/LICENSE" "$lic/cuda_cudart-LICENSE"
 	cmp "$sr/licenses/libcublas/LICENSE" "$lic/libcublas-LICENSE"
 	# not the x86_64 tools' terms: nvcc never reaches the image
 	[ -f "$sr/licenses/cuda_nvcc-host/LICENSE" ]
 	[ ! -e "$lic/cuda_nvcc-host-LICENSE" ]
-	# a library CUDA_XCC_RUNTIME_LIBS names that the sysroot lacks stops the task
-	rm "$sr"/targets/sbsa-linux/lib/libcublas.so*
-	sim_task do_install "$(sim_var B)"
-	assert_status 1
-	assert_output_contains "ERROR: CUDA_XCC_RUNTIME_LIBS: no libcublas.so.* in $sr/targets/sbsa-linux/lib"
+	# each library goes to its component's package, as do_package splits
+	# them (FILES in PACKAGES order); the sysroot tree to none
+	pkgd=$(sim_var PKGD)
+	rm -rf "$pkgd"
+	cp -a "$d" "$pkgd"
+	sim_task cuda_xcc_sysroot_unpackaged
+	assert_status 0
+	[ ! -e "$pkgd/usr/local" ]
+	run python3 - "$SIM_ENV" "$pkgd" <<-'EOS'
+	import fnmatch, os, re, sys
+	env = dict(re.findall(r'^(?:export )?([A-Za-z0-9_:.+-]+)="(.*)"$', open(sys.argv[1]).read(), re.M))
+	for root, dirs, files in sorted(os.walk(sys.argv[2])):
+	    for f in sorted(files):
+	        path = os.path.join(root, f)[len(sys.argv[2]):]
+	        print(path, next(p for p in env["PACKAGES"].split()
+	                         if any(fnmatch.fnmatch(path, g) or path.startswith(g + "/")
+	                                for g in env["FILES:" + p].split())))
+	EOS
+	assert_status 0
+	assert_output_contains "/usr/lib/libcudart.so.12.0.1 cuda-cudart"
+	assert_output_contains "/usr/lib/libcublas.so.12.1 libcublas"
+	assert_output_contains "/usr/lib/libnvToolsExt.so.1 cuda-nvtx"
+	assert_output_contains "/usr/share/licenses/cuda-xcc-sysroot/cuda_cudart-LICENSE cuda-xcc-sysroot"
 }
 
-@test "yocto: a GPU the CUDA release does not support stops do_cuda_xcc_sysroot with cuda-xcc's message" {
+@test "yocto: two applications set up against the one staged sysroot: nvcc script, validated CMake cache, Meson cross file" {
+	sim_sysroot
+	for app in cuda-xcc-hello cuda-xcc-second; do
+		sim_app "$app"
+		fs=$(sim_var STAGING_DIR_TARGET)
+		sr=$(sim_var CUDA_XCC_SYSROOT)
+		[ "$sr" = "$fs/usr/local/cuda-xcc" ]
+		cache=$(sim_var CUDA_XCC_CMAKE_CACHE)
+		nvcc=$(sim_var CUDA_XCC_NVCC)
+		sim_task do_cuda_xcc_setup
+		assert_status 0
+		# the MACHINE's compiler went through the driver's checks (machine, version)
+		grep -qx 'aarch64-poky-linux-g++ -dumpmachine' "$W/toolchain.log"
+		grep -qx 'aarch64-poky-linux-g++ -dumpversion' "$W/toolchain.log"
+		grep -qxF 'set(CMAKE_CUDA_ARCHITECTURES [[90]] CACHE STRING "validated by cuda-xcc")' "$cache"
+		grep -qxF "set(CMAKE_CUDA_COMPILER [[$nvcc]] CACHE STRING \"cuda-xcc\")" "$cache"
+		grep -qxF 'set(CMAKE_CUDA_HOST_COMPILER [[aarch64-poky-linux-g++]] CACHE STRING "cuda-xcc")' "$cache"
+		grep -qxF "set(CUDAToolkit_ROOT [[$sr]] CACHE STRING \"cuda-xcc\")" "$cache"
+		# FindCUDA would look for targets/aarch64-linux
+		grep -qxF "set(CUDA_TOOLKIT_TARGET_DIR [[$sr/targets/sbsa-linux]] CACHE STRING \"cuda-xcc\")" "$cache"
+		grep -qxF 'set(CUDA_HOST_COMPILER [[aarch64-poky-linux-g++]] CACHE STRING "cuda-xcc")' "$cache"
+		# no ccache class, no launcher
+		run grep CMAKE_CUDA_COMPILER_LAUNCHER "$cache"
+		assert_status 1
+		# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
+		run grep CMAKE_CUDA_FLAGS "$cache"
+		assert_status 1
+		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
+		cross=$(sim_var CUDA_XCC_MESON_CROSS)
+		grep -qxF "cuda = ['$nvcc']" "$cross"
+		grep -qxF "cuda_args = ['-ccbin=aarch64-poky-linux-g++', '-gencode=arch=compute_90,code=sm_90', '-gencode=arch=compute_90,code=compute_90']" "$cross"
+	done
+}
+
+@test "yocto: a meson recipe reads the class's CUDA cross file after oe-core's, and Meson takes it" {
+	need meson
+	need ninja
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	example_append 'CUDA_ARCHITECTURES = "35"'
-	sim_prepare
+	printf '%s\n' 'inherit meson' > "$YOCTO_TOP/test-layer/cuda-xcc-second_%.bbappend"
+	bb -e cuda-xcc-second
+	assert_status 0
+	grep -qx "MESON_CROSS_FILE=\"--cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson.cross --cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson-cuda.cross\"" <<<"$output"
+	# the file's quoting as Meson reads it: a path with a quote and a backslash
+	d=$(scratch)
+	sed -n '/^cuda_xcc_meson_list() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" > "$d/fn.sh"
+	[ -s "$d/fn.sh" ]
+	. "$d/fn.sh"
+	mkdir -p "$d/p"
+	printf "project('p')\nmessage('words=' + ' | '.join(meson.get_external_property('words')))\n" > "$d/p/meson.build"
+	{
+		echo '[binaries]'
+		echo "cuda = $(cuda_xcc_meson_list "$d/it's \\ nvcc")"
+		echo '[properties]'
+		echo "words = $(cuda_xcc_meson_list "-ccbin=a'b" '-x\y' "$d/it's \\ nvcc")"
+	} > "$d/cuda.cross"
+	printf "[host_machine]\nsystem = 'linux'\ncpu_family = 'aarch64'\ncpu = 'aarch64'\nendian = 'little'\n" > "$d/base.cross"
+	run meson setup --cross-file "$d/base.cross" --cross-file "$d/cuda.cross" "$d/b" "$d/p"
+	assert_status 0
+	assert_output_contains "words=-ccbin=a'b | -x\\y | $d/it's \\ nvcc"
+}
+
+@test "yocto: with the ccache class, nvcc runs under ccache with the sysroot's fingerprint as its compiler check" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	sim_sysroot
+	example_append 'inherit ccache'
+	sim_app cuda-xcc-hello
+	grep -qx 'OECMAKE_CUDA_COMPILER_LAUNCHER="ccache"' "$SIM_ENV"
+	sr=$(sim_var CUDA_XCC_SYSROOT)
+	nvcc=$(sim_var CUDA_XCC_NVCC)
+	sim_task do_cuda_xcc_setup
+	assert_status 0
+	fp=$(xcc sysroot info "$sr" --fingerprint)
+	[ -n "$fp" ]
+	grep -qxF "set(CMAKE_CUDA_COMPILER_LAUNCHER [[env;CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-$fp;ccache]] CACHE STRING \"OECMAKE_CUDA_COMPILER_LAUNCHER\")" "$(sim_var CUDA_XCC_CMAKE_CACHE)"
+	grep -qxF "cuda = ['env', 'CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-$fp', 'ccache', '$nvcc']" "$(sim_var CUDA_XCC_MESON_CROSS)"
+}
+
+@test "yocto: an application built for another target than the shared sysroot is stopped by its setup task" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	sim_sysroot
+	example_append 'CUDA_XCC_TARGET = "jetson"'
+	sim_app cuda-xcc-hello
+	sim_task do_cuda_xcc_setup
+	assert_status 2
+	assert_output_contains "sbsa"
+	[ ! -e "$(sim_var CUDA_XCC_CMAKE_CACHE)" ]
+}
+
+@test "yocto: a GPU the CUDA release does not support stops cuda-xcc-sysroot's do_compile with cuda-xcc's message" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	sysroot_append 'CUDA_ARCHITECTURES = "35"'
+	sim_prepare cuda-xcc-sysroot
 	grep -qx 'CUDA_XCC_ARCH="35"' "$SIM_ENV"
-	sim_task do_cuda_xcc_sysroot
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$W" --cuda 12.6.3 >/dev/null
+	mkdir -p "$(sim_var B)"
+	sim_task do_compile "$(sim_var B)"
 	assert_status 2
 	assert_output_contains "sm_35 (Kepler) was removed in CUDA 12.0, last supported by 11.8"
-	[ ! -e "$(sim_var CUDA_XCC_SYSROOT)" ]
-	[ ! -e "$(sim_var CUDA_XCC_CMAKE_CACHE)" ]
+	[ ! -e "$(sim_var CUDA_XCC_SYSROOT_BUILD)" ]
 }
 
 @test "yocto: the class's CMake cache entries carry any value as it is" {
@@ -349,7 +526,8 @@ sim_task() {
 		'CUDA_NVCC_COMPAT_FLAGS = "--default-stream per-thread"' \
 		'CXX_FOR_CUDA = "${CCACHE}${HOST_PREFIX}g++ ${HOST_CC_ARCH}${TOOLCHAIN_OPTIONS}"' \
 		'EXTRA_OECMAKE:append = " -DCMAKE_CUDA_FLAGS=-O3"' > "$YOCTO_TOP/test-layer/cuda-xcc-hello_%.bbappend"
-	sim_prepare
+	sim_sysroot
+	sim_app cuda-xcc-hello
 	nvcc=$(sim_var CUDA_XCC_NVCC)
 	sr=$(sim_var CUDA_XCC_SYSROOT)
 	fs=$(sim_var STAGING_DIR_TARGET)
@@ -357,7 +535,7 @@ sim_task() {
 	grep -qx "export CUDACXX=\"$nvcc\"" "$BATS_TEST_TMPDIR/configure.sh"
 	grep -qx 'export CUDAHOSTCXX="aarch64-poky-linux-g++"' "$BATS_TEST_TMPDIR/configure.sh"
 	grep -q '^export CUDAFLAGS=" *--default-stream per-thread *--expt-relaxed-constexpr -Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot='"$fs"'"$' "$BATS_TEST_TMPDIR/configure.sh"
-	sim_task do_cuda_xcc_sysroot
+	sim_task do_cuda_xcc_setup
 	assert_status 0
 	# what CMake's compiler runs, with the recipe's own CMAKE_CUDA_FLAGS
 	printf '#!/bin/sh\necho "nvcc $*"\n' > "$sr/bin/nvcc"
