@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Real bitbake runs the layer's tasks (make check-bitbake-build; not in make
-# check, it takes minutes): the example recipe's do_cuda_xcc_sysroot,
-# do_configure, do_compile and do_install, with cuda-xcc-native built from
-# this checkout, under poky scarthgap's bitbake and oe-core's classes.
+# check, it takes minutes): cuda-xcc-sysroot's tasks up to its staging, then
+# the example recipe's do_cuda_xcc_setup, do_configure, do_compile and
+# do_install on the staged sysroot, with cuda-xcc-native built from this
+# checkout, under poky scarthgap's bitbake and oe-core's classes.
 #
 # Offline, from what this machine has (tests/fixtures/yocto-offline, a layer
 # of the test's own):
@@ -90,11 +91,11 @@ setup_file() {
 	DEBUG_PREFIX_MAP:remove = "-fcanon-prefix-map"
 	EXTERNALSRC_SYMLINKS = ""
 	CUDA_ARCHITECTURES = "90"
-	CUDA_XCC_TARGET:pn-cuda-xcc-hello = "sbsa"
-	CUDA_XCC_CUDA_VERSION:pn-cuda-xcc-hello = "12.4"
-	FILESEXTRAPATHS:prepend:pn-cuda-xcc-hello := "$(trixie_cache):"
-	SRC_URI:append:pn-cuda-xcc-hello = "$(for d in $debs; do printf ' file://%s;unpack=0' "${d##*/}"; done)"
-	CUDA_XCC_FROM:pn-cuda-xcc-hello = "${from# }"
+	CUDA_XCC_TARGET = "sbsa"
+	CUDA_XCC_CUDA_VERSION = "12.4"
+	FILESEXTRAPATHS:prepend:pn-cuda-xcc-sysroot := "$(trixie_cache):"
+	SRC_URI:append:pn-cuda-xcc-sysroot = "$(for d in $debs; do printf ' file://%s;unpack=0' "${d##*/}"; done)"
+	CUDA_XCC_FROM:pn-cuda-xcc-sysroot = "${from# }"
 	EOS
 	SECONDS=0
 	if unshare --user --map-user=1000 --map-group=1000 \
@@ -112,24 +113,36 @@ need_build() {
 	e2e_state_take "$BB_STATE"
 	W=$BB_TOP/tmp-glibc/work/cortexa57-oe-linux/cuda-xcc-hello/1.0
 	P=$W/image/usr/bin/cuda-xcc-hello
+	# the shared sysroot's recipe: the MACHINE's GPUs, the MACHINE's arch
+	WS=$BB_TOP/tmp-glibc/work/qemuarm64-oe-linux/cuda-xcc-sysroot/1.0
+	SR=$W/recipe-sysroot/usr/local/cuda-xcc
 }
 
-@test "bitbake build: the example's tasks ran, do_cuda_xcc_sysroot to do_install, with cuda-xcc-native from this checkout" {
+@test "bitbake build: the example's tasks ran, do_cuda_xcc_setup to do_install, on the sysroot cuda-xcc-sysroot staged, with cuda-xcc-native from this checkout" {
 	need_build
-	for task in do_cuda_xcc_sysroot do_configure do_compile do_install; do
+	for task in do_cuda_xcc_setup do_configure do_compile do_install; do
 		ls "$W"/temp/log.$task.* >/dev/null
 	done
+	for task in do_compile do_install do_populate_sysroot; do
+		ls "$WS"/temp/log.$task.* >/dev/null
+	done
+	# the example made no sysroot of its own
+	[ ! -e "$W/cuda-xcc-sysroot" ]
 	# cuda-xcc-native, staged into the example's native sysroot by bitbake
 	run "$W/recipe-sysroot-native/usr/bin/cuda-xcc" --version
 	assert_status 0
 	assert_output_contains "cuda-xcc"
 	grep -q "compiling from external source tree $BB_TOP/cuda-xcc-src" "$BB_TOP/bitbake.log"
-	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["target"], m["cuda"])' "$W/cuda-xcc-sysroot/sysroot.json"
+	# staged through sstate, its device root rewritten to the example's recipe
+	# sysroot (SSTATE_SCAN_FILES)
+	run python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["target"], m["cuda"], m["target_fs"])' "$SR/sysroot.json"
 	assert_status 0
-	assert_output_equals "sbsa 12.4"
+	assert_output_equals "sbsa 12.4 $W/recipe-sysroot"
+	run "$W/recipe-sysroot-native/usr/bin/cuda-xcc" sysroot verify "$SR"
+	assert_status 0
 }
 
-@test "bitbake build: the program is aarch64 with sm_90 SASS and starts on the image's own CUDA runtime" {
+@test "bitbake build: the program is aarch64 with sm_90 SASS and starts on cuda-xcc-sysroot's CUDA runtime" {
 	need_build
 	run file -b "$P"
 	assert_status 0
@@ -137,10 +150,13 @@ need_build() {
 	run "$CUDA_XCC" fatbin "$P"
 	assert_status 0
 	[[ "$output" =~ sass\ +sm_90 ]]
-	[ -L "$W/image/usr/lib/libcudart.so.12" ]
+	# the runtime is cuda-xcc-sysroot's (its package cuda-cudart), not the example's
+	[ ! -e "$W/image/usr/lib/libcudart.so.12" ]
+	[ -L "$WS/image/usr/lib/libcudart.so.12" ]
 	# Without a GPU driver the CUDA runtime answers 35: the program was
-	# linked, found its libcudart in the image and reached it.
-	run qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$W/image/usr/lib" "$P"
+	# linked, found its libcudart where cuda-xcc-sysroot installs it and
+	# reached it.
+	run qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$WS/image/usr/lib" "$P"
 	assert_status 1
 	assert_output_contains "cuda-xcc-hello: 0 err=35 (cudaErrorInsufficientDriver)"
 }
@@ -149,7 +165,7 @@ need_build() {
 	need_build
 	run cat "$W/cuda-xcc-bin/nvcc"
 	assert_status 0
-	assert_output_contains "exec '$W/cuda-xcc-sysroot/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-oe-linux-gcc-ar'"
+	assert_output_contains "exec '$SR/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-oe-linux-gcc-ar'"
 	# CMAKE_CUDA_ARCHITECTURES as cuda-xcc validated it
 	grep -qF -- '--generate-code=arch=compute_90,code=[compute_90,sm_90]' "$W/build/build.ninja"
 }

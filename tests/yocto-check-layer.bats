@@ -53,12 +53,15 @@ thirdparty() { echo "${XCC_THIRDPARTY:-/var/cache/cuda-xcc/thirdparty}"; }
 	DISTRO_FEATURES:remove = "ptest"
 	EXCLUDE_FROM_WORLD = "\${@'' if d.getVar('FILE', False).startswith('$layer/') or d.getVar('PN') == 'zlib' else '1'}"
 	EOS
+	SECONDS=0
 	run unshare --user --map-user=1000 --map-group=1000 \
 		env LC_ALL=en_US.UTF-8 LANG=en_US.UTF-8 BUILDDIR="$top" \
 		PATH="$poky/scripts:$poky/bitbake/bin:$PATH" \
 		bash -c 'cd "$1" && yocto-check-layer --no-auto-dependency --dependency "$2" -- "$3"' \
 		ycl "$top" "$meta_oe" "$layer"
-	echo "$output"
+	# each check's result and the time, in the TAP log
+	grep -E ' \.\.\. |^Ran ' <<<"$output" | sed 's/^/# /' >&3 || true
+	echo "# yocto-check-layer took $SECONDS s" >&3
 	assert_status 0
 	assert_output_contains "yocto ... PASS"
 }

@@ -158,7 +158,10 @@ bb() {
 	run grep '^PACKAGES=".*cuda-runtime' <<<"$output"
 	assert_status 1
 	# nvcc's host compiler is the MACHINE's, with its tune flags and sysroot.
-	grep -q '^CUDA_XCC_DRIVER=.* --target-fs .*/recipe-sysroot  *-ccbin=aarch64-poky-linux-g++ .*-Xcompiler=-mcpu=cortex-a57.*--sysroot=.*recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"' <<<"$output"
+	grep '^CUDA_XCC_DRIVER=' <<<"$output" > "$BATS_TEST_TMPDIR/driver"
+	grep -q -- ' --target-fs [^ ]*/cuda-xcc-hello/recipe-sysroot ' "$BATS_TEST_TMPDIR/driver"
+	grep -q -- ' -ccbin=aarch64-poky-linux-g++ -Xcompiler=-mcpu=cortex-a57' "$BATS_TEST_TMPDIR/driver"
+	grep -q -- ',--sysroot=[^ ]*/cuda-xcc-hello/recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"$' "$BATS_TEST_TMPDIR/driver"
 	sed -n '/^do_cuda_xcc_setup() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
 	run grep 'sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	assert_status 1
@@ -175,7 +178,7 @@ bb() {
 	# the runtime's license text is in the sysroot
 	grep -q "^_task_deps=.*'do_populate_lic': \['do_patch', 'do_compile'\]" <<<"$output"
 	grep -q -- '--target-fs .*/simulated/cuda-xcc-sysroot/recipe-sysroot' "$BATS_TEST_TMPDIR/compile.sh"
-	grep -q '^DEPENDS="cuda-xcc-native' <<<"$output"
+	grep -q '^DEPENDS=".* cuda-xcc-native"' <<<"$output"
 	grep -qx 'PACKAGE_ARCH="qemuarm64"' <<<"$output"
 	grep -q '^SYSROOT_DIRS=".* /usr/local/cuda-xcc"' <<<"$output"
 	grep -q '^SSTATE_SCAN_FILES=".* sysroot.json"' <<<"$output"
@@ -223,7 +226,8 @@ bb() {
 	bb -e cuda-xcc-hello
 	assert_status 0
 	grep -qx 'LICENSE="CLOSED"' <<<"$output"
-	grep -qx 'LIC_FILES_CHKSUM=""' <<<"$output"
+	run grep '^LIC_FILES_CHKSUM=".*cuda' <<<"$output"
+	assert_status 1
 }
 
 # --- the recipes' tasks, run in a simulated task environment ----------------
@@ -421,10 +425,11 @@ sim_app() {
 	need meson
 	need ninja
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	printf '%s\n' 'inherit meson' > "$YOCTO_TOP/test-layer/cuda-xcc-second_%.bbappend"
+	# (an appended value: after oe-core's meson.cross in a meson recipe,
+	# whose meson-native the mask leaves out)
 	bb -e cuda-xcc-second
 	assert_status 0
-	grep -qx "MESON_CROSS_FILE=\"--cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson.cross --cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson-cuda.cross\"" <<<"$output"
+	grep -qx "MESON_CROSS_FILE=\" --cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson-cuda.cross\"" <<<"$output"
 	# the file's quoting as Meson reads it: a path with a quote and a backslash
 	d=$(scratch)
 	sed -n '/^cuda_xcc_meson_list() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" > "$d/fn.sh"
