@@ -60,7 +60,7 @@ thirdparty() { echo "${XCC_THIRDPARTY:-/var/cache/cuda-xcc/thirdparty}"; }
 		bash -c 'cd "$1" && yocto-check-layer --no-auto-dependency --dependency "$2" -- "$3"' \
 		ycl "$top" "$meta_oe" "$layer"
 	# each check's result and the time, in the TAP log
-	grep -E ' \.\.\. |^Ran ' <<<"$output" | sed 's/^/# /' >&3 || true
+	grep -E '^INFO: test_| \.\.\. |^INFO: Ran ' <<<"$output" | sed 's/^/# /' >&3 || true
 	echo "# yocto-check-layer took $SECONDS s" >&3
 	assert_status 0
 	assert_output_contains "yocto ... PASS"

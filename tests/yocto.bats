@@ -155,8 +155,7 @@ bb() {
 	grep -qx 'RDEPENDS:cuda-xcc-hello=" cuda-cudart"' <<<"$output"
 	# the sysroot is the one staged into the recipe sysroot, not one of its own
 	grep -qx "export CUDA_XCC_SYSROOT=\"$YOCTO_TOP/simulated/cuda-xcc-hello/recipe-sysroot/usr/local/cuda-xcc\"" <<<"$output"
-	run grep '^PACKAGES=".*cuda-runtime' <<<"$output"
-	assert_status 1
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/driver.env"
 	# nvcc's host compiler is the MACHINE's, with its tune flags and sysroot.
 	grep '^CUDA_XCC_DRIVER=' <<<"$output" > "$BATS_TEST_TMPDIR/driver"
 	grep -q -- ' --target-fs [^ ]*/cuda-xcc-hello/recipe-sysroot ' "$BATS_TEST_TMPDIR/driver"
@@ -166,6 +165,9 @@ bb() {
 	run grep 'sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	assert_status 1
 	grep -q 'cuda-xcc flags --target sbsa --cuda 12.6' "$BATS_TEST_TMPDIR/task.sh"
+	# no runtime package of its own
+	run grep '^PACKAGES=".*cuda-runtime' "$BATS_TEST_TMPDIR/driver.env"
+	assert_status 1
 }
 
 @test "yocto: cuda-xcc-sysroot makes the build's sysroot once, stages it whole and packages the runtime per component" {
@@ -421,7 +423,7 @@ sim_app() {
 	done
 }
 
-@test "yocto: a meson recipe reads the class's CUDA cross file after oe-core's, and Meson takes it" {
+@test "yocto: MESON_CROSS_FILE gets the class's CUDA cross file, whose strings Meson reads back" {
 	need meson
 	need ninja
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
@@ -430,23 +432,23 @@ sim_app() {
 	bb -e cuda-xcc-second
 	assert_status 0
 	grep -qx "MESON_CROSS_FILE=\" --cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson-cuda.cross\"" <<<"$output"
-	# the file's quoting as Meson reads it: a path with a quote and a backslash
+	# the file's strings as Meson reads them: a backslash as itself; a quote
+	# cannot be written, and is refused
 	d=$(scratch)
 	sed -n '/^cuda_xcc_meson_list() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" > "$d/fn.sh"
 	[ -s "$d/fn.sh" ]
 	. "$d/fn.sh"
 	mkdir -p "$d/p"
 	printf "project('p')\nmessage('words=' + ' | '.join(meson.get_external_property('words')))\n" > "$d/p/meson.build"
-	{
-		echo '[binaries]'
-		echo "cuda = $(cuda_xcc_meson_list "$d/it's \\ nvcc")"
-		echo '[properties]'
-		echo "words = $(cuda_xcc_meson_list "-ccbin=a'b" '-x\y' "$d/it's \\ nvcc")"
-	} > "$d/cuda.cross"
+	words=$(cuda_xcc_meson_list '-ccbin=a\b' '-x\\y' "$d/sp ace/nvcc" 'a"b')
+	printf '[binaries]\ncuda = %s\n[properties]\nwords = %s\n' "$words" "$words" > "$d/cuda.cross"
 	printf "[host_machine]\nsystem = 'linux'\ncpu_family = 'aarch64'\ncpu = 'aarch64'\nendian = 'little'\n" > "$d/base.cross"
 	run meson setup --cross-file "$d/base.cross" --cross-file "$d/cuda.cross" "$d/b" "$d/p"
 	assert_status 0
-	assert_output_contains "words=-ccbin=a'b | -x\\y | $d/it's \\ nvcc"
+	assert_output_contains "words=-ccbin=a\\b | -x\\\\y | $d/sp ace/nvcc | a\"b"
+	run cuda_xcc_meson_list ok "it's"
+	assert_status 1
+	assert_output_contains "it's cannot be written in a Meson cross file (a quote or a line break)"
 }
 
 @test "yocto: with the ccache class, nvcc runs under ccache with the sysroot's fingerprint as its compiler check" {

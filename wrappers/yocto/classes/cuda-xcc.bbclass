@@ -117,12 +117,22 @@ cuda_xcc_sh_quote() {
     printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
-# cuda_xcc_meson_list WORD...: the words as a Meson array of strings.
+# cuda_xcc_meson_list WORD...: the words as a Meson array of strings. Meson
+# reads a machine file's '...' string with no escapes (it doubles every
+# backslash first, see src/use/toolchain.c), so a backslash is written as
+# itself; a quote or a line break cannot be written that simply, and such a
+# word is refused.
 cuda_xcc_meson_list() {
     sep=
     printf '['
     for w in "$@"; do
-        printf "%s'%s'" "$sep" "$(printf '%s' "$w" | sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g")"
+        case $w in
+        *"'"*|*"
+"*)
+            echo "cuda-xcc.bbclass: $w cannot be written in a Meson cross file (a quote or a line break)" >&2
+            return 1 ;;
+        esac
+        printf "%s'%s'" "$sep" "$w"
         sep=', '
     done
     printf ']'
@@ -192,13 +202,11 @@ do_cuda_xcc_setup() {
     # Meson: the CUDA compiler only (oe-core's meson.cross, read first,
     # keeps C and C++), with the validated -gencode flags and the host
     # compiler for compiles and links.
-    {
-        echo '[binaries]'
-        echo "cuda = $(cuda_xcc_meson_list "$@" "${CUDA_XCC_NVCC}")"
-        echo '[built-in options]'
-        echo "cuda_args = $(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode ${CUDA_NVCC_FLAGS})"
-        echo "cuda_link_args = $(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode)"
-    } > ${CUDA_XCC_MESON_CROSS}
+    cuda=$(cuda_xcc_meson_list "$@" "${CUDA_XCC_NVCC}")
+    args=$(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode ${CUDA_NVCC_FLAGS})
+    link_args=$(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode)
+    printf '[binaries]\ncuda = %s\n[built-in options]\ncuda_args = %s\ncuda_link_args = %s\n' \
+        "$cuda" "$args" "$link_args" > ${CUDA_XCC_MESON_CROSS}
 }
 # bitbake's shell parser misses a function called inside a command
 # substitution that is an argument of another command: without this the
