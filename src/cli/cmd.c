@@ -109,3 +109,32 @@ int cmd_parse_page_size(const char *verb, const char *value, unsigned long *out)
 		return cmd_usage_error(verb, "--page-size '%s' is not a power of two", value);
 	return 0;
 }
+
+void cmd_note_board_needs(const struct board_needs *b, const struct strvec *have,
+			  const char *target_dir)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct board_need *n = &b->v[i];
+		const char *sub = n->subdir;
+
+		if (!have && n->planned) {
+			fprintf(stderr, "cuda-xcc: note: %s; 'cuda-xcc sysroot create' puts it in "
+				"the sysroot (targets/%s/%s/), for run --device and the Yocto/Buildroot "
+				"runtime packages to ship it to the board\n", n->why, target_dir, sub);
+			continue;
+		}
+		if (!have) {
+			fprintf(stderr, "cuda-xcc: note: %s; 'cuda-xcc sysroot create ... "
+				"--components %s' puts it in the sysroot (targets/%s/%s/), for run "
+				"--device and the Yocto/Buildroot runtime packages to ship it to the "
+				"board\n", n->why, n->component, target_dir, sub);
+			continue;
+		}
+		if (strvec_contains(have, n->component))
+			continue;
+		fprintf(stderr, "cuda-xcc: note: %s; this sysroot lacks the %s component, so run "
+			"--device and the runtime packages cannot ship it: install %s on the board, "
+			"or make the sysroot again with --components %s\n", n->why, n->component,
+			n->package ? n->package : "it", n->component);
+	}
+}

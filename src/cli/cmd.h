@@ -78,6 +78,11 @@ int cmd_check_linked(const struct linked_program *prog, const struct jetpack_rel
 /* After a check that failed: remove the output the link wrote, saying so. */
 void cmd_remove_failed_output(const char *file);
 
+/* Notes on stderr for what the board needs beyond the program (b): with
+ * have (a sysroot's components) only those it lacks, else all. */
+void cmd_note_board_needs(const struct board_needs *b, const struct strvec *have,
+			  const char *target_dir);
+
 typedef int cmd_fn(int argc, char **argv, struct cmd_ctx *ctx);
 
 cmd_fn cmd_gpus;

@@ -48,9 +48,15 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
 	for (size_t i = 0; i < plan.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.warnings.v[i]);
-	for (size_t i = 0; i < plan.arch.extra_components.n; i++)
-		fprintf(stderr, "cuda-xcc: note: these GPUs need the %s component in the sysroot\n",
-			plan.arch.extra_components.v[i]);
+	/* Said once per build would do; said on every compile only while the
+	 * sysroot lacks what the board needs (a new sysroot gets the GPUs' own). */
+	if (plan.sysroot_exists) {
+		struct board_needs needs;
+
+		jetpack_board_needs(jdb, jp, &plan.arch, &needs);
+		cmd_note_board_needs(&needs, &plan.components, plan.arch.target_dir);
+		board_needs_free(&needs);
+	}
 	if (opts.dry_run) {
 		char *line = strvec_join_quoted(&plan.argv);
 

@@ -29,7 +29,29 @@ static const char flags_usage[] =
 	"                a point release of one (5.0.2, 5.1.2, 6.2.1, ...):\n"
 	"                its boards and CUDA versions are checked too\n";
 
-static void print_json(const struct arch_choice *c)
+/* "board_needs": what the board needs installed beyond the program. */
+static void json_board_needs(cJSON *o, const struct board_needs *b)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "board_needs");
+
+	for (size_t i = 0; i < b->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "component", b->v[i].component);
+		if (b->v[i].package)
+			cJSON_AddStringToObject(e, "package", b->v[i].package);
+		else
+			cJSON_AddNullToObject(e, "package");
+		if (b->v[i].dir)
+			cJSON_AddStringToObject(e, "device_dir", b->v[i].dir);
+		else
+			cJSON_AddNullToObject(e, "device_dir");
+		cJSON_AddStringToObject(e, "why", b->v[i].why);
+		cJSON_AddItemToArray(arr, e);
+	}
+}
+
+static void print_json(const struct arch_choice *c, const struct board_needs *needs)
 {
 	cJSON *o = cJSON_CreateObject(), *caps, *gencode;
 	struct strvec flags = STRVEC_INIT;
@@ -58,6 +80,7 @@ static void print_json(const struct arch_choice *c)
 	gencode = cJSON_AddArrayToObject(o, "extra_components");
 	for (size_t i = 0; i < c->extra_components.n; i++)
 		cJSON_AddItemToArray(gencode, cJSON_CreateString(c->extra_components.v[i]));
+	json_board_needs(o, needs);
 	s = cJSON_Print(o);
 	puts(s);
 	free(s);
@@ -83,6 +106,7 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	struct xcc_error err = { 0 };
 	struct strvec arch = STRVEC_INIT;
 	struct arch_choice choice;
+	struct board_needs needs;
 	const struct gpudb *db;
 	const struct target_profile *t;
 	const char *target = NULL, *cuda = NULL, *format = "nvcc", *jetpack = NULL;
@@ -142,10 +166,11 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	for (size_t i = 0; i < choice.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", choice.warnings.v[i]);
+	jetpack_board_needs(jdb, jp, &choice, &needs);
 	if (print_tag) {
 		puts(choice.tag);
 	} else if (strcmp(format, "json") == 0) {
-		print_json(&choice);
+		print_json(&choice, &needs);
 	} else if (strcmp(format, "cmake") == 0) {
 		char *s = arch_choice_cmake(&choice);
 
@@ -161,9 +186,9 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		free(s);
 		strvec_free(&out);
 	}
-	for (size_t i = 0; !print_tag && i < choice.extra_components.n; i++)
-		fprintf(stderr, "cuda-xcc: note: these GPUs need the %s component in the sysroot\n",
-			choice.extra_components.v[i]);
+	if (!print_tag)
+		cmd_note_board_needs(&needs, NULL, choice.target_dir);
+	board_needs_free(&needs);
 	arch_choice_free(&choice);
 	strvec_free(&arch);
 	return rc;

@@ -33,6 +33,26 @@ static int check_board(const struct gpudb *gdb, const struct jetpack_release *r,
 	return 0;
 }
 
+/* cuda_compat_from: absent or null when no CUDA needs cuda-compat; else
+ * above the shipped CUDA and not above cuda_reachable. */
+static int load_compat_from(struct jetpack_release *r, const cJSON *o, struct xcc_error *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "cuda_compat_from");
+
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsString(it) || cuda_version_parse(it->valuestring, &r->compat_from))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: cuda_compat_from must be a CUDA "
+				"version or null", r->version);
+	if (!r->has_reachable || cuda_version_cmp(r->compat_from, r->cuda) <= 0 ||
+	    cuda_version_cmp(r->compat_from, r->reachable) > 0)
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: cuda_compat_from %s must be above "
+				"the CUDA it ships and not above cuda_reachable", r->version,
+				it->valuestring);
+	r->has_compat_from = 1;
+	return 0;
+}
+
 /* A list of strings (l4t, unverified); unverified entries must name one of
  * fields, so that a misspelt field is refused instead of never said. */
 static int str_list(const cJSON *o, const char *key, const char *version,
@@ -83,7 +103,7 @@ static int load_cuda(const cJSON *o, const char *version, struct jetpack_release
 					version, reach);
 		r->has_reachable = 1;
 	}
-	return 0;
+	return load_compat_from(r, o, err);
 }
 
 static int load_boards(const cJSON *o, struct jetpack_release *r, const struct gpudb *gdb,
@@ -200,10 +220,11 @@ static int load_release(struct jetpack_release *r, const cJSON *o, const struct 
 			struct xcc_error *err)
 {
 	static const char *const keys[] = { "jetpack", "ubuntu", "glibc", "glibcxx", "cxxabi",
-					    "gcc_s", "cuda", "cuda_reachable", "boards",
-					    "unverified", "source", "points", NULL };
+					    "gcc_s", "cuda", "cuda_reachable", "cuda_compat_from",
+					    "boards", "unverified", "source", "points", NULL };
 	static const char *const fields[] = { "ubuntu", "glibc", "glibcxx", "cxxabi", "gcc_s",
-					      "cuda", "cuda_reachable", "boards", NULL };
+					      "cuda", "cuda_reachable", "cuda_compat_from",
+					      "boards", NULL };
 	const char *where = "releases";
 
 	memset(r, 0, sizeof *r);
@@ -236,7 +257,7 @@ int jetpack_db_load(struct jetpack_db *db, const struct gpudb *gdb, struct xcc_e
 int jetpack_db_parse(struct jetpack_db *db, const char *text, const struct gpudb *gdb,
 		     struct xcc_error *err)
 {
-	static const char *const top_keys[] = { "comment", "releases", NULL };
+	static const char *const top_keys[] = { "comment", "releases", "cuda_compat_comment", NULL };
 	const cJSON *arr, *it;
 	cJSON *root;
 
@@ -419,9 +440,109 @@ struct cuda_version jetpack_cuda_max(const struct jetpack_release *r)
 									       : r->cuda;
 }
 
+int jetpack_needs_compat(const struct jetpack_release *r, struct cuda_version v)
+{
+	return r->has_compat_from && cuda_version_cmp(v, r->compat_from) >= 0 &&
+	       cuda_version_cmp(v, jetpack_cuda_max(r)) <= 0;
+}
+
+char *jetpack_compat_dir(struct cuda_version v)
+{
+	return xasprintf("/usr/local/cuda-%d.%d/compat", v.major, v.minor);
+}
+
 static int runs(const struct jetpack_release *r, const struct gpu_cap *cap, struct cuda_version v)
 {
 	return jetpack_supports_board(r, cap) && cuda_version_cmp(v, jetpack_cuda_max(r)) <= 0;
+}
+
+static int runs_all(const struct jetpack_release *r, const struct arch_choice *c)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (!c->entries[i].cap->jetson)
+			continue;
+		if (!runs(r, c->entries[i].cap, c->cuda))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+void jetpack_compat_releases(const struct jetpack_db *db, const struct jetpack_release *jp,
+			     const struct arch_choice *c, struct strvec *needs,
+			     struct strvec *plain)
+{
+	/* A point release has its line's cuda_compat_from but its own name. */
+	if (jp) {
+		if (runs_all(jp, c))
+			strvec_push(jetpack_needs_compat(jp, c->cuda) ? needs : plain, jp->version);
+		return;
+	}
+	for (size_t k = 0; k < db->n; k++) {
+		const struct jetpack_release *r = &db->releases[k];
+
+		if (!runs_all(r, c))
+			continue;
+		strvec_push(jetpack_needs_compat(r, c->cuda) ? needs : plain, r->version);
+	}
+}
+
+static struct board_need *add_need(struct board_needs *b, const char *component)
+{
+	struct board_need *n;
+
+	b->v = xrealloc(b->v, (b->n + 1) * sizeof *b->v);
+	n = &b->v[b->n++];
+	memset(n, 0, sizeof *n);
+	n->component = xstrdup(component);
+	/* cuda_compat's archive holds compat/, cuda_compat_orin's compat_orin/. */
+	n->subdir = strncmp(n->component, "cuda_", 5) == 0 ? n->component + 5 : n->component;
+	return n;
+}
+
+void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
+			 const struct arch_choice *c, struct board_needs *out)
+{
+	struct strvec needs = STRVEC_INIT, plain = STRVEC_INIT;
+	char b[16];
+
+	memset(out, 0, sizeof *out);
+	jetpack_compat_releases(db, jp, c, &needs, &plain);
+	if (needs.n && !plain.n) {
+		struct board_need *n = add_need(out, JETPACK_COMPAT_COMPONENT);
+		char *list = strvec_join(&needs, ", ");
+
+		n->package = xasprintf("cuda-compat-%d-%d", c->cuda.major, c->cuda.minor);
+		n->dir = jetpack_compat_dir(c->cuda);
+		n->why = xasprintf("JetPack %s's boards run CUDA %d.%d only with NVIDIA's "
+				   "cuda-compat package installed on the board (%s, libcuda.so.* "
+				   "in %s)", list, c->cuda.major, c->cuda.minor, n->package, n->dir);
+		free(list);
+	}
+	for (size_t i = 0; i < c->extra_components.n; i++) {
+		struct board_need *n = add_need(out, c->extra_components.v[i]);
+
+		n->planned = 1;
+		n->why = xasprintf("with CUDA %s these GPUs run only with NVIDIA's compat libraries "
+				   "for them installed on the board (the %s component %s)",
+				   cuda_version_str(c->cuda, b, sizeof b), c->tag, n->component);
+	}
+	strvec_free(&needs);
+	strvec_free(&plain);
+}
+
+void board_needs_free(struct board_needs *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].component);
+		free(b->v[i].package);
+		free(b->v[i].dir);
+		free(b->v[i].why);
+	}
+	free(b->v);
+	memset(b, 0, sizeof *b);
 }
 
 /* "5.1 (CUDA 11.4, up to 12.2), 6.0 (...)": the releases that support

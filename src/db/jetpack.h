@@ -26,6 +26,8 @@ struct jetpack_release {
 	struct cuda_version cuda;      /* shipped */
 	int has_reachable;
 	struct cuda_version reachable; /* newest through compat packages */
+	int has_compat_from;
+	struct cuda_version compat_from; /* oldest that needs cuda-compat on the board */
 	struct { int major, minor; } *boards;
 	size_t n_boards;
 	const char *source;
@@ -76,6 +78,48 @@ char *jetpack_l4t_text(const struct jetpack_release *r);
 int jetpack_supports_board(const struct jetpack_release *r, const struct gpu_cap *cap);
 /* The newest CUDA the release's boards can run. */
 struct cuda_version jetpack_cuda_max(const struct jetpack_release *r);
+
+/* The redist component (linux-aarch64) that holds NVIDIA's cuda-compat
+ * libraries: what jetpack_needs_compat's boards need installed. */
+#define JETPACK_COMPAT_COMPONENT "cuda_compat"
+
+/* Whether r's boards run CUDA v only with NVIDIA's cuda-compat package
+ * installed on the board (v newer than r ships, from cuda_compat_from up
+ * to cuda_reachable). */
+int jetpack_needs_compat(const struct jetpack_release *r, struct cuda_version v);
+/* Where the package puts its libraries on the board:
+ * "/usr/local/cuda-12.2/compat". Caller frees. */
+char *jetpack_compat_dir(struct cuda_version v);
+
+/* The releases (jp alone when given) that run every Jetson GPU of c with
+ * c's CUDA: those that need cuda-compat on the board for it into needs,
+ * the others into plain ("5.1"). Nothing when c has no Jetson GPU. */
+void jetpack_compat_releases(const struct jetpack_db *db, const struct jetpack_release *jp,
+			     const struct arch_choice *c, struct strvec *needs,
+			     struct strvec *plain);
+
+/* What a board needs installed beyond the program and its libraries. */
+struct board_need {
+	char *component; /* the redist component that holds it: "cuda_compat" */
+	const char *subdir; /* where its archive puts the libraries, beside lib/: "compat" */
+	char *package;   /* the board's package, "cuda-compat-12-2", or NULL */
+	char *dir;       /* where it puts its libraries there, or NULL */
+	char *why;       /* "JetPack 5.1's boards run CUDA 12.2 only with ..." */
+	int planned;     /* sysroot create adds the component without --components */
+};
+
+struct board_needs {
+	struct board_need *v;
+	size_t n;
+};
+
+/* For a validated set c, on jp (NULL: on every release that runs c, so
+ * said only when all of them need it): NVIDIA's cuda-compat where the
+ * JetPack ships an older CUDA, and c's extra components (Orin's
+ * cuda_compat_orin on linux-sbsa). */
+void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
+			 const struct arch_choice *c, struct board_needs *out);
+void board_needs_free(struct board_needs *b);
 
 /*
  * Board x CUDA x JetPack for a validated set c: with jp, every Jetson GPU

@@ -1,6 +1,7 @@
 /* Reading a finished sysroot: sysroot info, list and verify. */
 #include <config.h>
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include "base/fileio.h"
 #include "base/proc.h"
 #include "base/xalloc.h"
+#include "db/jetpack.h"
+#include "db/request.h"
 #include "pkg/unpack.h"
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
@@ -19,6 +22,92 @@
 #include "sysroot/sysroot_open.h"
 #include "sysroot/sysroot_passes.h"
 
+/* What the sysroot's boards need installed beyond the program (NVIDIA's
+ * cuda-compat for a JetPack that ships an older CUDA, Orin's compat
+ * libraries): empty when the recorded GPUs or JetPack do not resolve,
+ * which verify reports. */
+static void board_needs_of(const struct gpudb *db, const struct sysroot_meta *m,
+			   struct board_needs *out)
+{
+	const struct target_profile *t;
+	const struct jetpack_release *jp = NULL;
+	struct jetpack_db jdb;
+	struct arch_choice choice;
+	struct cuda_version v;
+	struct xcc_error e2 = { 0 };
+
+	memset(out, 0, sizeof *out);
+	if (!m->capabilities.n || request_target(db, m->target, &t, &e2) ||
+	    cuda_version_parse(m->cuda, &v) || jetpack_db_load(&jdb, db, &e2))
+		return;
+	if (m->jetpack && !(jp = jetpack_find(&jdb, m->jetpack)))
+		goto out;
+	if (flags_resolve(db, t, v, &m->capabilities, PTX_NONE, &choice, &e2))
+		goto out;
+	jetpack_board_needs(&jdb, jp, &choice, out);
+	arch_choice_free(&choice);
+out:
+	jetpack_db_free(&jdb);
+}
+
+static int has_component(const struct sysroot_meta *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_components; i++)
+		if (m->components[i].name && strcmp(m->components[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void board_needs_text(const struct sysroot_meta *m, const struct board_needs *b,
+			     struct strvec *lines)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct board_need *n = &b->v[i];
+
+		if (has_component(m, n->component))
+			strvec_pushf(lines, "board needs    %s: %s; in the sysroot (targets/%s/%s/), "
+				     "for run --device and the runtime packages to ship",
+				     n->package ? n->package : n->component, n->why, m->target_dir,
+				     n->subdir);
+		else
+			strvec_pushf(lines, "board needs    %s: %s; not in the sysroot: install %s on "
+				     "the board, or make the sysroot again with --components %s",
+				     n->package ? n->package : n->component, n->why,
+				     n->package ? n->package : "it", n->component);
+	}
+}
+
+/* sysroot.json's text with "board_needs" added: what info --json says. */
+static char *board_needs_json(const struct sysroot_meta *m, const struct board_needs *b)
+{
+	char *text = sysroot_meta_to_json(m), *s;
+	cJSON *o = cJSON_Parse(text), *arr;
+
+	if (!o)
+		return text;
+	arr = cJSON_AddArrayToObject(o, "board_needs");
+	for (size_t i = 0; i < b->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "component", b->v[i].component);
+		if (b->v[i].package)
+			cJSON_AddStringToObject(e, "package", b->v[i].package);
+		else
+			cJSON_AddNullToObject(e, "package");
+		if (b->v[i].dir)
+			cJSON_AddStringToObject(e, "device_dir", b->v[i].dir);
+		else
+			cJSON_AddNullToObject(e, "device_dir");
+		cJSON_AddStringToObject(e, "why", b->v[i].why);
+		cJSON_AddBoolToObject(e, "in_sysroot", has_component(m, b->v[i].component));
+		cJSON_AddItemToArray(arr, e);
+	}
+	s = cJSON_Print(o);
+	cJSON_Delete(o);
+	free(text);
+	return s;
+}
+
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err)
 {
@@ -26,12 +115,15 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 	struct sysroot s;
 	struct sysroot_meta *mp = &s.meta;
 	struct strvec lines = STRVEC_INIT;
+	struct board_needs needs;
 	char *caps;
 
 	if (sysroot_open(db, dir, &inspect, &s, err))
 		return -1;
 	if (form == SYSROOT_INFO_JSON) {
-		*out = sysroot_meta_to_json(mp);
+		board_needs_of(db, mp, &needs);
+		*out = board_needs_json(mp, &needs);
+		board_needs_free(&needs);
 		sysroot_close(&s);
 		return 0;
 	}
@@ -61,6 +153,11 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 		strvec_pushf(&lines, "target fs      %s%s%s", mp->target_fs,
 			     s.target_fs_problem ? ": does not hold: " : "",
 			     s.target_fs_problem ? s.target_fs_problem : "");
+	if (mp->jetpack)
+		strvec_pushf(&lines, "JetPack        %s", mp->jetpack);
+	board_needs_of(db, mp, &needs);
+	board_needs_text(mp, &needs, &lines);
+	board_needs_free(&needs);
 	strvec_pushf(&lines, "nvcc           %s/bin/nvcc", dir);
 	strvec_push(&lines, "components:");
 	for (size_t i = 0; i < mp->n_components; i++) {

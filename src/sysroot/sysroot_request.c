@@ -17,8 +17,30 @@
 #include "sysroot/sysroot_request.h"
 
 /* --jetpack, or the JetPack rules without it: boards x CUDA x release. */
+/* What the boards need beyond the program that the plan leaves out
+ * (NVIDIA's cuda-compat: the board may have its own), offered. */
+static void offer_board_needs(const struct jetpack_db *jdb, const struct jetpack_release *jp,
+			      const struct sysroot_create_opts *o, struct sysroot_request *rq,
+			      struct strvec *notes)
+{
+	struct board_needs needs;
+	struct strvec asked = STRVEC_INIT;
+
+	for (size_t i = 0; i < o->components.n; i++)
+		strvec_split(&asked, o->components.v[i]);
+	jetpack_board_needs(jdb, jp, &rq->choice, &needs);
+	for (size_t i = 0; i < needs.n; i++)
+		if (!needs.v[i].planned && !strvec_contains(&asked, needs.v[i].component))
+			strvec_pushf(notes, "%s; --components %s puts it in the sysroot "
+				     "(targets/%s/%s/), for run --device and the Yocto/Buildroot "
+				     "runtime packages to ship it to the board", needs.v[i].why,
+				     needs.v[i].component, rq->choice.target_dir, needs.v[i].subdir);
+	board_needs_free(&needs);
+	strvec_free(&asked);
+}
+
 static int resolve_jetpack(const struct gpudb *db, const struct sysroot_create_opts *o,
-			   struct sysroot_request *rq, struct xcc_error *err)
+			   struct sysroot_request *rq, struct strvec *notes, struct xcc_error *err)
 {
 	struct jetpack_db jdb;
 	const struct jetpack_release *jp = NULL;
@@ -30,6 +52,8 @@ static int resolve_jetpack(const struct gpudb *db, const struct sysroot_create_o
 	     jetpack_check(&jdb, jp, &rq->choice, err) ? -1 : 0;
 	if (rc == 0 && jp)
 		rq->jetpack = xstrdup(jp->version);
+	if (rc == 0)
+		offer_board_needs(&jdb, jp, o, rq, notes);
 	jetpack_db_free(&jdb);
 	return rc;
 }
@@ -49,7 +73,7 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	if (flags_resolve(db, rq->target, rq->cuda, &o->arch, PTX_DEFAULT, &rq->choice, err))
 		return -1;
 	rq->have_choice = 1;
-	if (resolve_jetpack(db, o, rq, err))
+	if (resolve_jetpack(db, o, rq, notes, err))
 		return -1;
 	strvec_extend(notes, &rq->choice.warnings);
 	for (size_t i = 0; i < rq->choice.n; i++)

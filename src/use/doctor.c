@@ -380,28 +380,85 @@ static void check_nvcc_path(struct doctor_ctx *c, struct doctor_report *r)
 	free(profile_path);
 }
 
-/* The release runs the sysroot's CUDA on its GPUs. An L4T release the
- * table holds unverified is shown as such (a line whose points are not all
- * verified shows none); a CUDA it holds unverified makes the check say so
- * instead of ok. */
+/* A JetPack that runs the CUDA release only through NVIDIA's cuda-compat
+ * package, said without a sysroot. */
+static char *compat_no_sysroot(const struct jetpack_release *jp, struct cuda_version v)
+{
+	char *dir = jetpack_compat_dir(v), *s, b[16];
+
+	s = xasprintf("JetPack %s ships CUDA %s; its boards run CUDA %d.%d only with NVIDIA's "
+		      "cuda-compat package installed on the board (cuda-compat-%d-%d, libcuda.so.* in "
+		      "%s; the redist component %s); no sysroot to say which boards", jp->version,
+		      cuda_version_str(jp->cuda, b, sizeof b), v.major, v.minor, v.major, v.minor,
+		      dir, JETPACK_COMPAT_COMPONENT);
+	free(dir);
+	return s;
+}
+
+/* What the release's boards need beyond the program (cuda-compat), with
+ * whether the sysroot carries it, pushed to parts; how many needs. */
+static size_t jetpack_needs_parts(struct doctor_ctx *c, const struct arch_choice *choice,
+				  struct strvec *parts)
+{
+	struct board_needs needs;
+	struct strvec have = STRVEC_INIT;
+	const struct sysroot_meta *m = &c->sr.meta;
+	size_t n_needs;
+
+	for (size_t i = 0; i < m->n_components; i++)
+		if (m->components[i].name)
+			strvec_push(&have, m->components[i].name);
+	jetpack_board_needs(c->o->jetpacks, c->jp, choice, &needs);
+	for (size_t i = 0; i < needs.n; i++) {
+		const struct board_need *n = &needs.v[i];
+
+		strvec_push(parts, n->why);
+		if (strvec_contains(&have, n->component))
+			strvec_pushf(parts, "the sysroot has the %s component (targets/%s/%s/), "
+				     "which run --device sends along", n->component, m->target_dir,
+				     n->subdir);
+		else
+			strvec_pushf(parts, "the sysroot lacks the %s component: install %s on "
+				     "the board, or make the sysroot again with --components %s",
+				     n->component, n->package ? n->package : "it", n->component);
+	}
+	n_needs = needs.n;
+	board_needs_free(&needs);
+	strvec_free(&have);
+	return n_needs;
+}
+
+/* The release runs the sysroot's CUDA on its GPUs, perhaps only with
+ * cuda-compat on the board (then it "supports" them, and the needs are
+ * said). An L4T release the table holds unverified is shown as such (a
+ * line whose points are not all verified shows none); a CUDA it holds
+ * unverified makes the check say so instead of ok. */
 static void jetpack_ok(struct doctor_ctx *c, struct doctor_report *r, const struct arch_choice *ch,
 		       size_t first_warning)
 {
 	const struct jetpack_release *jp = c->jp;
+	struct strvec parts = STRVEC_INIT, needs = STRVEC_INIT;
 	char *caps = strvec_join(&c->sr.meta.capabilities, ", "), *l4t = NULL, *what, b[32];
+	int skip = ch->warnings.n > first_warning;
+	size_t n_needs = jetpack_needs_parts(c, ch, &needs);
 
 	if (jp->line || !jetpack_unverified(jp, "l4t"))
 		l4t = jetpack_l4t_text(jp);
 	what = xasprintf("JetPack %s (%s%sUbuntu %s)", jp->version, l4t ? l4t : "",
 			 l4t ? ", " : "", jp->ubuntu);
 	cuda_version_str(c->cuda, b, sizeof b);
-	if (ch->warnings.n > first_warning)
-		doctor_add(r, "jetpack", DOCTOR_SKIP,
-		    xasprintf("%s would run CUDA %s on %s by cuda-xcc's table, but: %s", what, b, caps,
-			      ch->warnings.v[ch->warnings.n - 1]), NULL);
+	if (skip)
+		strvec_pushf(&parts, "%s would run CUDA %s on %s by cuda-xcc's table, but: %s", what,
+			     b, caps, ch->warnings.v[ch->warnings.n - 1]);
+	else if (n_needs)
+		strvec_pushf(&parts, "%s supports %s", what, caps);
 	else
-		doctor_add(r, "jetpack", DOCTOR_OK,
-		    xasprintf("%s runs CUDA %s on %s", what, b, caps), NULL);
+		strvec_pushf(&parts, "%s runs CUDA %s on %s", what, b, caps);
+	for (size_t i = 0; i < needs.n; i++)
+		strvec_push(&parts, needs.v[i]);
+	doctor_add(r, "jetpack", skip ? DOCTOR_SKIP : DOCTOR_OK, strvec_join(&parts, "; "), NULL);
+	strvec_free(&parts);
+	strvec_free(&needs);
 	free(what);
 	free(l4t);
 	free(caps);
@@ -446,8 +503,12 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 		else if (jetpack_unverified(c->jp, "cuda") || jetpack_unverified(c->jp, "cuda_reachable"))
 			doctor_add(r, "jetpack", DOCTOR_SKIP,
 			    xasprintf("JetPack %s would run CUDA %s (up to %s) by cuda-xcc's table, "
-				      "but its CUDA there is unverified (no NVIDIA page confirmed it)",
-				      c->jp->version, b, m), NULL);
+				      "but its CUDA there is unverified (no NVIDIA page confirmed it)%s",
+				      c->jp->version, b, m, jetpack_needs_compat(c->jp, c->cuda) ?
+				      "; with that CUDA its boards would need NVIDIA's cuda-compat "
+				      "package installed on the board" : ""), NULL);
+		else if (jetpack_needs_compat(c->jp, c->cuda))
+			doctor_add(r, "jetpack", DOCTOR_OK, compat_no_sysroot(c->jp, c->cuda), NULL);
 		else
 			doctor_add(r, "jetpack", DOCTOR_OK,
 			    xasprintf("JetPack %s runs CUDA %s (up to %s); no sysroot to say which "

@@ -728,6 +728,9 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		plan->jetpack = xstrdup(o->jetpack);
 	else if (opened && s.meta.jetpack)
 		plan->jetpack = xstrdup(s.meta.jetpack);
+	for (size_t i = 0; opened && i < s.meta.n_components; i++)
+		if (s.meta.components[i].name)
+			strvec_push(&plan->components, s.meta.components[i].name);
 	if (driver_gpu_args(o, &u, &li, plan, err))
 		goto out;
 	rc = 0;
@@ -751,6 +754,7 @@ void driver_plan_free(struct driver_plan *plan)
 	free(plan->target_libgcc_s);
 	free(plan->create_command);
 	free(plan->jetpack);
+	strvec_free(&plan->components);
 	strvec_free(&plan->warnings);
 	arch_choice_free(&plan->arch);
 	memset(plan, 0, sizeof *plan);

@@ -41,6 +41,9 @@ struct driver_plan {
 	char *target_libgcc_s;
 	/* The JetPack from --jetpack or the sysroot's sysroot.json, or NULL. */
 	char *jetpack;
+	/* The existing sysroot's components (sysroot.json), what it can ship
+	 * to the board; empty without one. */
+	struct strvec components;
 	/* What the user should know about the --target-fs (links that name no
 	 * file in it), one message each. */
 	struct strvec warnings;
