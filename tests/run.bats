@@ -291,6 +291,58 @@ need_x86_64() {
 	assert_output_contains "cannot prepare a directory on ssh://nobody@127.0.0.1:$port"
 }
 
+# A Jetson sysroot's skeleton for CUDA 12.2 on JetPack 5.1, whose boards run it only with
+# NVIDIA's cuda-compat package; COMPONENTS is sysroot.json's list.
+compat_sysroot() {
+	local dir=$1 comps=$2
+	mkdir -p "$dir/targets/aarch64-linux/lib"
+	cat > "$dir/sysroot.json" <<-EOS
+	{"format": 1, "cuda": "12.2.2", "target": "jetson", "tag": "linux-aarch64",
+	 "target_dir": "aarch64-linux", "capabilities": ["8.7"], "jetpack": "5.1",
+	 "components": [$comps]}
+	EOS
+}
+
+@test "run --device: the board's cuda-compat for the sysroot's CUDA is looked for, used, or sent from the sysroot" {
+	need_x86_64
+	start_sshd
+	d=$(scratch)
+	compat_sysroot "$d/S" ''
+	# The board's CUDA directory, where the device's user can read it.
+	dev=$(mktemp -d "${TMPDIR:-/tmp}/cuda-xcc-devcuda.XXXXXX")
+	chmod 755 "$dev"
+	# Neither the device nor the sysroot has it: said first, and the program still runs.
+	run "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" \
+		--device-cuda "$dev" /usr/bin/env
+	assert_status 0
+	assert_output_contains "cuda-xcc: warning: JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2"
+	assert_output_contains "the device lacks it, and the sysroot has no cuda_compat component: install cuda-compat-12-2 on the board"
+	assert_output_contains "looked for $dev/compat/libcuda.so* on the device"
+	# The device has it: on the program's library path, after the program's own directory.
+	mkdir -p "$dev/compat"
+	: > "$dev/compat/libcuda.so.1"
+	chmod -R a+rX "$dev"
+	run "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S" \
+		--device-cuda "$dev" /usr/bin/env
+	assert_status 0
+	assert_output_contains "the device has it ($dev/compat/libcuda.so*): on the program's library path"
+	echo "$output" | grep -q "^LD_LIBRARY_PATH=/tmp/cuda-xcc-run\.[^:]*:$dev/compat"
+	# Only the sysroot has it: its compat libraries go with the program.
+	rm -rf "$dev/compat"
+	compat_sysroot "$d/S2" '{"name": "cuda_compat", "version": "12.2.1", "side": "target"}'
+	mkdir -p "$d/S2/targets/aarch64-linux/compat"
+	echo 'not a library' > "$d/S2/targets/aarch64-linux/compat/libcuda.so.1.1"
+	ln -s libcuda.so.1.1 "$d/S2/targets/aarch64-linux/compat/libcuda.so.1"
+	run "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" --sysroot "$d/S2" \
+		--device-cuda "$dev" --keep /usr/bin/env
+	assert_status 0
+	assert_output_contains "the device lacks it: the sysroot's cuda_compat goes with the program"
+	kept=$(echo "$output" | sed -n 's/^cuda-xcc: kept \([^ ]*\) on .*/\1/p')
+	[ -f "$kept/libcuda.so.1" ]
+	[ -f "$kept/libcuda.so.1.1" ]
+	rm -rf "$kept" "$dev"
+}
+
 # A program that starts a child of its own, says "pids PID CHILD CWD" and waits forever.
 hang_program() {
 	cat > "$1.c" <<-'EOS'

@@ -13,7 +13,8 @@
 static const char run_usage[] =
 	"Usage: cuda-xcc run [--sysroot DIR] [--target-fs ROOTFS] [--dry-run] PROGRAM [ARGS...]\n"
 	"       cuda-xcc run --device ssh://[user@]host[:port] [--ssh-config FILE] [--keep]\n"
-	"                    [--lib FILE]... [--sysroot DIR] [--target-fs ROOTFS] PROGRAM [ARGS...]\n"
+	"                    [--lib FILE]... [--device-cuda DIR] [--sysroot DIR]\n"
+	"                    [--target-fs ROOTFS] PROGRAM [ARGS...]\n"
 	"\n"
 	"Run a cross-built program. Here: under the qemu for its ELF machine (natively when it\n"
 	"is this machine's), with the loader prefix and library path of the sysroot and the\n"
@@ -31,6 +32,9 @@ static const char run_usage[] =
 	"  --lib FILE         with --device: copy these libraries (repeatable) instead of\n"
 	"                     those the program needs that the device lacks\n"
 	"  --keep             with --device: leave the directory on the device\n"
+	"  --device-cuda DIR  with --device: the board's CUDA directory, whose compat/ holds\n"
+	"                     NVIDIA's cuda-compat libraries when the sysroot's CUDA needs\n"
+	"                     them (default: /usr/local/cuda-X.Y, X.Y the sysroot's)\n"
 	"  --stub-libcuda     put the sysroot's stub libcuda.so on the library path as\n"
 	"                     libcuda.so.1, so driver-API programs start under qemu and\n"
 	"                     fail cleanly (CUDA_ERROR_STUB_LIBRARY): for CI smoke tests\n"
@@ -65,6 +69,11 @@ static int device_status(const struct run_opts *o, const struct run_remote_resul
 	return r->status;
 }
 
+static void say_line(const char *line)
+{
+	fprintf(stderr, "cuda-xcc: %s\n", line);
+}
+
 int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -74,6 +83,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "ssh-config", required_argument, NULL, 'S' },
 		{ "lib", required_argument, NULL, 'l' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "device-cuda", required_argument, NULL, 'U' },
 		{ "stub-libcuda", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -96,6 +106,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'S': o.ssh_config = optarg; break;
 		case 'l': strvec_push(&o.libs, optarg); break;
 		case 'k': o.keep = 1; break;
+		case 'U': o.device_cuda = optarg; break;
 		case 'C': o.stub_libcuda = 1; break;
 		case 'n': dry_run = 1; break;
 		case 'h':
@@ -115,8 +126,9 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 				       "lacks; a device has its own: drop it with --device");
 		goto out;
 	}
-	if (!o.device && (o.keep || o.libs.n || o.ssh_config)) {
-		rc = cmd_usage_error("run", "--keep, --lib and --ssh-config go with --device");
+	if (!o.device && (o.keep || o.libs.n || o.ssh_config || o.device_cuda)) {
+		rc = cmd_usage_error("run", "--keep, --lib, --ssh-config and --device-cuda go with "
+				     "--device");
 		goto out;
 	}
 	if (o.device && dry_run) {
@@ -124,6 +136,7 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	o.argv = argv + optind;
+	o.say = say_line;
 	if (!(db = cmd_gpudb(ctx, &err))) {
 		rc = cmd_report(&err);
 		goto out;

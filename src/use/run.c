@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include <archive.h>
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "base/proc.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
+#include "db/jetpack.h"
 #include "db/request.h"
 #include "elf/autopatch.h"
 #include "elf/devroot.h"
@@ -139,6 +141,67 @@ out:
 	return rc;
 }
 
+/* The sysroot's copy of a compat component: the shared libraries of
+ * targets/<dir>/<subdir>/ (libcuda.so.1 and what it loads), sorted. */
+static void compat_files(const char *sysroot, const char *target_dir, const char *subdir,
+			 struct strvec *files)
+{
+	char *dir = xasprintf("%s/targets/%s/%s", sysroot, target_dir, subdir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strstr(e->d_name, ".so") && e->d_name[0] != '.')
+			strvec_pushf(files, "%s/%s", dir, e->d_name);
+	if (d)
+		closedir(d);
+	if (files->n)
+		strvec_sort(files);
+	free(dir);
+}
+
+/* What the board needs for the sysroot's CUDA and GPUs on its JetPack:
+ * checked on the device by a device run. A sysroot whose GPUs or JetPack
+ * no longer resolve was refused by the opener or is verify's to report. */
+static void plan_compat(const struct gpudb *db, const struct run_opts *o, const struct sysroot *s,
+			struct run_plan *plan)
+{
+	const struct jetpack_release *jp = NULL;
+	struct jetpack_db jdb;
+	struct arch_choice choice;
+	struct board_needs needs;
+	struct cuda_version v;
+	struct xcc_error e2 = { 0 };
+
+	if (!o->device || !s->meta.capabilities.n || cuda_version_parse(s->meta.cuda, &v) ||
+	    jetpack_db_load(&jdb, db, &e2))
+		return;
+	if ((s->meta.jetpack && !(jp = jetpack_find(&jdb, s->meta.jetpack))) ||
+	    flags_resolve(db, s->target, v, &s->meta.capabilities, PTX_NONE, &choice, &e2)) {
+		jetpack_db_free(&jdb);
+		return;
+	}
+	jetpack_board_needs(&jdb, jp, &choice, &needs);
+	plan->compat = xmalloc((needs.n + 1) * sizeof *plan->compat);
+	for (size_t i = 0; i < needs.n; i++) {
+		struct run_compat *c = &plan->compat[plan->n_compat++];
+		const struct board_need *n = &needs.v[i];
+
+		memset(c, 0, sizeof *c);
+		c->component = xstrdup(n->component);
+		c->package = n->package ? xstrdup(n->package) : NULL;
+		c->why = xstrdup(n->why);
+		if (n->dir && o->device_cuda)
+			c->device_dir = xasprintf("%s/compat", o->device_cuda);
+		else if (n->dir)
+			c->device_dir = xstrdup(n->dir);
+		compat_files(plan->sysroot, s->meta.target_dir, n->subdir, &c->files);
+	}
+	board_needs_free(&needs);
+	arch_choice_free(&choice);
+	jetpack_db_free(&jdb);
+}
+
 /* The common part of a local and a remote run: program, machine, sysroot,
  * loader prefix and library dirs. */
 static int plan_target(const struct gpudb *db, const struct run_opts *o, struct run_plan *plan,
@@ -171,6 +234,9 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 			return -1;
 		have_meta = 1;
 		plan->sysroot = xstrdup(sysroot);
+		/* The sysroot's CUDA is the one the board must run, whichever
+		 * program goes there. */
+		plan_compat(db, o, &s, plan);
 		profile = s.target;
 		if (strcmp(profile->machine, plan->machine) != 0)
 			profile = NULL; /* a build-machine tool of the project: the sysroot is not its */
@@ -383,6 +449,14 @@ void run_plan_free(struct run_plan *plan)
 	strvec_free(&plan->lib_dirs);
 	strvec_free(&plan->argv);
 	free(plan->ld_library_path);
+	for (size_t i = 0; i < plan->n_compat; i++) {
+		free(plan->compat[i].component);
+		free(plan->compat[i].package);
+		free(plan->compat[i].device_dir);
+		free(plan->compat[i].why);
+		strvec_free(&plan->compat[i].files);
+	}
+	free(plan->compat);
 	memset(plan, 0, sizeof *plan);
 }
 

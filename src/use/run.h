@@ -17,7 +17,22 @@ struct run_opts {
 	int keep;               /* --keep: leave the files on the device */
 	int stub_libcuda;       /* --stub-libcuda: the sysroot's stub as libcuda.so.1 */
 	struct strvec libs;     /* --lib FILE: copy exactly these, not the computed set */
+	const char *device_cuda; /* --device-cuda: the board's CUDA directory; NULL:
+				  * /usr/local/cuda-X.Y, X.Y the sysroot's */
+	/* Where a device run's notes and warnings go ("note: ..."), or NULL. */
+	void (*say)(const char *line);
 	char *const *argv;      /* PROGRAM ARGS..., NULL-terminated */
+};
+
+/* What the board needs installed beyond the program for the sysroot's
+ * CUDA and GPUs (db/jetpack.h's board needs), and the sysroot's copy. */
+struct run_compat {
+	char *component;     /* "cuda_compat" */
+	char *package;       /* "cuda-compat-12-2", or NULL */
+	char *device_dir;    /* where the board has it ("/usr/local/cuda-12.2/compat"), or
+			      * NULL when not known */
+	char *why;
+	struct strvec files; /* the sysroot's copy of its libraries; may be empty */
 };
 
 /* What was worked out about the program and where it runs. */
@@ -31,6 +46,8 @@ struct run_plan {
 	int native;           /* runs on this machine's own loader */
 	struct strvec argv;   /* local: what to execute */
 	char *ld_library_path; /* local, native: the value to set, or NULL */
+	struct run_compat *compat; /* for a device run */
+	size_t n_compat;
 };
 
 /* The program, its machine, the sysroot, loader prefix and library dirs:

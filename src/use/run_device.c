@@ -403,7 +403,8 @@ static int upload(const struct remote *rm, const struct strvec *paths, const str
  * (ldconfig -p, where JetPack's CUDA and Tegra dirs are listed) or the
  * usual lib dirs. Prints "MARKER dir DIR" first, then "MARKER have NAME"
  * lines: only those lines count, whatever else a login prints. */
-static char *probe_script(const char *marker, const struct strvec *names)
+static char *probe_script(const char *marker, const struct strvec *names,
+			  const struct run_plan *plan)
 {
 	struct strvec s = STRVEC_INIT;
 	char *text;
@@ -426,16 +427,30 @@ static char *probe_script(const char *marker, const struct strvec *names)
 		    "    if [ -e \"$p/$n\" ]; then echo \"$M have $n\"; break; fi\n"
 		    "  done\n"
 		    "done\n");
+	/* NVIDIA's compat libraries where the board's package puts them:
+	 * "MARKER compat DIR" when DIR holds a libcuda.so. */
+	for (size_t i = 0; i < plan->n_compat; i++) {
+		char *q;
+
+		if (!plan->compat[i].device_dir)
+			continue;
+		q = shell_quote(plan->compat[i].device_dir);
+		strvec_pushf(&s, "for f in %s/libcuda.so*; do\n"
+			     "  if [ -e \"$f\" ]; then echo \"$M compat \"%s; break; fi\n"
+			     "done\n", q, q);
+		free(q);
+	}
 	text = strvec_join(&s, "");
 	strvec_free(&s);
 	return text;
 }
 
 /* Make the directory on the device; the names it has into *has. */
-static int probe_device(struct remote *rm, const struct strvec *names, struct strvec *has,
+static int probe_device(struct remote *rm, const struct strvec *names,
+			const struct run_plan *plan, struct strvec *has, struct strvec *compat,
 			struct xcc_error *err)
 {
-	char *script = probe_script(rm->marker, names), *answer = NULL, *line, *save = NULL;
+	char *script = probe_script(rm->marker, names, plan), *answer = NULL, *line, *save = NULL;
 	size_t m = strlen(rm->marker);
 	int status = ssh_command(rm, script, &answer, err), rc = -1;
 
@@ -450,6 +465,8 @@ static int probe_device(struct remote *rm, const struct strvec *names, struct st
 			rm->dir = xstrdup(line + 4);
 		else if (strncmp(line, "have ", 5) == 0)
 			strvec_push(has, line + 5);
+		else if (strncmp(line, "compat ", 7) == 0)
+			strvec_push(compat, line + 7);
 	}
 	if (status < 0)
 		goto out;
@@ -529,14 +546,26 @@ static char *args_script(char *const *argv)
  * remove the directory and to end with "MARKER status N" on stderr, which
  * is how the program's own 255 is told from ssh's.
  */
-static char *run_command(const struct remote *rm, const char *prog_name)
+static char *run_command(const struct remote *rm, const char *prog_name,
+			 const struct strvec *lib_dirs)
 {
 	static const char inner[] =
 		"echo $$ > .pgid || exit 127; if [ -e .stop ]; then exit 143; fi; "
 		". ./.args && exec \"$0\" \"$@\"";
 	char *qdir = shell_quote(rm->dir), *qprog = shell_quote(prog_name),
-	     *qinner = shell_quote(inner), *command;
+	     *qinner = shell_quote(inner), *command, *qextra = NULL;
+	struct strvec path = STRVEC_INIT;
 
+	/* The device's own directories after the program's (compat libraries). */
+	strvec_push(&path, rm->dir);
+	strvec_extend(&path, lib_dirs);
+	{
+		char *joined = strvec_join(&path, ":");
+
+		qextra = shell_quote(joined);
+		free(joined);
+	}
+	strvec_free(&path);
 	/* shell_quote may quote: "./'a b'" is still one word. */
 	command = xasprintf("cd %s || exit 127; "
 			    "LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; "
@@ -544,11 +573,12 @@ static char *run_command(const struct remote *rm, const char *prog_name)
 			    "if command -v setsid >/dev/null 2>&1; then s=setsid; fi; "
 			    "$s sh -c %s ./%s; st=$?; rm -f .pgid; %s%s%s"
 			    "printf '%%s status %%d\\n' %s \"$st\" >&2; exit \"$st\"",
-			    qdir, qdir, qinner, qprog, rm->o->keep ? "" : "cd / && rm -rf ",
+			    qdir, qextra, qinner, qprog, rm->o->keep ? "" : "cd / && rm -rf ",
 			    rm->o->keep ? "" : qdir, rm->o->keep ? "" : "; ", rm->marker);
 	free(qdir);
 	free(qprog);
 	free(qinner);
+	free(qextra);
 	return command;
 }
 
@@ -743,12 +773,65 @@ static void pick_files(const struct run_plan *plan, const struct strvec *names,
 	}
 }
 
+static void say(const struct run_opts *o, char *line)
+{
+	if (o->say)
+		o->say(line);
+	free(line);
+}
+
+/*
+ * What the board needs beyond the program (NVIDIA's cuda-compat for a
+ * JetPack that ships an older CUDA): the device's own copy goes on the
+ * library path after the program's directory; without one the sysroot's
+ * goes with the program; without either the run goes ahead (the program
+ * may fail to initialize CUDA), said first.
+ */
+static void pick_compat(const struct run_opts *o, const struct run_plan *plan,
+			const struct strvec *device_has, struct strvec *lib_dirs,
+			struct strvec *send_names, struct strvec *send_paths)
+{
+	for (size_t i = 0; i < plan->n_compat; i++) {
+		const struct run_compat *c = &plan->compat[i];
+
+		if (c->device_dir && strvec_contains(device_has, c->device_dir)) {
+			strvec_push(lib_dirs, c->device_dir);
+			say(o, xasprintf("note: %s; the device has it (%s/libcuda.so*): on the "
+					 "program's library path", c->why, c->device_dir));
+		} else if (c->files.n) {
+			for (size_t k = 0; k < c->files.n; k++) {
+				const char *name = file_base_name(c->files.v[k]);
+
+				if (strvec_contains(send_names, name))
+					continue;
+				strvec_push(send_names, name);
+				strvec_push(send_paths, c->files.v[k]);
+			}
+			say(o, xasprintf("note: %s; %s: the sysroot's %s goes with the program",
+					 c->why, c->device_dir ? "the device lacks it" :
+					 "whether the device has it is not known", c->component));
+		} else {
+			say(o, xasprintf("warning: %s; %s, and the sysroot has no %s component: "
+					 "install %s on the board, or make the sysroot again with "
+					 "--components %s (run --device then sends it)", c->why,
+					 c->device_dir ? "the device lacks it" :
+					 "whether the device has it is not known", c->component,
+					 c->package ? c->package : "it", c->component));
+			if (c->device_dir)
+				say(o, xasprintf("note: looked for %s/libcuda.so* on the device "
+						 "(--device-cuda DIR names another CUDA directory)",
+						 c->device_dir));
+		}
+	}
+}
+
 int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	       struct run_remote_result *r, struct xcc_error *err)
 {
 	struct remote rm = { .o = o };
 	struct strvec names = STRVEC_INIT, paths = STRVEC_INIT, has = STRVEC_INIT,
-		      send_names = STRVEC_INIT, send_paths = STRVEC_INIT, none = STRVEC_INIT;
+		      send_names = STRVEC_INIT, send_paths = STRVEC_INIT, none = STRVEC_INIT,
+		      compat_has = STRVEC_INIT, lib_dirs = STRVEC_INIT;
 	struct sigaction old[N_CAUGHT];
 	char *args = NULL, *command = NULL;
 	int record, status, rc = -1;
@@ -760,14 +843,15 @@ int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	if (check_arguments(o->argv, err) || make_marker(rm.marker, sizeof rm.marker, err) ||
 	    wanted_libraries(o, plan, &names, &paths, err))
 		goto out;
-	if (probe_device(&rm, o->libs.n ? &none : &names, &has, err))
+	if (probe_device(&rm, o->libs.n ? &none : &names, plan, &has, &compat_has, err))
 		goto stop;
 	pick_files(plan, &names, &paths, &has, &send_names, &send_paths);
+	pick_compat(o, plan, &compat_has, &lib_dirs, &send_names, &send_paths);
 	args = args_script(o->argv);
 	if (upload(&rm, &send_paths, &send_names, args, err))
 		goto stop;
 	strvec_extend(&r->copied, &send_names);
-	command = run_command(&rm, file_base_name(plan->program));
+	command = run_command(&rm, file_base_name(plan->program), &lib_dirs);
 	status = run_program(&rm, command, &record, err);
 	if (status < 0)
 		goto stop;
@@ -796,6 +880,8 @@ out:
 	strvec_free(&has);
 	strvec_free(&send_names);
 	strvec_free(&send_paths);
+	strvec_free(&compat_has);
+	strvec_free(&lib_dirs);
 	free(args);
 	free(command);
 	return rc;
