@@ -114,6 +114,49 @@ mirror_copy() {
 	[ "$(machine_of "$D/targets/sbsa-linux/compat_orin/libcuda.so.1")" = AArch64 ]
 	grep -q 'SYSTEM_INCLUDES.*include/cccl' "$D/bin/nvcc.profile"
 	grep -q '"cuda_compat_orin"' "$D/sysroot.json"
+	# The sysroot has what the board needs: the driver does not say it on every compile.
+	echo '__global__ void k() {}' > "$BATS_TEST_TMPDIR/k.cu"
+	run xcc --sysroot "$D" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	run xcc sysroot info "$D"
+	assert_output_contains "board needs    cuda_compat_orin: with CUDA 13.2 these GPUs run only with NVIDIA's compat libraries for them installed on the board"
+	assert_output_contains "in the sysroot (targets/sbsa-linux/compat_orin/)"
+}
+
+@test "sysroot: JetPack 5.1 with CUDA 12.2: create offers cuda_compat and unpacks it into compat/; info and the driver say what the board needs" {
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$BATS_TEST_TMPDIR/m122" --cuda 12.2.2 --tags linux-aarch64 --compat >/dev/null
+	local m=$BATS_TEST_TMPDIR/m122/redistrib_12.2.2.json
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.2 --jetpack 5.1 --from "$m" --dest "$D" --progress never
+	assert_status 0
+	assert_output_contains "note: JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2, libcuda.so.* in /usr/local/cuda-12.2/compat); --components cuda_compat puts it in the sysroot (targets/aarch64-linux/compat/)"
+	[ ! -e "$D/targets/aarch64-linux/compat" ]
+	run xcc sysroot info "$D"
+	assert_status 0
+	assert_output_contains "board needs    cuda-compat-12-2: JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package"
+	assert_output_contains "not in the sysroot: install cuda-compat-12-2 on the board, or make the sysroot again with --components cuda_compat"
+	echo '__global__ void k() {}' > "$BATS_TEST_TMPDIR/k.cu"
+	run xcc --sysroot "$D" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	assert_output_contains "note: JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package"
+	assert_output_contains "this sysroot lacks the cuda_compat component"
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.2 --jetpack 5.1 --from "$m" --dest "$D.2" \
+		--progress never --components cuda_compat
+	assert_status 0
+	[[ "$output" != *"cuda-compat"* ]]
+	[ "$(machine_of "$D.2/targets/aarch64-linux/compat/libcuda.so.1.1")" = AArch64 ]
+	[ "$(readlink "$D.2/targets/aarch64-linux/compat/libcuda.so.1")" = libcuda.so.1.1 ]
+	[ -f "$D.2/licenses/cuda_compat/LICENSE" ]
+	run xcc sysroot info "$D.2"
+	assert_output_contains "board needs    cuda-compat-12-2: JetPack 5.1's boards"
+	assert_output_contains "in the sysroot (targets/aarch64-linux/compat/), for run --device and the runtime packages to ship"
+	run xcc sysroot info --json "$D.2"
+	assert_status 0
+	run python3 -c 'import json,sys; b=json.loads(sys.argv[1])["board_needs"]; print(len(b), b[0]["component"], b[0]["package"], b[0]["device_dir"], b[0]["in_sysroot"])' "$output"
+	assert_output_equals "1 cuda_compat cuda-compat-12-2 /usr/local/cuda-12.2/compat True"
+	run xcc --sysroot "$D.2" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	[[ "$output" != *"compat"* ]]
 }
 
 @test "sysroot: --dry-run prints the plan and creates nothing" {

@@ -506,7 +506,6 @@ void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_relea
 			 const struct arch_choice *c, struct board_needs *out)
 {
 	struct strvec needs = STRVEC_INIT, plain = STRVEC_INIT;
-	char b[16];
 
 	memset(out, 0, sizeof *out);
 	jetpack_compat_releases(db, jp, c, &needs, &plain);
@@ -525,9 +524,9 @@ void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_relea
 		struct board_need *n = add_need(out, c->extra_components.v[i]);
 
 		n->planned = 1;
-		n->why = xasprintf("with CUDA %s these GPUs run only with NVIDIA's compat libraries "
-				   "for them installed on the board (the %s component %s)",
-				   cuda_version_str(c->cuda, b, sizeof b), c->tag, n->component);
+		n->why = xasprintf("with CUDA %d.%d these GPUs run only with NVIDIA's compat "
+				   "libraries for them installed on the board (the %s component %s)",
+				   c->cuda.major, c->cuda.minor, c->tag, n->component);
 	}
 	strvec_free(&needs);
 	strvec_free(&plain);

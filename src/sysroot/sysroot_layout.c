@@ -234,6 +234,13 @@ char *sysroot_layout_summary(const struct plan *p, const struct plan_archive *a)
 			strvec_push(&d, s);
 		free(s);
 	}
+	/* NVIDIA's compat libraries (cuda_compat: compat/, cuda_compat_orin:
+	 * compat_orin/) are all such an archive holds. */
+	s = strncmp(a->component, "cuda_compat", 11) == 0 ?
+		top_destination(p, a, a->component + 5, strlen(a->component + 5)) : NULL;
+	if (s)
+		strvec_push(&d, s);
+	free(s);
 	if ((s = license_destination(a)))
 		strvec_push(&d, s);
 	free(s);
