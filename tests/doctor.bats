@@ -368,6 +368,11 @@ fake_tool() {
 	run "$CUDA_XCC" doctor --jetpack 6.0 --cuda 13.0
 	assert_status 1
 	[[ "$(line_of jetpack)" == "FAIL "*"JetPack 6.0 runs CUDA up to 12.9, not 13.0"* ]]
+	# JetPack 5.1 ships CUDA 11.4: 12.2 runs there only with NVIDIA's cuda-compat.
+	run "$CUDA_XCC" doctor --jetpack 5.1 --cuda 12.2 --target jetson
+	l=$(line_of jetpack)
+	[[ "$l" == "ok "*"JetPack 5.1 ships CUDA 11.4; its boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2, libcuda.so.* in /usr/local/cuda-12.2/compat; the redist component cuda_compat)"* ]]
+	[[ "$l" != *"runs CUDA 12.2 "* ]]
 	run "$CUDA_XCC" doctor --json --sysroot "$SR" --jetpack 6.1
 	echo "$output" | python3 -c 'import json,sys; c={x["check"]: x["status"] for x in json.load(sys.stdin)["checks"]}; assert c["jetpack"] == "ok", c'
 }

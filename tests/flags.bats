@@ -57,6 +57,40 @@ load lib/common
 	assert_output_contains '"tag":	"linux-sbsa"'
 }
 
+@test "flags: Orin on 13.2 needs its compat libraries on the board, not only in the sysroot" {
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87
+	assert_status 0
+	assert_output_contains "note: with CUDA 13.2 these GPUs run only with NVIDIA's compat libraries for them installed on the board (the linux-sbsa component cuda_compat_orin); 'cuda-xcc sysroot create' puts it in the sysroot (targets/sbsa-linux/compat_orin/), for run --device"
+	[[ "$output" != *"component in the sysroot"* ]]
+	# Only the tag is asked for: nothing else is said.
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --print-tag
+	assert_output_equals linux-sbsa
+}
+
+@test "flags: a JetPack that ships an older CUDA runs the newer one only with cuda-compat on the board" {
+	run xcc flags --target jetson --jetpack 5.1 --cuda 12.2 -arch sm_87
+	assert_status 0
+	assert_output_contains "note: JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2, libcuda.so.* in /usr/local/cuda-12.2/compat); 'cuda-xcc sysroot create ... --components cuda_compat' puts it in the sysroot (targets/aarch64-linux/compat/)"
+	# JSON on stdout, the note on stderr: both in $output.
+	run xcc flags --target jetson --jetpack 5.1 --cuda 12.2 -arch sm_87 --format json
+	assert_status 0
+	run python3 -c 'import json,sys; t=sys.argv[1]; o=json.loads(t[t.index("{"):t.rindex("}") + 1]); b=o["board_needs"]; print(len(b), b[0]["component"], b[0]["package"], b[0]["device_dir"])' "$output"
+	assert_output_equals "1 cuda_compat cuda-compat-12-2 /usr/local/cuda-12.2/compat"
+	# JetPack 6.1 ships 12.6: nothing to add; 12.8 needs the package again.
+	run xcc flags --target jetson --jetpack 6.1 --cuda 12.6 -arch sm_87
+	assert_status 0
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+	run xcc flags --target jetson --jetpack 6.1 --cuda 12.8 -arch sm_87
+	assert_status 0
+	assert_output_contains "JetPack 6.1's boards run CUDA 12.8 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-8"
+	# Without --jetpack it is said only when every JetPack for these boards needs it:
+	# Xavier (7.2) and Orin together on 12.2 are JetPack 5.1's alone.
+	run xcc flags --target jetson --cuda 12.2 -arch sm_87
+	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
+	run xcc flags --target jetson --cuda 12.2 -arch sm_72,sm_87
+	assert_output_contains "JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package"
+}
+
 @test "flags: Orin on 13.0 and 13.1 is refused with the versions that work" {
 	for v in 13.0 13.1; do
 		run xcc flags --target jetson --cuda $v -arch sm_87
