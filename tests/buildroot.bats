@@ -198,6 +198,22 @@ defaults_pass() {
 	assert_output_contains '-DCUDAToolkit_TARGET_DIR='"$out"'/host/share/cuda-xcc/sysroot/targets/$(cat '"$out"'/host/share/cuda-xcc/target-dir)'
 }
 
+@test "buildroot: with the cuda_compat component the runtime installs NVIDIA's compat libraries where the board's cuda-compat package would" {
+	need_buildroot
+	out=$BATS_TEST_TMPDIR/out
+	reconfigure 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas cuda_compat"' >/dev/null
+	run make -C "$out" -s --no-print-directory printvars VARS="CUDA_XCC_RUNTIME_COMPAT_DIR CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS"
+	assert_status 0
+	grep -qx 'CUDA_XCC_RUNTIME_COMPAT_DIR=/usr/local/cuda-12.9/compat' <<<"$output"
+	assert_output_contains "/compat/. $out/target/usr/local/cuda-12.9/compat/"
+	# Without it nothing goes there.
+	rm -rf "$out"
+	reconfigure 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas"' >/dev/null
+	run make -C "$out" -s --no-print-directory printvars VARS="CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS"
+	assert_status 0
+	[[ "$output" != *"/usr/local/cuda-"* ]]
+}
+
 @test "buildroot: utils/check-package finds nothing in the BR2_EXTERNAL tree" {
 	need_buildroot
 	# the distribution's python3 (apt-get install python3-magic python3-flake8)

@@ -387,6 +387,23 @@ sim_app() {
 	assert_output_contains "/usr/lib/libcublas.so.12.1 libcublas"
 	assert_output_contains "/usr/lib/libnvToolsExt.so.1 cuda-nvtx"
 	assert_output_contains "/usr/share/licenses/cuda-xcc-sysroot/cuda_cudart-LICENSE cuda-xcc-sysroot"
+	# the cuda_compat component (compat/, as its archive holds it) goes where
+	# the board's own cuda-compat package puts it, in the package cuda-compat
+	[ ! -e "$d/usr/local/cuda-12.6" ]
+	mkdir -p "$sr/targets/sbsa-linux/compat"
+	cp "$sr/targets/sbsa-linux/lib/libcudart.so.12.0.1" "$sr/targets/sbsa-linux/compat/libcuda.so.1.1"
+	ln -s libcuda.so.1.1 "$sr/targets/sbsa-linux/compat/libcuda.so.1"
+	rm -rf "$d"
+	mkdir -p "$d"
+	sim_task do_install "$(sim_var B)"
+	assert_status 0
+	[ "$(readlink "$d/usr/local/cuda-12.6/compat/libcuda.so.1")" = libcuda.so.1.1 ]
+	cmp "$sr/targets/sbsa-linux/compat/libcuda.so.1.1" "$d/usr/local/cuda-12.6/compat/libcuda.so.1.1"
+	rm -rf "$sr/targets/sbsa-linux/compat"
+	sysroot_append 'CUDA_XCC_COMPONENTS:append:pn-cuda-xcc-sysroot = " cuda_compat"'
+	bb -e cuda-xcc-sysroot
+	assert_status 0
+	echo "$output" | grep -qxF 'FILES:cuda-compat="/usr/local/cuda-12.6/compat"'
 }
 
 @test "yocto: two applications set up against the one staged sysroot: nvcc script, validated CMake cache, Meson cross file" {

@@ -65,6 +65,35 @@ static void point_releases(const struct gpudb *gdb)
 	jetpack_db_free(&jdb);
 }
 
+/* cuda_compat_from (issue 30 §3): a point release has its line's. */
+static void compat_from(const struct gpudb *gdb)
+{
+	struct jetpack_db jdb;
+	struct xcc_error err = { 0 };
+	const struct jetpack_release *jp, *j6, *j50, *j512;
+	struct cuda_version v114 = { 11, 4, 0 }, v118 = { 11, 8, 0 }, v122 = { 12, 2, 0 },
+			    v126 = { 12, 6, 0 }, v128 = { 12, 8, 0 };
+
+	if (jetpack_db_load(&jdb, gdb, &err)) {
+		ok(0, "the JetPack table loads (%s)", err.msg);
+		return;
+	}
+	jp = jetpack_find(&jdb, "5.1");
+	j6 = jetpack_find(&jdb, "6.1");
+	j50 = jetpack_find(&jdb, "5.0");
+	j512 = jetpack_find(&jdb, "5.1.2");
+	ok(jp && !jetpack_needs_compat(jp, v114) && jetpack_needs_compat(jp, v118) &&
+	   jetpack_needs_compat(jp, v122) && !jetpack_needs_compat(jp, v126),
+	   "JetPack 5.1 runs 11.8-12.2 through cuda-compat, 11.4 as shipped");
+	ok(j6 && !jetpack_needs_compat(j6, v126) && jetpack_needs_compat(j6, v128),
+	   "JetPack 6.1 runs 12.6 as shipped, 12.8 through cuda-compat");
+	ok(j50 && !jetpack_needs_compat(j50, v114) && jetpack_needs_compat(j50, v118) &&
+	   jetpack_needs_compat(j50, v122), "JetPack 5.0 runs 11.8-12.2 through cuda-compat");
+	ok(j512 && j512->line && !jetpack_needs_compat(j512, v114) &&
+	   jetpack_needs_compat(j512, v122), "the point release 5.1.2 has its line's cuda_compat_from");
+	jetpack_db_free(&jdb);
+}
+
 int main(void)
 {
 	struct gpudb gdb;
@@ -101,6 +130,13 @@ int main(void)
 				"\"ubuntu\": \"20.04\", \"unverified\": [\"l4\"], \"source\": \"x\"}"),
 		"unverified names no field of the entry: \"l4\"", "an unverified field that is none");
 	point_releases(&gdb);
+	/* RELEASE ships 11.4 and reaches nothing newer. */
+	refused(&gdb, RELEASE(", \"cuda_compat_from\": \"11.8\"", "[\"8.7\"]"),
+		"cuda_compat_from 11.8 must be above the CUDA it ships and not above cuda_reachable",
+		"cuda-compat for a CUDA the release never reaches");
+	refused(&gdb, RELEASE(", \"cuda_compat_from\": 11.8", "[\"8.7\"]"),
+		"cuda_compat_from must be a CUDA version or null", "a cuda_compat_from that is no string");
+	compat_from(&gdb);
 	gpudb_free(&gdb);
 	return done_testing();
 }

@@ -114,13 +114,24 @@ define CUDA_XCC_RUNTIME_BUILD_CMDS
 	ls $(CUDA_XCC_RUNTIME_SYSROOT)/targets > $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE)
 endef
 
+# Where NVIDIA's cuda-compat package puts its libraries on a board
+# (/usr/local/cuda-X.Y/compat), for the cuda_compat component.
+CUDA_XCC_RUNTIME_VERSION_WORDS = $(subst ., ,$(CUDA_XCC_RUNTIME_VERSION))
+CUDA_XCC_RUNTIME_COMPAT_DIR = /usr/local/cuda-$(word 1,$(CUDA_XCC_RUNTIME_VERSION_WORDS)).$(word 2,$(CUDA_XCC_RUNTIME_VERSION_WORDS))/compat
+
 # Programs linked with -cudart shared (CMake's CUDA::cudart) need it on
-# the device; the driver itself comes with the board's BSP.
+# the device; the driver itself comes with the board's BSP. With the
+# cuda_compat component (a JetPack that ships an older CUDA than this one),
+# NVIDIA's compat libraries go where the board's own package would put them.
 define CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
 	mkdir -p $(TARGET_DIR)/usr/lib
 	cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
 	$(foreach c,$(filter lib%,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
 		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/$(c)*.so.* $(TARGET_DIR)/usr/lib/
+	)
+	$(if $(filter cuda_compat,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
+		mkdir -p $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)
+		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/compat/. $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)/
 	)
 endef
 

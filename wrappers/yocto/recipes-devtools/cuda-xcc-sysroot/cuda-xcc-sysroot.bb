@@ -71,6 +71,11 @@ do_install() {
         [ -e "$f" ] || continue
         cp -P "$f" ${D}${libdir}/
     done
+    compat=$(dirname $lib)/compat
+    if [ -d "$compat" ]; then
+        install -d ${D}${CUDA_XCC_COMPAT_DIR}
+        cp -P "$compat"/* ${D}${CUDA_XCC_COMPAT_DIR}/
+    fi
     # The target side's terms only: licenses/<component>-host/ are those
     # of the x86_64 tools (nvcc), which never reach the image.
     for f in ${CUDA_XCC_SYSROOT_BUILD}/licenses/*/*; do
@@ -110,6 +115,12 @@ CUDA_XCC_COMPONENT_LIBS[libcublas] = "libcublas.so.* libcublasLt.so.* libnvblas.
 CUDA_XCC_COMPONENT_LIBS[libnvjitlink] = "libnvJitLink.so.*"
 CUDA_XCC_COMPONENT_LIBS[cuda_opencl] = "libOpenCL.so.*"
 CUDA_XCC_COMPONENT_LIBS[cuda_cupti] = "libcupti.so.* libnvperf_host.so* libnvperf_target.so* libpcsamplingutil.so*"
+# The cuda_compat component (a JetPack that ships an older CUDA than this
+# one runs it only with NVIDIA's cuda-compat on the board): its libraries
+# where the board's own cuda-compat package puts them, not in libdir.
+CUDA_XCC_COMPAT_DIR ??= "/usr/local/cuda-${@'.'.join(d.getVar('CUDA_XCC_CUDA_VERSION').split('.')[:2])}/compat"
+# each component's files, where they are not libraries in libdir
+CUDA_XCC_COMPONENT_FILES[cuda_compat] = "${CUDA_XCC_COMPAT_DIR}"
 
 def cuda_xcc_components(d):
     words = (d.getVar("CUDA_XCC_BASE_COMPONENTS") + " " +
@@ -144,7 +155,8 @@ python () {
         pkg = c.replace("_", "-").lower()
         stem = c[len("cuda_"):] if c.startswith("cuda_") else c[len("lib"):] if c.startswith("lib") else c
         libs = d.getVarFlag("CUDA_XCC_COMPONENT_LIBS", c) or "lib%s*.so.*" % stem
-        d.setVar("FILES:" + pkg, " ".join("%s/%s" % (libdir, l) for l in libs.split()))
+        files = d.getVarFlag("CUDA_XCC_COMPONENT_FILES", c)
+        d.setVar("FILES:" + pkg, files or " ".join("%s/%s" % (libdir, l) for l in libs.split()))
         d.setVar("SUMMARY:" + pkg, "CUDA runtime libraries of %s, from the cuda-xcc sysroot" % c)
         d.appendVar("RDEPENDS:" + pkg, " ${PN}")
         # prebuilt: NVIDIA links them as it does
