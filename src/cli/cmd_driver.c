@@ -48,8 +48,10 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
 	for (size_t i = 0; i < plan.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.warnings.v[i]);
-	/* Said once per build would do; said on every compile only while the
-	 * sysroot lacks what the board needs (a new sysroot gets the GPUs' own). */
+	/* What the board needs beyond the program, only while the sysroot
+	 * lacks it: a note on every compile that the sysroot already answers
+	 * would be noise. A missing sysroot's create command brings the GPUs'
+	 * own components. */
 	if (plan.sysroot_exists) {
 		struct board_needs needs;
 
