@@ -373,6 +373,11 @@ fake_tool() {
 	l=$(line_of jetpack)
 	[[ "$l" == "ok "*"JetPack 5.1 ships CUDA 11.4; its boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2, libcuda.so.* in /usr/local/cuda-12.2/compat; the redist component cuda_compat)"* ]]
 	[[ "$l" != *"runs CUDA 12.2 "* ]]
+	# 6.2.1's CUDA is unverified: skip, never ok, and the cuda-compat need is still said.
+	run "$CUDA_XCC" doctor --jetpack 6.2.1 --cuda 12.8 --target jetson
+	l=$(line_of jetpack)
+	[[ "$l" == "skip "*"JetPack 6.2.1 would run CUDA 12.8 (up to 12.9) by cuda-xcc's table, but its CUDA there is unverified"* ]]
+	[[ "$l" == *"with that CUDA its boards would need NVIDIA's cuda-compat package installed on the board"* ]]
 	run "$CUDA_XCC" doctor --json --sysroot "$SR" --jetpack 6.1
 	echo "$output" | python3 -c 'import json,sys; c={x["check"]: x["status"] for x in json.load(sys.stdin)["checks"]}; assert c["jetpack"] == "ok", c'
 }

@@ -84,11 +84,11 @@ load lib/common
 	assert_status 0
 	assert_output_contains "JetPack 6.1's boards run CUDA 12.8 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-8"
 	# Without --jetpack it is said only when every JetPack for these boards needs it:
-	# Xavier (7.2) and Orin together on 12.2 are JetPack 5.1's alone.
+	# Xavier (7.2) and Orin together on 12.2 are JetPack 5.0's and 5.1's alone.
 	run xcc flags --target jetson --cuda 12.2 -arch sm_87
 	assert_output_equals "-gencode=arch=compute_87,code=sm_87"
 	run xcc flags --target jetson --cuda 12.2 -arch sm_72,sm_87
-	assert_output_contains "JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package"
+	assert_output_contains "JetPack 5.0's and 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package"
 }
 
 @test "flags: Orin on 13.0 and 13.1 is refused with the versions that work" {

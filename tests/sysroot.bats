@@ -157,6 +157,15 @@ mirror_copy() {
 	run xcc --sysroot "$D.2" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
 	assert_status 0
 	[[ "$output" != *"compat"* ]]
+	# doctor's jetpack line: the release as tables shows it (a line of unverified
+	# L4T releases shows none; a point its own) and what the board needs.
+	l=$(xcc doctor --sysroot "$D" | awk '$2 == "jetpack"' || true)
+	[[ "$l" == "ok "*"JetPack 5.1 (Ubuntu 20.04) supports 8.7; JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board"* ]]
+	[[ "$l" == *"the sysroot lacks the cuda_compat component: install cuda-compat-12-2 on the board"* ]]
+	[[ "$l" != *"runs CUDA 12.2"* ]]
+	l=$(xcc doctor --sysroot "$D.2" --jetpack 5.1.2 | awk '$2 == "jetpack"' || true)
+	[[ "$l" == "ok "*"JetPack 5.1.2 (L4T 35.4.1, Ubuntu 20.04) supports 8.7; JetPack 5.1.2's boards run CUDA 12.2 only with"* ]]
+	[[ "$l" == *"the sysroot has the cuda_compat component (targets/aarch64-linux/compat/)"* ]]
 }
 
 @test "sysroot: --dry-run prints the plan and creates nothing" {

@@ -502,6 +502,21 @@ static struct board_need *add_need(struct board_needs *b, const char *component)
 	return n;
 }
 
+/* "5.1's", "5.0's and 5.1's": the releases whose boards need something. */
+static char *owners(const struct strvec *v)
+{
+	struct strvec o = STRVEC_INIT;
+	char *s, *last;
+
+	for (size_t i = 0; i + 1 < v->n; i++)
+		strvec_pushf(&o, "%s's", v->v[i]);
+	s = strvec_join(&o, ", ");
+	last = xasprintf("%s%s%s's", s, o.n ? " and " : "", v->v[v->n - 1]);
+	free(s);
+	strvec_free(&o);
+	return last;
+}
+
 void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
 			 const struct arch_choice *c, struct board_needs *out)
 {
@@ -511,11 +526,11 @@ void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_relea
 	jetpack_compat_releases(db, jp, c, &needs, &plain);
 	if (needs.n && !plain.n) {
 		struct board_need *n = add_need(out, JETPACK_COMPAT_COMPONENT);
-		char *list = strvec_join(&needs, ", ");
+		char *list = owners(&needs);
 
 		n->package = xasprintf("cuda-compat-%d-%d", c->cuda.major, c->cuda.minor);
 		n->dir = jetpack_compat_dir(c->cuda);
-		n->why = xasprintf("JetPack %s's boards run CUDA %d.%d only with NVIDIA's "
+		n->why = xasprintf("JetPack %s boards run CUDA %d.%d only with NVIDIA's "
 				   "cuda-compat package installed on the board (%s, libcuda.so.* "
 				   "in %s)", list, c->cuda.major, c->cuda.minor, n->package, n->dir);
 		free(list);
