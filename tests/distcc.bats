@@ -11,13 +11,7 @@ load lib/e2e
 deb_cache() { cuda118_cache; }
 debs() { cuda118_debs; }
 
-setup_file() {
-	e2e_make_sysroot "CUDA 11.8" "${XCC_E2E_SYSROOT:-}" 3 "scripts/fetch-debian-cuda.sh" --target sbsa --cuda 11.8
-}
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+setup_file() { e2e_make_cuda118_sysroot; }
 
 # One distccd on 127.0.0.1:$1, its log (--log-stderr: a daemon started as root changes
 # to the distccd user, which could not open a log file of ours) in $DISTCC_LOGS/$1.log.

@@ -15,7 +15,7 @@ debs() { cuda118_debs; }
 
 setup_file() {
 	# One sysroot for the whole file: making it means decompressing 667 MB of xz.
-	e2e_make_sysroot "CUDA 11.8" "${XCC_E2E_SYSROOT:-}" 3 "scripts/fetch-debian-cuda.sh" --target sbsa --cuda 11.8
+	e2e_make_cuda118_sysroot
 }
 
 # The sysroot in $S, or skip (no packages) or fail (they are there but create failed).

@@ -21,6 +21,11 @@ scratch() {
 	echo "$BATS_TEST_TMPDIR/s"
 }
 
+# A free TCP port on 127.0.0.1, for a server a test starts.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 assert_status() {
 	if [ "$status" -ne "$1" ]; then
 		echo "expected exit status $1, got $status; output:" >&2

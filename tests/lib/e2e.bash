@@ -26,6 +26,12 @@ e2e_make_sysroot() {
 	fi
 }
 
+# The whole CUDA 11.8 sysroot (cuda118_debs, XCC_E2E_SYSROOT=DIR reuses one) of
+# tests/e2e.bats and of the files that need only a real nvcc 11.8.
+e2e_make_cuda118_sysroot() {
+	e2e_make_sysroot "CUDA 11.8" "${XCC_E2E_SYSROOT:-}" 3 "scripts/fetch-debian-cuda.sh" --target sbsa --cuda 11.8
+}
+
 # What a setup_file recorded in state file $1 ("ok VALUE", "skip WHY" or
 # "fail WHY"): VALUE in $E2E_VALUE, or the test skipped, or failed.
 e2e_state_take() {
