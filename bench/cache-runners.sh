@@ -15,6 +15,7 @@ set -euo pipefail
 sysroot=$(realpath "$1")
 bin=$(realpath "${2:-${CUDA_XCC:-src/cuda-xcc}}")
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/cuda-project.sh"
 ncu=${NCU:-7}
 for tool in ccache redis-server redis-cli cmake python3; do
 	command -v "$tool" >/dev/null || { echo "cache-runners.sh: needs $tool" >&2; exit 2; }
@@ -29,40 +30,12 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 
-project() {
-	local d=$1 i
-	mkdir -p "$d"
-	{
-		echo 'cmake_minimum_required(VERSION 3.21)'
-		echo 'project(bench LANGUAGES C CXX CUDA)'
-		echo 'find_package(CUDAToolkit REQUIRED)'
-		printf 'add_executable(bench main.cpp util.c'
-		for ((i = 0; i < ncu; i++)); do printf ' k%d.cu' "$i"; done
-		echo ')'
-		echo 'target_link_libraries(bench PRIVATE CUDA::cudart_static)'
-	} > "$d/CMakeLists.txt"
-	for ((i = 0; i < ncu; i++)); do
-		cat > "$d/k$i.cu" <<EOF
-#include <cuda_runtime.h>
-__global__ void k$i(float *x, float a, int n)
-{
-	int j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j < n)
-		x[j] = x[j] * a + $i.0f;
-}
-cudaError_t run_k$i(float *x, int n) { k$i<<<(n + 255) / 256, 256>>>(x, 2.0f, n); return cudaGetLastError(); }
-EOF
-	done
-	printf '#include <cstdio>\nextern "C" int util(void);\nint main() { std::printf("%%d\\n", util()); }\n' > "$d/main.cpp"
-	printf 'int util(void) { return 42; }\n' > "$d/util.c"
-}
-
 # runner WORKSPACE: configure, then the timed build; prints seconds and the stats file.
 runner() {
 	local ws=$1 t0 t1
 	mkdir -p "$ws"
 	cp -a "$sysroot" "$ws/sysroot"
-	project "$ws/src"
+	bench_cuda_project "$ws/src" "$ncu" c
 	export CCACHE_DIR=$ws/ccache CCACHE_BASEDIR=$ws CCACHE_CONFIGPATH=$ws/ccache.conf
 	export CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port CCACHE_NOHASHDIR=1
 	(cd "$ws" && cmake -S src -B build -DCMAKE_TOOLCHAIN_FILE="$src/wrappers/cmake/cuda-xcc-toolchain.cmake" \

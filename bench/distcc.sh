@@ -18,6 +18,7 @@ set -euo pipefail
 sysroot=$(realpath "$1")
 bin=$(realpath "${2:-${CUDA_XCC:-src/cuda-xcc}}")
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/cuda-project.sh"
 ncu=${NCU:-8} jobs=${JOBS:-4} reps=${REPS:-1}
 pin_local=() pin_daemons=()
 [ -z "${LOCAL_CPUS:-}" ] || pin_local=(taskset -c "$LOCAL_CPUS")
@@ -61,34 +62,7 @@ fi
 export DISTCC_FALLBACK=0 DISTCC_DIR=$work/distcc-dir
 mkdir -p "$DISTCC_DIR"
 
-project() {
-	local d=$1 i
-	mkdir -p "$d"
-	{
-		echo 'cmake_minimum_required(VERSION 3.21)'
-		echo 'project(bench LANGUAGES CXX CUDA)'
-		echo 'find_package(CUDAToolkit REQUIRED)'
-		printf 'add_executable(bench main.cpp'
-		for ((i = 0; i < ncu; i++)); do printf ' k%d.cu' "$i"; done
-		echo ')'
-		echo 'target_link_libraries(bench PRIVATE CUDA::cudart_static)'
-	} > "$d/CMakeLists.txt"
-	for ((i = 0; i < ncu; i++)); do
-		cat > "$d/k$i.cu" <<EOF
-#include <cuda_runtime.h>
-__global__ void k$i(float *x, float a, int n)
-{
-	int j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j < n)
-		x[j] = x[j] * a + $i.0f;
-}
-cudaError_t run_k$i(float *x, int n) { k$i<<<(n + 255) / 256, 256>>>(x, 2.0f, n); return cudaGetLastError(); }
-EOF
-	done
-	printf '#include <cstdio>\nint main() { std::printf("42\\n"); }\n' > "$d/main.cpp"
-}
-
-project "$work/src"
+bench_cuda_project "$work/src" "$ncu"
 configure() {
 	local b=$1
 	shift
