@@ -25,7 +25,7 @@ setup_file() {
 	EOF
 	cat > "$PROJ/meson.build" <<-'EOF'
 	project('hostile', 'c')
-	# cuda-xcc check-link --sysroot DIR -- gcc
+	# cuda-xcc check-link --sysroot DIR --compiler=gcc
 	configure_file(input: 'v.in', output: 'sysroot.txt',
 	  configuration: {'V': meson.get_compiler('c').cmd_array()[3]})
 	configure_file(input: 'v.in', output: 'c_args.txt',

@@ -38,8 +38,8 @@ fake_rootfs() {
 	run xcc toolchain meson --sysroot "$d/sr"
 	assert_status 0
 	# C and C++ go through check-link, which checks their links' output.
-	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--', 'aarch64-linux-gnu-gcc-12']"
-	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--', 'aarch64-linux-gnu-g++-12']"
+	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--compiler=aarch64-linux-gnu-gcc-12']"
+	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--compiler=aarch64-linux-gnu-g++-12']"
 	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
 	assert_output_contains "', 'run', '--sysroot', '$d/sr']"
 	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
@@ -66,7 +66,7 @@ fake_rootfs() {
 	grep -q "'-arch', 'sm_87', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
 	grep -q "^exe_wrapper = .*'run', '--sysroot', '$d/sr', '--target-fs', '$d/rootfs'\]" "$d/x.ini"
 	grep -q "'--sysroot=$d/rootfs'" "$d/x.ini"
-	grep -q "^cpp = .*'check-link', '--sysroot', '$d/sr', '--target-fs', '$d/rootfs', '--', 'aarch64-linux-gnu-g++-12'\]" "$d/x.ini"
+	grep -q "^cpp = .*'check-link', '--sysroot', '$d/sr', '--target-fs', '$d/rootfs', '--compiler=aarch64-linux-gnu-g++-12'\]" "$d/x.ini"
 	# C and C++ build against the root as the driver's CUDA does, not with --sysroot alone.
 	grep -q "^c_link_args = .*'-B$d/rootfs/lib/aarch64-linux-gnu/'" "$d/x.ini"
 	grep -q "^cpp_link_args = .*'-Wl,-rpath-link,$d/rootfs/lib/aarch64-linux-gnu'" "$d/x.ini"

@@ -218,6 +218,7 @@ static const char check_link_usage[] =
 	"Usage: cuda-xcc check-link [--sysroot DIR] [--target T] [--target-fs ROOTFS]\n"
 	"                           [--jetpack J] [--strict] FILE...\n"
 	"       cuda-xcc check-link [OPTIONS] -- LINK-COMMAND...\n"
+	"       cuda-xcc check-link [OPTIONS] --compiler=CC ARGUMENTS...\n"
 	"\n"
 	"Check linked programs and shared libraries against the device's runtime floor,\n"
 	"as driver mode does after each link: their GLIBC_ needs against the --target-fs\n"
@@ -226,6 +227,8 @@ static const char check_link_usage[] =
 	"runs LINK-COMMAND first and checks the file its -o names (a compile, with -c,\n"
 	"-S or -E, is only run): the CMake toolchain file makes it the linker launcher\n"
 	"of C, C++ and CUDA targets, the Meson cross file the C and C++ compilers.\n"
+	"'--compiler=CC ARGUMENTS...' is '-- CC ARGUMENTS...' in the one word ccache\n"
+	"keeps in its place when it is put in front (Meson's c = ['ccache', ...]).\n"
 	"\n"
 	"  --sysroot DIR      the sysroot (default: $CUDA_XCC_SYSROOT): the target, its GPUs,\n"
 	"                     and the root and JetPack release it was made for\n"
@@ -365,6 +368,32 @@ static void check_against_close(struct check_against *ca)
 	free(ca->gcc_s);
 }
 
+/* The command check-link runs, into cmd, and check-link's own arguments
+ * cut to end before it (*argc): everything after "--", or the CC of the
+ * first "--compiler=CC" and everything after it. The one-word form is the
+ * Meson cross file's: ccache, put in front of it as Meson users do, drops a
+ * "--" from the command lines it runs itself and keeps one word in its
+ * place. The command's length, 0 for an empty one, -1 for none. */
+static int split_command(int *argc, char **argv, struct strvec *cmd)
+{
+	static const char compiler[] = "--compiler=";
+
+	for (int i = 1; i < *argc; i++) {
+		int dash = strcmp(argv[i], "--") == 0;
+
+		if (!dash && strncmp(argv[i], compiler, sizeof compiler - 1) != 0)
+			continue;
+		if (!dash && argv[i][sizeof compiler - 1])
+			strvec_push(cmd, argv[i] + sizeof compiler - 1);
+		if (dash || cmd->n)
+			for (int j = i + 1; j < *argc; j++)
+				strvec_push(cmd, argv[j]);
+		*argc = i;
+		return (int)cmd->n;
+	}
+	return -1;
+}
+
 int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -382,15 +411,10 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *target = NULL, *rootfs = NULL,
 		   *jetpack = NULL;
 	struct linked_program prog = { 0 };
-	int c, rc = 0, strict = 0, ncmd = -1;
+	struct strvec cmdv = STRVEC_INIT;
+	int c, rc = 0, strict = 0, ncmd;
 
-	/* Everything after "--" is the link command, left as it is. */
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			ncmd = argc - i - 1;
-			argc = i;
-			break;
-		}
+	ncmd = split_command(&argc, argv, &cmdv);
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "-", opts, "check-link")) != -1) {
 		switch (c) {
@@ -400,14 +424,14 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'F': rootfs = optarg; break;
 		case 'j': jetpack = optarg; break;
 		case 'S': strict = 1; break;
-		case 'h': fputs(check_link_usage, stdout); strvec_free(&files); return 0;
-		default: strvec_free(&files); return XCC_EUSAGE;
+		case 'h': fputs(check_link_usage, stdout); goto out;
+		default: rc = XCC_EUSAGE; goto out;
 		}
 	}
 	if (ncmd == 0 || (ncmd < 0 && !files.n) || (ncmd > 0 && files.n)) {
-		strvec_free(&files);
-		return cmd_usage_error("check-link", "give the files to check, or '--' and the link "
-				       "command, not both");
+		rc = cmd_usage_error("check-link", "give the files to check, or '--' and the link "
+				     "command (or --compiler=CC and its arguments), not both");
+		goto out;
 	}
 
 	if (!target && !(sysroot && *sysroot)) {
@@ -419,7 +443,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		goto report;
 
 	if (ncmd > 0) {
-		char **cmd = argv + argc + 1;
+		char **cmd = cmdv.v;
 		const char *output;
 
 		/* The Meson cross file's C and C++ compilers and CMake's linker
@@ -459,5 +483,6 @@ report:
 out:
 	check_against_close(&ca);
 	strvec_free(&files);
+	strvec_free(&cmdv);
 	return rc;
 }

@@ -193,10 +193,12 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	strvec_pushl(&v->c, r->cuda_xcc, "check-link", "--sysroot", m->dir, NULL);
 	if (target_fs)
 		strvec_pushl(&v->c, "--target-fs", target_fs, NULL);
-	strvec_push(&v->c, "--");
+	/* The compiler in one word, not after a "--": ccache in front of the
+	 * entry (c = ['ccache', ...], as Meson users write it) drops the "--"
+	 * from the commands it runs itself, and every compile failed. */
 	strvec_extend(&v->cxx, &v->c);
-	strvec_push(&v->c, cc);
-	strvec_push(&v->cxx, m->host_compiler);
+	strvec_pushf(&v->c, "--compiler=%s", cc);
+	strvec_pushf(&v->cxx, "--compiler=%s", m->host_compiler);
 
 	strvec_pushl(&v->cuda, r->cuda_xcc_nvcc ? r->cuda_xcc_nvcc : r->cuda_xcc, "--sysroot",
 		     m->dir, NULL);

@@ -8,3 +8,9 @@
 # with their sysroots at different paths share nothing. nvcc reads
 # "-isystem DIR" alike.
 set(CMAKE_INCLUDE_SYSTEM_FLAG_CUDA "-isystem ")
+
+# CMake's Makefile generators hand nvcc 11 and later its include directories
+# in a response file ("--options-file includes_CUDA.rsp"), whose name sccache
+# takes for a second input file: every CUDA compile "Non-cacheable: multiple
+# input files". On the command line they are what ccache and sccache read.
+set(CMAKE_CUDA_USE_RESPONSE_FILE_FOR_INCLUDES 0)

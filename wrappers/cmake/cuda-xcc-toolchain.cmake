@@ -144,9 +144,10 @@ endif()
 # ccache knows nvcc only by its size and mtime (not cicc, ptxas or the
 # headers and libraries beside it), so a sysroot swapped for another CUDA
 # under the same path would give stale hits, and two runners whose sysroots
-# were unpacked at different times would share nothing. Where ccache is the
-# CUDA compiler launcher, the sysroot's fingerprint (a hash of everything
-# that decides its tree) is its compiler_check instead.
+# were unpacked at different times would share nothing; sccache knows it by
+# nvcc's bytes alone. Where ccache or sccache is the CUDA compiler launcher,
+# the sysroot's fingerprint (a hash of everything that decides its tree)
+# enters the key: ccache's compiler_check, sccache's cache buster.
 string(JSON _xcc_fingerprint ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" fingerprint)
 if(_xcc_err)
 	set(_xcc_fingerprint "")
@@ -170,6 +171,17 @@ macro(_xcc_ccache_identity)
 		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
 			"CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${_xcc_fingerprint}"
 			${CMAKE_CUDA_COMPILER_LAUNCHER})
+	elseif(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)sccache$")
+		# sccache has no compiler_check: it knows nvcc by nvcc's bytes alone.
+		# SCCACHE_C_CUSTOM_CACHE_BUSTER is the one value of the compile's
+		# environment it adds to every C, C++ and CUDA key; one the user set
+		# at configure time is kept in front of the fingerprint.
+		set(_xcc_buster "cuda-xcc-sysroot-${_xcc_fingerprint}")
+		if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
+			set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
+		endif()
+		set(CMAKE_CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
+			"SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
 	endif()
 endmacro()
 
