@@ -471,6 +471,23 @@ real_cuda_sysroot() {
 	[ -x "$d/l3" ]
 }
 
+@test "check-link: --compiler=CC runs CC with the arguments after it and checks its link, as '-- CC' does" {
+	need aarch64-linux-gnu-gcc "links the program"
+	local d=$BATS_TEST_TMPDIR
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	run xcc check-link --target jetson --jetpack 5.1 --strict --compiler=aarch64-linux-gnu-gcc -o "$d/l" "$d/m.c"
+	assert_status 1
+	assert_output_contains "newer than JetPack 5.1"
+	[ ! -e "$d/l" ]
+	# A compile is only run; check-link's own options end at --compiler=.
+	run xcc check-link --target jetson --jetpack 5.1 --strict --compiler=aarch64-linux-gnu-gcc -c -o "$d/m.o" "$d/m.c"
+	assert_status 0
+	[ -f "$d/m.o" ]
+	run xcc check-link --target jetson --compiler= -c "$d/m.c"
+	assert_status 2
+	assert_output_contains "--compiler=CC"
+}
+
 @test "driver: a link that fails the --strict floor check leaves no output" {
 	need aarch64-linux-gnu-gcc "links the program"
 	need aarch64-linux-gnu-g++-12
