@@ -318,7 +318,8 @@ assert_all_sccache_hits() {
 }
 
 # A Meson project with C and CUDA in $1/src, built against the sysroot $2 (copied from $S)
-# through the cross file 'cuda-xcc toolchain meson' writes, with ccache put in front of its
+# through the cross file 'cuda-xcc toolchain meson' writes (again each time, as a CI job
+# does) into a new build directory, with ccache put in front of its
 # C, C++ and CUDA entries as Meson users write it (c = ['ccache', ...]). ccache's counters
 # of the build (not the configure) in $1/stats.
 meson_build() {
@@ -347,6 +348,7 @@ EOF
 	grep -q "^c = \['ccache', " "$ws/cross.ini"
 	grep -q "^cuda = \['ccache', " "$ws/cross.ini"
 	export CCACHE_BASEDIR=$ws CCACHE_CONFIGPATH=$ws/ccache.conf CCACHE_NOHASHDIR=1
+	rm -rf "$ws/build"
 	(cd "$ws" && CUDA_PATH=$sysroot meson setup --cross-file cross.ini build src) \
 		> "$ws/setup.log" 2>&1 || { cat "$ws/setup.log" >&2; return 1; }
 	ccache -z >/dev/null
@@ -372,4 +374,34 @@ EOF
 	[ "$(stat_of "$two/stats" cache_miss)" -eq 0 ]
 	[ "$(stat_of "$two/stats" direct_cache_hit)" -eq 2 ]
 	cmp "$one/build/cached" "$two/build/cached"
+}
+
+@test "cache: a Meson cross file written for a sysroot swapped under the same path misses with ccache, and the old one is refused" {
+	need ccache "the compiler cache under test"
+	need meson
+	need ninja
+	local ws=$BATS_TEST_TMPDIR/runner/ws marker=$BATS_TEST_TMPDIR/ptxas-ran old
+	mkdir -p "$ws"
+	export CCACHE_DIR=$BATS_TEST_TMPDIR/ccache
+	meson_build "$ws" "$ws/sysroot"
+	[ "$(stat_of "$ws/stats" cache_miss)" -eq 2 ]
+	old=$("$CUDA_XCC" sysroot info "$ws/sysroot" --fingerprint)
+	grep -q "'--sysroot-fingerprint=$old'" "$ws/cross.ini"
+	swap_sysroot_cuda "$ws/sysroot" "$marker"
+	# ccache knows the cross file's compilers by the cuda-xcc binaries, which did not
+	# change; the fingerprint among their arguments did. Both compiles ran again, the new
+	# ptxas with them (C too: its entry carries the fingerprint as well).
+	meson_build "$ws" "$ws/sysroot"
+	[ "$(stat_of "$ws/stats" direct_cache_hit)" -eq 0 ]
+	[ "$(stat_of "$ws/stats" cache_miss)" -eq 2 ]
+	[ -f "$marker" ]
+	# The old cross file's commands are refused where a compile runs.
+	run "$CUDA_XCC" --sysroot "$ws/sysroot" --sysroot-fingerprint="$old" --dry-run -c "$ws/src/scale.cu"
+	assert_status 2
+	assert_output_contains "is not the one this command was written for"
+	run "$CUDA_XCC" check-link --sysroot "$ws/sysroot" --sysroot-fingerprint="$old" \
+		--compiler=aarch64-linux-gnu-gcc-11 -c -o "$BATS_TEST_TMPDIR/m.o" "$ws/src/main.c"
+	assert_status 2
+	assert_output_contains "Write the Meson cross file again"
+	[ ! -e "$BATS_TEST_TMPDIR/m.o" ]
 }

@@ -14,6 +14,7 @@
 #include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
+#include "use/driver.h"
 #include "use/foreign_cuda.h"
 #include "cli/cmd.h"
 
@@ -237,6 +238,9 @@ static const char check_link_usage[] =
 	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
 	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
 	"                     an error\n"
+	"  --sysroot-fingerprint FP  refuse (exit 2) a sysroot whose fingerprint is not FP:\n"
+	"                     the Meson cross file's, so that its command lines, which\n"
+	"                     compiler caches hash, change with the sysroot\n"
 	"\n"
 	"With no floor known (no --jetpack, --target-fs or sysroot) it says so; with\n"
 	"--strict that is an error. A LINK-COMMAND output that fails the check is\n"
@@ -402,6 +406,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "target-fs", required_argument, NULL, 'F' },
 		{ "jetpack", required_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "sysroot-fingerprint", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -409,7 +414,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	struct check_against ca = { 0 };
 	struct strvec files = STRVEC_INIT;
 	const char *sysroot = getenv("CUDA_XCC_SYSROOT"), *target = NULL, *rootfs = NULL,
-		   *jetpack = NULL;
+		   *jetpack = NULL, *fingerprint = NULL;
 	struct linked_program prog = { 0 };
 	struct strvec cmdv = STRVEC_INIT;
 	int c, rc = 0, strict = 0, ncmd;
@@ -424,6 +429,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'F': rootfs = optarg; break;
 		case 'j': jetpack = optarg; break;
 		case 'S': strict = 1; break;
+		case 'P': fingerprint = optarg; break;
 		case 'h': fputs(check_link_usage, stdout); goto out;
 		default: rc = XCC_EUSAGE; goto out;
 		}
@@ -439,7 +445,15 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 				     "CUDA_XCC_SYSROOT) or --target T");
 		goto out;
 	}
+	if (fingerprint && !(sysroot && *sysroot)) {
+		rc = cmd_usage_error("check-link", "--sysroot-fingerprint needs the sysroot it "
+				     "names: give --sysroot DIR (or set CUDA_XCC_SYSROOT)");
+		goto out;
+	}
 	if (check_against_open(ctx, sysroot, target, rootfs, jetpack, &ca, &err))
+		goto report;
+	if (fingerprint && driver_check_fingerprint(ca.sr.meta.dir, ca.sr.meta.fingerprint,
+						    fingerprint, &err))
 		goto report;
 
 	if (ncmd > 0) {

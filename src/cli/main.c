@@ -94,6 +94,8 @@ static void print_help(FILE *f)
 	      "  -arch LIST       capabilities: sm_87, 8.7, 87, sm_90a, all, all-major, default\n"
 	      "  --ptx P          none, highest or all (default: none for jetson, else highest)\n"
 	      "  --target-fs DIR  link against the device's root filesystem; warn about glibc\n"
+	      "  --sysroot-fingerprint FP  refuse a sysroot whose fingerprint is not FP (the\n"
+	      "                   Meson cross file's: compiler caches hash it)\n"
 	      "  --dry-run, -###  print the nvcc command, run nothing\n"
 	      "\n"
 	      "\n"

@@ -73,7 +73,8 @@ static int match_opt(int argc, char **argv, int i, const char *const names[],
  * leave alone.
  */
 enum driver_option {
-	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_ARCH, OPT_PTX
+	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_ARCH, OPT_PTX,
+	OPT_FINGERPRINT
 };
 
 static const struct {
@@ -84,6 +85,7 @@ static const struct {
 	{ "--target", OPT_TARGET },       { "--target-fs", OPT_TARGET_FS },
 	{ "-arch", OPT_ARCH },            { "--gpu-architecture", OPT_ARCH },
 	{ "--jetpack", OPT_JETPACK },     { "--ptx", OPT_PTX },
+	{ "--sysroot-fingerprint", OPT_FINGERPRINT },
 };
 
 static int set_option(struct driver_opts *o, enum driver_option opt, const char *val,
@@ -95,6 +97,7 @@ static int set_option(struct driver_opts *o, enum driver_option opt, const char 
 	case OPT_TARGET: o->target = val; break;
 	case OPT_TARGET_FS: o->target_fs = val; break;
 	case OPT_JETPACK: o->jetpack = val; break;
+	case OPT_FINGERPRINT: o->fingerprint = val; break;
 	case OPT_ARCH: strvec_push(&o->arch, val); break;
 	case OPT_PTX:
 		if (ptx_policy_parse(val, &o->ptx))
@@ -400,14 +403,34 @@ static int driver_open_sysroot(const struct gpudb *db, const struct driver_opts 
 
 	*opened = 0;
 	plan->sysroot = locate_sysroot(o);
+	if (o->fingerprint && !plan->sysroot)
+		return xcc_fail(err, XCC_EUSAGE, "--sysroot-fingerprint %s names a sysroot's "
+				"fingerprint, and no sysroot was named: give --sysroot DIR",
+				o->fingerprint);
 	if (!plan->sysroot)
 		return 0;
-	if (!file_is_dir(plan->sysroot) && !o->sysroot && !getenv("CUDA_XCC_SYSROOT"))
+	if (!file_is_dir(plan->sysroot) && !o->sysroot && !getenv("CUDA_XCC_SYSROOT") &&
+	    !o->fingerprint)
 		return 0; /* the store has none yet: said after the GPUs are known */
 	if (sysroot_open(db, plan->sysroot, &want, s, err))
 		return -1;
 	*opened = plan->sysroot_exists = 1;
+	if (o->fingerprint)
+		return driver_check_fingerprint(s->meta.dir, s->meta.fingerprint, o->fingerprint, err);
 	return 0;
+}
+
+int driver_check_fingerprint(const char *dir, const char *have, const char *want,
+			     struct xcc_error *err)
+{
+	if (have && strcmp(have, want) == 0)
+		return 0;
+	return xcc_fail(err, XCC_EUSAGE,
+			"the sysroot %s is not the one this command was written for "
+			"(--sysroot-fingerprint %s, the sysroot's %s): it was made again or swapped "
+			"since. Write the Meson cross file again ('cuda-xcc toolchain meson --sysroot "
+			"%s'), or drop --sysroot-fingerprint",
+			dir, want, have ? have : "not recorded", dir);
 }
 
 /* No sysroot and no --cuda. The command suggested must work as printed:

@@ -14,6 +14,7 @@ struct driver_opts {
 	const char *target;    /* --target */
 	const char *target_fs; /* --target-fs: the device's root filesystem */
 	const char *jetpack;   /* --jetpack: the board's JetPack release */
+	const char *fingerprint; /* --sysroot-fingerprint: the sysroot's, as the caller knew it */
 	int strict;            /* --strict: a runtime floor not met is an error */
 	struct strvec arch;    /* -arch lists owned by cuda-xcc */
 	enum ptx_policy ptx;
@@ -59,6 +60,13 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 int driver_run_child(const struct driver_plan *plan, struct xcc_error *err);
 
 void driver_plan_free(struct driver_plan *plan);
+
+/* Whether the sysroot in dir, whose sysroot.json records the fingerprint
+ * have (NULL for none), is the one a command line written for the
+ * fingerprint want (--sysroot-fingerprint) names: 0, or -1 with err set
+ * (a usage error, with the way out). */
+int driver_check_fingerprint(const char *dir, const char *have, const char *want,
+			     struct xcc_error *err);
 void driver_opts_init(struct driver_opts *o);
 void driver_opts_free(struct driver_opts *o);
 

@@ -193,6 +193,12 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	strvec_pushl(&v->c, r->cuda_xcc, "check-link", "--sysroot", m->dir, NULL);
 	if (target_fs)
 		strvec_pushl(&v->c, "--target-fs", target_fs, NULL);
+	/* ccache knows these compilers by the cuda-xcc binaries alone, whatever
+	 * sysroot they drive, and hashes their arguments: with the fingerprint
+	 * among them a sysroot made again under the same path misses (the
+	 * driver and check-link refuse a stale cross file). */
+	if (m->fingerprint)
+		strvec_pushf(&v->c, "--sysroot-fingerprint=%s", m->fingerprint);
 	/* The compiler in one word, not after a "--": ccache in front of the
 	 * entry (c = ['ccache', ...], as Meson users write it) drops the "--"
 	 * from the commands it runs itself, and every compile failed. */
@@ -205,6 +211,8 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	push_arch_args(&v->cuda, m, r);
 	if (target_fs)
 		strvec_pushl(&v->cuda, "--target-fs", target_fs, NULL);
+	if (m->fingerprint)
+		strvec_pushf(&v->cuda, "--sysroot-fingerprint=%s", m->fingerprint);
 
 	/* Meson runs test programs through exe_wrapper: 'cuda-xcc run' finds
 	 * the right qemu, the loader prefix and the sysroot's libraries. */
