@@ -542,7 +542,7 @@ static void binfmt_add(struct doctor_ctx *c, struct doctor_report *r, char *prob
 	char *qemu = qemu_for(c->target);
 	const char *m = c->target->machine;
 
-	if (qemu)
+	if (qemu) {
 		doctor_add(r, "binfmt", DOCTOR_WARN,
 		    xasprintf("%s: %s programs cannot be started directly by path (a Makefile or "
 			      "script running ./prog); cuda-xcc run, ctest, add_custom_command and "
@@ -550,7 +550,8 @@ static void binfmt_add(struct doctor_ctx *c, struct doctor_report *r, char *prob
 			      "and meson test (exe_wrapper) run them through %s and work", problem,
 			      m, qemu),
 		    xasprintf("%s; or start them through cuda-xcc run, as ctest does", fix));
-	else
+		free(fix);
+	} else
 		doctor_add(r, "binfmt", DOCTOR_FAIL,
 		    xasprintf("%s: %s programs cannot be started directly, nor through qemu (not "
 			      "on PATH)", problem, m), fix);
