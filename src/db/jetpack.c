@@ -559,6 +559,23 @@ void board_needs_free(struct board_needs *b)
 	memset(b, 0, sizeof *b);
 }
 
+struct cJSON *board_need_to_json(const struct board_need *n)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "component", n->component);
+	if (n->package)
+		cJSON_AddStringToObject(e, "package", n->package);
+	else
+		cJSON_AddNullToObject(e, "package");
+	if (n->dir)
+		cJSON_AddStringToObject(e, "device_dir", n->dir);
+	else
+		cJSON_AddNullToObject(e, "device_dir");
+	cJSON_AddStringToObject(e, "why", n->why);
+	return e;
+}
+
 /* "5.1 (CUDA 11.4, up to 12.2), 6.0 (...)": the releases that support
  * cap, or with only_v those that run CUDA *only_v on it; NULL when none. */
 static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap,

@@ -120,6 +120,9 @@ struct board_needs {
 void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
 			 const struct arch_choice *c, struct board_needs *out);
 void board_needs_free(struct board_needs *b);
+/* One need as the JSON object flags --format json and sysroot info --json
+ * print ("component", "package", "device_dir", "why"). */
+struct cJSON *board_need_to_json(const struct board_need *n);
 
 /*
  * Board x CUDA x JetPack for a validated set c: with jp, every Jetson GPU

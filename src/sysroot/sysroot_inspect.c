@@ -87,18 +87,8 @@ static char *board_needs_json(const struct sysroot_meta *m, const struct board_n
 		return text;
 	arr = cJSON_AddArrayToObject(o, "board_needs");
 	for (size_t i = 0; i < b->n; i++) {
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = board_need_to_json(&b->v[i]);
 
-		cJSON_AddStringToObject(e, "component", b->v[i].component);
-		if (b->v[i].package)
-			cJSON_AddStringToObject(e, "package", b->v[i].package);
-		else
-			cJSON_AddNullToObject(e, "package");
-		if (b->v[i].dir)
-			cJSON_AddStringToObject(e, "device_dir", b->v[i].dir);
-		else
-			cJSON_AddNullToObject(e, "device_dir");
-		cJSON_AddStringToObject(e, "why", b->v[i].why);
 		cJSON_AddBoolToObject(e, "in_sysroot", has_component(m, b->v[i].component));
 		cJSON_AddItemToArray(arr, e);
 	}
