@@ -152,7 +152,7 @@ string(JSON _xcc_fingerprint ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" fingerpr
 if(_xcc_err)
 	set(_xcc_fingerprint "")
 endif()
-# The variable reaches ccache through env(1), not `cmake -E env`: a CMake
+# The variable reaches ccache or sccache through env(1), not `cmake -E env`: a CMake
 # start is some 15 ms of CPU (80 ms of wall time on a loaded machine), paid
 # by every CUDA compile, hits included, where env takes 1.5 ms.
 find_program(CUDA_XCC_ENV_PROGRAM env DOC "env(1), which sets ccache's compiler check")
@@ -180,7 +180,7 @@ macro(_xcc_ccache_identity)
 		if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
 			set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
 		endif()
-		set(CMAKE_CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
+		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
 			"SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
 	endif()
 endmacro()
