@@ -9,6 +9,7 @@
 # CUDA 11.8 packages from scripts/fetch-debian-cuda.sh. Without them those tests skip.
 load lib/common
 load lib/e2e
+load lib/toolchain
 bats_require_minimum_version 1.5.0
 
 bullseye_cache() { echo "${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}"; }
@@ -530,23 +531,13 @@ assert_read_inside() {
 	assert_output_contains "FAIL  glibc-floor      --target-fs $d/dangling: lib/aarch64-linux-gnu/libc.so.6 -> ${up}usr"
 }
 
-# A sysroot.json alone, in $1: enough for 'toolchain flags'.
-fake_sbsa_sysroot() {
-	mkdir -p "$1/bin"
-	cat > "$1/sysroot.json" <<-'EOS'
-	{"format": 1, "cuda": "12.6.3", "target": "sbsa", "tag": "linux-sbsa",
-	 "target_dir": "sbsa-linux", "host_compiler": "aarch64-linux-gnu-g++-12",
-	 "capabilities": ["9.0"], "components": []}
-	EOS
-}
-
 @test "target-root: the C++ runtime advice is what links and starts: -static-libstdc++ only where the toolchain's glibc is no newer than the root's" {
 	need_root
 	need aarch64-linux-gnu-g++-12 "Debian 12's cross g++ (glibc 2.36)"
 	need qemu-aarch64 "runs the aarch64 programs"
 	need readelf "reads the programs' version needs"
 	d=$(scratch)
-	fake_sbsa_sysroot "$d/sr"
+	one_file_sysroot "$d/sr" sbsa 12.6.3 aarch64-linux-gnu-g++-12 9.0
 	# g++-12's libstdc++ makes this need GLIBCXX_3.4.29; bullseye's (as JetPack 5's) has 3.4.28.
 	printf '#include <iostream>\n#include <string>\n#include <vector>\nint main() { std::vector<std::string> v{"a", "b"}; std::cout << std::to_string(42) + v[1] << std::endl; return 0; }\n' > "$d/p.cpp"
 	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$R"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The CMake toolchain file, and the Yocto and Buildroot recipes' consistency.
 load lib/common
+load lib/toolchain
 
 toolchain() { echo "$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake"; }
 
@@ -39,15 +40,8 @@ toolchain() { echo "$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake"; }
 	assert_output_contains "Use --cuda 12.9 or older, or --cuda 13.2 or newer"
 }
 
-# A sysroot.json for an sbsa CUDA 11.8 sysroot: enough for configure-time checks.
-sbsa_sysroot() {
-	mkdir -p "$1/bin"
-	cat > "$1/sysroot.json" <<-'EOS'
-	{"format": 1, "cuda": "11.8", "target": "sbsa", "tag": "linux-sbsa",
-	 "target_dir": "sbsa-linux", "host_compiler": "aarch64-linux-gnu-g++-11",
-	 "capabilities": ["9.0"], "components": []}
-	EOS
-}
+# An sbsa CUDA 11.8 sysroot of its sysroot.json alone: enough for configure-time checks.
+sbsa_sysroot() { one_file_sysroot "$1" sbsa 11.8 aarch64-linux-gnu-g++-11 9.0; }
 
 # Only the toolchain file runs: a project without languages needs no nvcc.
 configure_archs() {
