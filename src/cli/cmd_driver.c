@@ -11,7 +11,33 @@
 #include "elf/glibc.h"
 #include "use/driver.h"
 #include "use/foreign_cuda.h"
+#include "sysroot/sysroot_hostcc.h"
 #include "cli/cmd.h"
+
+/* A failed link against a --target-fs root: say so when the host compiler
+ * is newer than the root, the cause the linker's undefined references hide. */
+static void explain_failed_link(const struct gpudb *db, const struct driver_plan *plan)
+{
+	const char *cc = NULL;
+	char *hint;
+
+	for (size_t i = 0; i < plan->argv.n; i++) {
+		const char *a = plan->argv.v[i];
+
+		if (strncmp(a, "-ccbin=", 7) == 0 || strncmp(a, "--compiler-bindir=", 18) == 0)
+			cc = strchr(a, '=') + 1;
+		else if ((!strcmp(a, "-ccbin") || !strcmp(a, "--compiler-bindir")) &&
+			 i + 1 < plan->argv.n)
+			cc = plan->argv.v[i + 1];
+	}
+	if (!cc || !plan->target_libc || !plan->arch.target)
+		return;
+	hint = sysroot_hostcc_link_hint(db, cc, plan->target_libc, plan->target_libstdcxx,
+					plan->arch.target->triple);
+	if (hint)
+		fprintf(stderr, "cuda-xcc: the link may have failed because the %s\n", hint);
+	free(hint);
+}
 
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -72,6 +98,8 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 		rc = driver_run_child(&plan, &err);
 		if (rc < 0)
 			rc = cmd_report(&err);
+		else if (rc > 0)
+			explain_failed_link(db, &plan);
 		if (rc == 0) {
 			struct linked_program lp = {
 				plan.linked_output, plan.sysroot, plan.arch.target_dir,

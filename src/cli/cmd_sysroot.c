@@ -15,6 +15,7 @@ static const char sysroot_usage[] =
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
 	"                               [--max-expand SIZE] [--no-sync] [--cache DIR]\n"
+	"                               [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
 	"       cuda-xcc sysroot list\n"
@@ -40,6 +41,9 @@ static const char sysroot_usage[] =
 	"                     it when its own command line gives no --target-fs\n"
 	"  --jetpack J        the board's JetPack release: boards and CUDA are checked\n"
 	"                     against it, and it is recorded for the driver's runtime check\n"
+	"  --host-compiler CXX  the cross g++ to record for nvcc (default: one on PATH that\n"
+	"                     CUDA accepts; with --jetpack or --target-fs, one no newer than\n"
+	"                     the board's glibc and libstdc++, from fetch-cross-toolchain.sh)\n"
 	"  --jobs N           archives extracted at once (default: the number of CPUs)\n"
 	"  --progress P       auto (a bar on a terminal), always or never\n"
 	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
@@ -84,6 +88,51 @@ static int parse_byte_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* One option of create into o: 0, or the usage status. */
+static int create_option(int c, const char *arg, struct sysroot_create_opts *o)
+{
+	char *end;
+	long n;
+
+	switch (c) {
+	case 't': o->target = arg; break;
+	case 'c': o->cuda = arg; break;
+	case 'a': strvec_push(&o->arch, arg); break;
+	case 'f': strvec_push(&o->from, arg); break;
+	case 'm': o->mirror = arg; break;
+	case 'C': strvec_push(&o->components, arg); break;
+	case 'F': o->target_fs = arg; break;
+	case 'J': o->jetpack = arg; break;
+	case 'H': o->host_compiler = arg; break;
+	case 'd': o->dest = arg; break;
+	case 'j':
+		n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 256)
+			return cmd_usage_error("sysroot create", "--jobs takes a number from 1 to "
+					       "256, not '%s'", arg);
+		o->jobs = (int)n;
+		break;
+	case 'p':
+		if (progress_mode_parse(arg, &o->progress))
+			return cmd_usage_error("sysroot create", "--progress takes auto, always or "
+					       "never, not '%s'", arg);
+		break;
+	case 'U': o->allow_unserved = 1; break;
+	case 'n': o->dry_run = 1; break;
+	case 'S': o->no_sync = 1; break;
+	case 'K': o->cache_dir = arg; break;
+	case 'P': o->print_fingerprint = 1; break;
+	case 'X':
+		if (parse_byte_size(arg, &o->max_expand))
+			return cmd_usage_error("sysroot create", "--max-expand takes a size such as "
+					       "900M or 40G, not '%s'", arg);
+		break;
+	default:
+		return XCC_EUSAGE;
+	}
+	return 0;
+}
+
 static int create(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -95,6 +144,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "components", required_argument, NULL, 'C' },
 		{ "target-fs", required_argument, NULL, 'F' },
 		{ "jetpack", required_argument, NULL, 'J' },
+		{ "host-compiler", required_argument, NULL, 'H' },
 		{ "dest", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "progress", required_argument, NULL, 'p' },
@@ -115,54 +165,12 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "h", opts, "sysroot create")) != -1) {
-		switch (c) {
-		case 't': o.target = optarg; break;
-		case 'c': o.cuda = optarg; break;
-		case 'a': strvec_push(&o.arch, optarg); break;
-		case 'f': strvec_push(&o.from, optarg); break;
-		case 'm': o.mirror = optarg; break;
-		case 'C': strvec_push(&o.components, optarg); break;
-		case 'F': o.target_fs = optarg; break;
-		case 'J': o.jetpack = optarg; break;
-		case 'd': o.dest = optarg; break;
-		case 'j': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || n < 1 || n > 256) {
-				rc = cmd_usage_error("sysroot create", "--jobs takes a number from "
-						       "1 to 256, not '%s'", optarg);
-				goto out;
-			}
-			o.jobs = (int)n;
-			break;
-		}
-		case 'p':
-			if (progress_mode_parse(optarg, &o.progress)) {
-				rc = cmd_usage_error("sysroot create", "--progress takes auto, "
-						       "always or never, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'U': o.allow_unserved = 1; break;
-		case 'n': o.dry_run = 1; break;
-		case 'S': o.no_sync = 1; break;
-		case 'K': o.cache_dir = optarg; break;
-		case 'P': o.print_fingerprint = 1; break;
-		case 'X':
-			if (parse_byte_size(optarg, &o.max_expand)) {
-				rc = cmd_usage_error("sysroot create", "--max-expand takes a size "
-						       "such as 900M or 40G, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(sysroot_usage, stdout);
 			goto out;
-		default:
-			rc = XCC_EUSAGE;
-			goto out;
 		}
+		if ((rc = create_option(c, optarg, &o)))
+			goto out;
 	}
 	if (optind < argc) {
 		rc = cmd_usage_error("sysroot create", "unexpected argument '%s'", argv[optind]);

@@ -31,6 +31,7 @@ struct sysroot_create_opts {
 	const char *cache_dir;    /* NULL: fetch's default */
 	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
 	const char *jetpack;      /* --jetpack: the board's JetPack release, or NULL */
+	const char *host_compiler; /* --host-compiler: the cross g++ to record, or NULL */
 	FILE *log;                /* progress and notes go here (stderr) */
 };
 

@@ -14,6 +14,7 @@
 #include "db/request.h"
 #include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
+#include "sysroot/sysroot_hostcc.h"
 #include "sysroot/sysroot_request.h"
 
 /* --jetpack, or the JetPack rules without it: boards x CUDA x release. */
@@ -62,7 +63,6 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 			    struct sysroot_request *rq, struct strvec *notes,
 			    struct xcc_error *err)
 {
-	struct xcc_error hc_err = { 0 };
 	char b[32], *cuda_mm;
 
 	memset(rq, 0, sizeof *rq);
@@ -100,8 +100,8 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 			return -1;
 		free(libc);
 	}
-	if (hostcc_find(db, rq->target, rq->cuda, 0, &rq->host_compiler, &hc_err))
-		rq->host_compiler_problem = xstrdup(hc_err.msg);
+	if (sysroot_choose_host_compiler(db, o->host_compiler, rq, notes, err))
+		return -1;
 
 	cuda_mm = xasprintf("%d.%d", rq->cuda.major, rq->cuda.minor);
 	rq->dest = o->dest ? xstrdup(o->dest) : sysroot_store_path(rq->target->name, cuda_mm);
