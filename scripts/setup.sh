@@ -133,6 +133,11 @@ bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACH
 export XCC_DEB_CACHE_BULLSEYE=${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}
 bash "$top/scripts/fetch-target-root.sh" --fetch-only --cache "$XCC_DEB_CACHE_BULLSEYE" >/dev/null ||
 	echo "setup.sh: could not fetch the bullseye packages; tests/target-root.bats will skip" >&2
+# Debian 11's aarch64 cross g++ 10 (about 150 MB): the toolchain matched to JetPack 5's glibc
+# and libstdc++ (tests/matched-toolchain.bats).
+export XCC_DEB_CACHE_TOOLCHAINS=${XCC_DEB_CACHE_TOOLCHAINS:-/var/cache/cuda-xcc/debs-toolchains}
+bash "$top/scripts/fetch-cross-toolchain.sh" --release bullseye --fetch-only >/dev/null ||
+	echo "setup.sh: could not fetch bullseye's cross g++; tests/matched-toolchain.bats will skip" >&2
 phase_done "fetching the CUDA packages"
 
 # The bats files wait on servers, timeouts, qemu and bitbake's daemon as much as they

@@ -311,9 +311,12 @@ macro(_xcc_cuda_host_compiler)
 	set(CMAKE_CUDA_HOST_COMPILER "${_xcc_cuda_hostcc}")
 endmacro()
 
-# aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11
-string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc}")
-string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc}")
+# aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11. A host compiler recorded by its
+# path (a toolchain matched to the board) keeps its directory for the C compiler beside it.
+get_filename_component(_xcc_hostcc_name "${_xcc_hostcc}" NAME)
+string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc_name}")
+string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc_name}")
+string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "-gcc\\1" _xcc_hostcc_c "${_xcc_hostcc}")
 
 # ctest, add_custom_command and try_run run target programs through cuda-xcc.
 set(_xcc_emulator "${CUDA_XCC_EXECUTABLE}" run --sysroot "${CUDA_XCC_SYSROOT}")
@@ -332,7 +335,7 @@ set(CMAKE_SYSTEM_NAME Linux)
 string(REGEX REPLACE "-.*" "" CMAKE_SYSTEM_PROCESSOR "${_xcc_triple}")
 
 find_program(_xcc_cxx "${_xcc_hostcc}" REQUIRED)
-find_program(_xcc_cc "${_xcc_triple}-gcc${_xcc_gcc_suffix}" REQUIRED)
+find_program(_xcc_cc "${_xcc_hostcc_c}" REQUIRED)
 set(CMAKE_C_COMPILER "${_xcc_cc}")
 set(CMAKE_CXX_COMPILER "${_xcc_cxx}")
 set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc")
@@ -559,9 +562,16 @@ if(CUDA_XCC_TARGET_FS)
 	string(APPEND CMAKE_C_FLAGS_INIT " ${_xcc_fs_gcc}")
 	string(APPEND CMAKE_CXX_FLAGS_INIT " ${_xcc_fs_gcc}")
 	string(APPEND CMAKE_CUDA_FLAGS_INIT " ${_xcc_fs_nvcc}")
-elseif(EXISTS "/usr/${_xcc_triple}/lib")
-	# Debian's cross toolchains keep the target's C library (librt, libdl...) here.
-	list(APPEND CMAKE_FIND_ROOT_PATH "/usr/${_xcc_triple}")
+else()
+	# Debian's cross toolchains keep the target's C library (librt, libdl...) in
+	# /usr/TRIPLE; one that fetch-cross-toolchain.sh unpacked, in DIR/usr/TRIPLE.
+	get_filename_component(_xcc_tc_root "${_xcc_cxx}/../.." ABSOLUTE)
+	if(EXISTS "${_xcc_tc_root}/cuda-xcc-toolchain" AND EXISTS "${_xcc_tc_root}/usr/${_xcc_triple}/lib")
+		list(APPEND CMAKE_FIND_ROOT_PATH "${_xcc_tc_root}/usr/${_xcc_triple}")
+	elseif(EXISTS "/usr/${_xcc_triple}/lib")
+		list(APPEND CMAKE_FIND_ROOT_PATH "/usr/${_xcc_triple}")
+	endif()
+	unset(_xcc_tc_root)
 endif()
 # After each link of an executable or shared library, the floor check the
 # driver runs after its own links. A launcher the user set is kept.
