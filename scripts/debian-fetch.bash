@@ -1,4 +1,4 @@
-# Sourced by scripts/fetch-debian-cuda.sh and scripts/fetch-target-root.sh: download pinned
+# Sourced by scripts/fetch-debian-cuda.sh, fetch-target-root.sh and fetch-cross-toolchain.sh: download pinned
 # Debian packages into a cache directory through a private apt configuration.
 #
 #   debian_fetch NAME SUITE CACHE PKG:ARCH=VERSION...
@@ -125,4 +125,29 @@ debian_fetch() {
 	done
 	rm -rf "$tmp"
 	trap - EXIT
+}
+
+# The options of the scripts that unpack packages into a directory (fetch-target-root.sh,
+# fetch-cross-toolchain.sh): --release R, --dest DIR, --cache DIR, --fetch-only and --help,
+# which prints lines HELP (a sed range, e.g. 2,21) of the script's header. Sets release, dest,
+# cache and fetch_only; a bad argument exits 2 with USAGE.
+# shellcheck disable=SC2034 # fetch_only is the sourcing script's
+debian_dest_options() {
+	local usage=$1 help=$2 key
+	shift 2
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--cache|--dest|--release)
+			[ $# -ge 2 ] || { echo "$0: $1 needs a value ($usage)" >&2; exit 2; }
+			printf -v "${1#--}" '%s' "$2"
+			shift 2 ;;
+		--cache=*|--dest=*|--release=*)
+			key=${1%%=*}
+			printf -v "${key#--}" '%s' "${1#*=}"
+			shift ;;
+		--fetch-only) fetch_only=1; shift ;;
+		-h|--help) sed -n "${help}s/^# \{0,1\}//p" "$0"; exit 0 ;;
+		*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
+		esac
+	done
 }

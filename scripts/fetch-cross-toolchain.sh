@@ -33,53 +33,26 @@ release=
 cache=${XCC_DEB_CACHE_TOOLCHAINS:-/var/cache/cuda-xcc/debs-toolchains}
 dest=
 fetch_only=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--cache) [ $# -ge 2 ] || { echo "$0: --cache needs a directory" >&2; exit 2; }
-		cache=$2; shift 2 ;;
-	--cache=*) cache=${1#--cache=}; shift ;;
-	--dest) [ $# -ge 2 ] || { echo "$0: --dest needs a directory" >&2; exit 2; }
-		dest=$2; shift 2 ;;
-	--dest=*) dest=${1#--dest=}; shift ;;
-	--fetch-only) fetch_only=1; shift ;;
-	--release) [ $# -ge 2 ] || { echo "$0: --release needs bullseye or bookworm" >&2; exit 2; }
-		release=$2; shift 2 ;;
-	--release=*) release=${1#--release=}; shift ;;
-	-h|--help) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
-	esac
-done
+# shellcheck source=scripts/debian-fetch.bash
+. "$(dirname "$0")/debian-fetch.bash"
+debian_dest_options "$usage" 2,28 "$@"
 
 # Pinned versions of the release's own suite, whose last point release is final: a
 # toolchain made today and one made next year are the same. They match toolchains.json.
 case "$release" in
-bullseye)
-	gcc=10 v=10.2.1-6cross1
-	packages=(
-		"g++-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu:amd64=$v"
-		"cpp-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu-base:amd64=$v"
-		"libstdc++-$gcc-dev-arm64-cross:all=$v" "libgcc-$gcc-dev-arm64-cross:all=$v"
-		"libstdc++6-arm64-cross:all=$v" "libgcc-s1-arm64-cross:all=$v"
-		"libatomic1-arm64-cross:all=$v"
-		libc6-dev-arm64-cross:all=2.31-9cross4 libc6-arm64-cross:all=2.31-9cross4
-		linux-libc-dev-arm64-cross:all=5.10.13-1cross4
-	)
-	;;
-bookworm)
-	gcc=12 v=12.2.0-14cross1
-	packages=(
-		"g++-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu:amd64=$v"
-		"cpp-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu-base:amd64=$v"
-		"libstdc++-$gcc-dev-arm64-cross:all=$v" "libgcc-$gcc-dev-arm64-cross:all=$v"
-		"libstdc++6-arm64-cross:all=$v" "libgcc-s1-arm64-cross:all=$v"
-		"libatomic1-arm64-cross:all=$v"
-		libc6-dev-arm64-cross:all=2.36-8cross1 libc6-arm64-cross:all=2.36-8cross1
-		linux-libc-dev-arm64-cross:all=6.1.4-1cross1
-	)
-	;;
+bullseye) gcc=10 v=10.2.1-6cross1 libc=2.31-9cross4 linux=5.10.13-1cross4 ;;
+bookworm) gcc=12 v=12.2.0-14cross1 libc=2.36-8cross1 linux=6.1.4-1cross1 ;;
 '') echo "$0: --release is required: bullseye (glibc 2.31) or bookworm (glibc 2.36) ($usage)" >&2; exit 2 ;;
 *) echo "$0: unknown release '$release': bullseye (glibc 2.31) or bookworm (glibc 2.36)" >&2; exit 2 ;;
 esac
+packages=(
+	"g++-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu:amd64=$v"
+	"cpp-$gcc-aarch64-linux-gnu:amd64=$v" "gcc-$gcc-aarch64-linux-gnu-base:amd64=$v"
+	"libstdc++-$gcc-dev-arm64-cross:all=$v" "libgcc-$gcc-dev-arm64-cross:all=$v"
+	"libstdc++6-arm64-cross:all=$v" "libgcc-s1-arm64-cross:all=$v" "libatomic1-arm64-cross:all=$v"
+	"libc6-dev-arm64-cross:all=$libc" "libc6-arm64-cross:all=$libc"
+	"linux-libc-dev-arm64-cross:all=$linux"
+)
 
 if [ -z "$fetch_only" ] && [ -z "$dest" ]; then
 	dest=${XDG_CACHE_HOME:-${HOME:?}/.cache}/cuda-xcc/toolchains/$release
@@ -91,8 +64,6 @@ if [ -n "$dest" ] && [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null || echo
 fi
 command -v dpkg-deb >/dev/null || { echo "$0: dpkg-deb not found: this script needs a Debian-like system" >&2; exit 1; }
 
-# shellcheck source=scripts/debian-fetch.bash
-. "$(dirname "$0")/debian-fetch.bash"
 debian_fetch fetch-cross-toolchain "$release" "$cache" "${packages[@]}"
 cache=$(cd "$cache" && pwd)
 if [ -n "$fetch_only" ]; then

@@ -25,22 +25,9 @@ release=bullseye
 cache=
 dest=
 fetch_only=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--cache) [ $# -ge 2 ] || { echo "$0: --cache needs a directory" >&2; exit 2; }
-		cache=$2; shift 2 ;;
-	--cache=*) cache=${1#--cache=}; shift ;;
-	--dest) [ $# -ge 2 ] || { echo "$0: --dest needs a directory" >&2; exit 2; }
-		dest=$2; shift 2 ;;
-	--dest=*) dest=${1#--dest=}; shift ;;
-	--fetch-only) fetch_only=1; shift ;;
-	--release) [ $# -ge 2 ] || { echo "$0: --release needs bullseye" >&2; exit 2; }
-		release=$2; shift 2 ;;
-	--release=*) release=${1#--release=}; shift ;;
-	-h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) echo "$0: unknown argument '$1' ($usage)" >&2; exit 2 ;;
-	esac
-done
+# shellcheck source=scripts/debian-fetch.bash
+. "$(dirname "$0")/debian-fetch.bash"
+debian_dest_options "$usage" 2,21 "$@"
 
 # Pinned versions: the release's own suite (not -security), whose last point release is
 # final, so a root made today and one made next year are the same.
@@ -79,8 +66,6 @@ command -v dpkg-deb >/dev/null || { echo "$0: dpkg-deb not found: this script ne
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-# shellcheck source=debian-fetch.bash
-. "$(dirname "$0")/debian-fetch.bash"
 debian_fetch fetch-target-root "$suite" "$cache" "${packages[@]}"
 if [ -n "$fetch_only" ]; then
 	for p in "${packages[@]}"; do
