@@ -21,10 +21,10 @@
 
 /*
  * cuda-xcc's own options in driver mode. This is one of the two exceptions
- * to the verbs' getopt convention (src/cmd.h): nvcc's arguments must pass
- * through unchanged and in order among ours, and nvcc spells options with
- * one dash or two, "-name VALUE" or "-name=VALUE", which getopt cannot
- * leave alone.
+ * to the verbs' getopt convention (cli/cmd.h): nvcc's arguments must pass
+ * through unchanged and in order among ours, read by nvcc's own table
+ * (use/nvcc_options.h), so that the value of an option of nvcc's is never
+ * taken for one of ours ("-o --cuda" names a file "--cuda").
  */
 enum driver_option {
 	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_PTX,
