@@ -16,6 +16,7 @@
 #include "sysroot/sysroot_open.h"
 #include "use/driver.h"
 #include "use/foreign_cuda.h"
+#include "use/nvcc_options.h"
 #include "cli/cmd.h"
 
 /*
@@ -250,13 +251,20 @@ static const char check_link_usage[] =
 	"above the floor or no floor is known, 2 for bad options.\n";
 
 /* The file a compiler or linker command line links: -o FILE or -oFILE,
- * the last one winning, as in gcc and nvcc. NULL when it names none or
- * only compiles (-c, -S, -E): the Meson cross file puts every C and C++
- * command through check-link, not only the links. */
+ * the last one winning, as in gcc. NULL when it names none or only
+ * compiles (-c, -S, -E): the Meson cross file puts every C and C++ command
+ * through check-link, not only the links. An nvcc command line (CMake's
+ * CUDA links) is read by nvcc's own table: -o=FILE, --output-file, and its
+ * phases that link nothing (-dlink, -lib, -ptx...). */
 static const char *command_output(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *base = strrchr(argv[0], '/');
+	size_t n;
 
+	base = base ? base + 1 : argv[0];
+	n = strlen(base);
+	if (n >= 4 && strcmp(base + n - 4, "nvcc") == 0)
+		return nvcc_command_output(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0 ||
 		    strcmp(argv[i], "-E") == 0)

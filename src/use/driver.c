@@ -19,61 +19,15 @@
 #include "sysroot/sysroot_open.h"
 #include "use/driver.h"
 
-/* nvcc options whose value is the next argument: that value is passed on
- * untouched, even when it looks like one of cuda-xcc's options. */
-static const char *const nvcc_takes_value[] = {
-	"-o", "--output-file", "-x", "--x", "-I", "--include-path", "-L", "--library-path",
-	"-l", "--library", "-D", "--define-macro", "-U", "--undefine-macro",
-	"-include", "--pre-include", "-isystem", "--system-include", "-odir", "--output-directory",
-	"-ldir", "--libdevice-directory", "-MF", "--dependency-output", "-MT", "-MQ",
-	"-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xptxas",
-	"--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xfatbin", "--fatbin-options",
-	"-Xarchive", "--archive-options", "-std", "--std", "-maxrregcount", "--maxrregcount",
-	"-t", "--threads", "-rdc", "--relocatable-device-code", "-cudart", "--cudart",
-	"-cudadevrt", "--cudadevrt", "-m", "--machine", "-keep-dir", "--keep-dir",
-	"-time", "--time", "-optf", "--options-file", "-Werror", NULL,
-};
-
-static int takes_value(const char *a)
-{
-	for (size_t i = 0; nvcc_takes_value[i]; i++)
-		if (strcmp(a, nvcc_takes_value[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* Match "-name VALUE" or "-name=VALUE"; on success *value and *consumed. */
-static int match_opt(int argc, char **argv, int i, const char *const names[],
-		     const char **value, int *consumed)
-{
-	for (size_t k = 0; names[k]; k++) {
-		size_t n = strlen(names[k]);
-
-		if (strcmp(argv[i], names[k]) == 0) {
-			if (i + 1 >= argc)
-				return -1;
-			*value = argv[i + 1];
-			*consumed = 2;
-			return 1;
-		}
-		if (strncmp(argv[i], names[k], n) == 0 && argv[i][n] == '=') {
-			*value = argv[i] + n + 1;
-			*consumed = 1;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /*
  * cuda-xcc's own options in driver mode. This is one of the two exceptions
- * to the verbs' getopt convention (src/cmd.h): nvcc's arguments must pass
- * through unchanged and in order among ours, and nvcc spells options with
- * one dash or two, "-name VALUE" or "-name=VALUE", which getopt cannot
- * leave alone.
+ * to the verbs' getopt convention (cli/cmd.h): nvcc's arguments must pass
+ * through unchanged and in order among ours, read by nvcc's own table
+ * (use/nvcc_options.h), so that the value of an option of nvcc's is never
+ * taken for one of ours ("-o --cuda" names a file "--cuda").
  */
 enum driver_option {
-	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_ARCH, OPT_PTX,
+	OPT_SYSROOT, OPT_CUDA, OPT_TARGET, OPT_TARGET_FS, OPT_JETPACK, OPT_PTX,
 	OPT_FINGERPRINT
 };
 
@@ -83,7 +37,6 @@ static const struct {
 } driver_options[] = {
 	{ "--sysroot", OPT_SYSROOT },     { "--cuda", OPT_CUDA },
 	{ "--target", OPT_TARGET },       { "--target-fs", OPT_TARGET_FS },
-	{ "-arch", OPT_ARCH },            { "--gpu-architecture", OPT_ARCH },
 	{ "--jetpack", OPT_JETPACK },     { "--ptx", OPT_PTX },
 	{ "--sysroot-fingerprint", OPT_FINGERPRINT },
 };
@@ -98,7 +51,6 @@ static int set_option(struct driver_opts *o, enum driver_option opt, const char 
 	case OPT_TARGET_FS: o->target_fs = val; break;
 	case OPT_JETPACK: o->jetpack = val; break;
 	case OPT_FINGERPRINT: o->fingerprint = val; break;
-	case OPT_ARCH: strvec_push(&o->arch, val); break;
 	case OPT_PTX:
 		if (ptx_policy_parse(val, &o->ptx))
 			return xcc_fail(err, XCC_EUSAGE, "--ptx takes none, highest or all (got '%s')",
@@ -108,12 +60,31 @@ static int set_option(struct driver_opts *o, enum driver_option opt, const char 
 	return 0;
 }
 
+/* nvcc's argument a, read from argv, as the words it was copied to at
+ * o->nvcc_args.v[first...]: the typed form points into o's own copies. */
+static void push_nvcc_arg(struct driver_opts *o, char **argv, int i, const struct nvcc_arg *a)
+{
+	struct nvcc_arg copy = *a;
+	size_t first = o->nvcc_args.n;
+
+	for (int k = 0; k < a->words; k++)
+		strvec_push(&o->nvcc_args, argv[i + k]);
+	copy.word = o->nvcc_args.v[first];
+	if (a->form == NVCC_SEPARATE && a->value)
+		copy.value = o->nvcc_args.v[first + 1];
+	else if (a->value)
+		copy.value = copy.word + (a->value - a->word);
+	nvcc_args_push(&o->nvcc, &copy);
+}
+
 int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_error *err)
 {
 	driver_opts_init(o);
 	for (int i = 0; i < argc;) {
 		const char *a = argv[i];
+		struct nvcc_arg na;
 		size_t k, n = 0;
+		int words;
 
 		if (strcmp(a, "--dry-run") == 0 || strcmp(a, "-###") == 0) {
 			o->dry_run = 1;
@@ -140,102 +111,19 @@ int driver_parse_args(int argc, char **argv, struct driver_opts *o, struct xcc_e
 			i += a[n] ? 1 : 2;
 			continue;
 		}
-		strvec_push(&o->nvcc_args, a);
-		if (takes_value(a) && i + 1 < argc) {
-			strvec_push(&o->nvcc_args, argv[i + 1]);
-			i += 2;
+		/* Everything else is nvcc's, read by nvcc's table: -arch in any
+		 * of nvcc's spellings is cuda-xcc's. */
+		words = nvcc_arg_read(argc, argv, i, &na);
+		if (na.opt && na.opt->role == NVCC_ARCH) {
+			if (!na.value)
+				return xcc_fail(err, XCC_EUSAGE, "%s needs a value", a);
+			strvec_push(&o->arch, na.value);
 		} else {
-			i++;
+			push_nvcc_arg(o, argv, i, &na);
 		}
+		i += words;
 	}
 	return 0;
-}
-
-/* What the user's own nvcc arguments already decide. */
-struct user_flags {
-	int has_gencode; /* -gencode, --generate-code, -code, --gpu-code */
-	const char *ccbin;
-	int has_target_dir, has_arbin, allow_unsupported;
-	int dlto; /* -dlto, --dlink-time-opt */
-	int rdc;  /* -rdc=true, -dc, -dw: relocatable device code */
-	struct strvec specs; /* capabilities named by -gencode/-code values */
-};
-
-static const char *const nvcc_dlto[] = { "-dlto", "--dlink-time-opt", NULL };
-static const char *const nvcc_rdc_implied[] = { "-dc", "--device-c", "-dw", "--device-w", NULL };
-static const char *const nvcc_rdc[] = { "-rdc", "--relocatable-device-code", NULL };
-
-static int among(const char *a, const char *const names[])
-{
-	for (size_t k = 0; names[k]; k++)
-		if (strcmp(a, names[k]) == 0)
-			return 1;
-	return 0;
-}
-
-/* The flags that are no gencode nor take a value. */
-static void scan_plain_flag(const char *a, struct user_flags *u)
-{
-	if (strcmp(a, "-allow-unsupported-compiler") == 0 ||
-	    strcmp(a, "--allow-unsupported-compiler") == 0)
-		u->allow_unsupported = 1;
-	else if (among(a, nvcc_dlto))
-		u->dlto = 1;
-	else if (among(a, nvcc_rdc_implied))
-		u->rdc = 1;
-}
-
-static const char *const nvcc_gencode[] = { "-gencode", "--generate-code", NULL };
-static const char *const nvcc_code[] = { "-code", "--gpu-code", NULL };
-static const char *const nvcc_ccbin[] = { "-ccbin", "--compiler-bindir", NULL };
-static const char *const nvcc_tdir[] = { "-target-dir", "--target-directory", NULL };
-static const char *const nvcc_arbin[] = { "-arbin", "--archiver-binary", NULL };
-
-static void scan_user_flags(const struct strvec *args, struct user_flags *u)
-{
-	int argc = (int)args->n;
-	char **argv = args->v;
-
-	memset(u, 0, sizeof *u);
-	for (int i = 0; i < argc; i++) {
-		const char *val;
-		int used;
-
-		if (match_opt(argc, argv, i, nvcc_rdc, &val, &used) > 0) {
-			u->rdc = strcmp(val, "true") == 0;
-			i += used - 1;
-			continue;
-		}
-		if (takes_value(argv[i])) {
-			i++;
-			continue;
-		}
-		if (match_opt(argc, argv, i, nvcc_gencode, &val, &used) > 0) {
-			/* arch=compute_87,code=[sm_87,compute_87] */
-			char *copy = xstrdup(val), *p;
-
-			u->has_gencode = 1;
-			for (p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
-				char *eq = strchr(p, '=');
-
-				flags_specs_from_nvcc_value(&u->specs, eq ? eq + 1 : p);
-			}
-			free(copy);
-		} else if (match_opt(argc, argv, i, nvcc_code, &val, &used) > 0) {
-			u->has_gencode = 1;
-			flags_specs_from_nvcc_value(&u->specs, val);
-		} else if (match_opt(argc, argv, i, nvcc_ccbin, &val, &used) > 0) {
-			u->ccbin = val;
-		} else if (match_opt(argc, argv, i, nvcc_tdir, &val, &used) > 0) {
-			u->has_target_dir = 1;
-		} else if (match_opt(argc, argv, i, nvcc_arbin, &val, &used) > 0) {
-			u->has_arbin = 1;
-		} else {
-			used = 1;
-			scan_plain_flag(argv[i], u);
-		}
-		i += used - 1;
-	}
 }
 
 /* --sysroot, then $CUDA_XCC_SYSROOT, then the default store. */
@@ -250,65 +138,6 @@ static char *locate_sysroot(const struct driver_opts *o)
 	if (o->target && o->cuda)
 		return sysroot_store_path(o->target, o->cuda);
 	return NULL;
-}
-
-/* nvcc options that stop before the host link: with one of them nvcc writes
- * no program. */
-static const char *const nvcc_no_link[] = {
-	"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w", "-E", "--preprocess",
-	"-M", "--generate-dependencies", "-MM", "--generate-nonsystem-dependencies",
-	"-ptx", "-cubin", "--cubin", "-fatbin", "--fatbin", "-cuda", "-lib", "--lib",
-	"-dlink", "--device-link", "-optix-ir", "--optix-ir", "-lto-ir", "-ltoir",
-	"-run", "--run", "-V", "--version", "-h", "--help", NULL,
-};
-static const char *const nvcc_output[] = { "-o", "--output-file", NULL };
-static const char *const nvcc_cudart[] = { "-cudart", "--cudart", NULL };
-
-struct link_info {
-	int links;           /* nvcc ends with the host link */
-	int dlink;           /* -dlink: a device link only */
-	int sources;         /* inputs nvcc compiles (not objects or libraries) */
-	const char *output;  /* -o value, or NULL for a.out */
-	int cudart_shared;
-};
-
-/* Whether an input is something nvcc only links: an object or a library. */
-static int is_link_input(const char *a)
-{
-	static const char *const exts[] = { ".o", ".a", ".so", ".obj", ".lib", NULL };
-	const char *dot = strrchr(a, '.');
-
-	if (strstr(a, ".so."))
-		return 1;
-	return dot && among(dot, exts);
-}
-
-static void scan_link(const struct strvec *args, struct link_info *li)
-{
-	int argc = (int)args->n;
-	char **argv = args->v;
-
-	memset(li, 0, sizeof *li);
-	li->links = 1;
-	for (int i = 0; i < argc; i++) {
-		const char *val;
-		int used = 1;
-
-		if (match_opt(argc, argv, i, nvcc_output, &val, &used) > 0) {
-			li->output = val;
-		} else if (match_opt(argc, argv, i, nvcc_cudart, &val, &used) > 0) {
-			li->cudart_shared = strcmp(val, "shared") == 0;
-		} else if (takes_value(argv[i])) {
-			used = 2;
-		} else if (argv[i][0] != '-') {
-			li->sources |= !is_link_input(argv[i]);
-		} else {
-			li->links &= !among(argv[i], nvcc_no_link);
-			li->dlink |= strcmp(argv[i], "-dlink") == 0 ||
-				     strcmp(argv[i], "--device-link") == 0;
-		}
-		i += used - 1;
-	}
 }
 
 /*
@@ -519,7 +348,7 @@ out:
 
 /* The GPUs: the user's own -gencode/-code win over -arch and are only checked. */
 static int driver_arch(const struct gpudb *db, const struct driver_opts *o,
-		       const struct user_flags *u, const struct target_profile *t,
+		       const struct nvcc_line *l, const struct target_profile *t,
 		       struct cuda_version v, const char *cuda_str, int opened,
 		       struct driver_plan *plan, struct xcc_error *err)
 {
@@ -527,8 +356,8 @@ static int driver_arch(const struct gpudb *db, const struct driver_opts *o,
 	enum ptx_policy ptx = o->ptx;
 	int bad;
 
-	if (u->has_gencode) {
-		strvec_extend(&all, &u->specs);
+	if (l->has_gencode) {
+		strvec_extend(&all, &l->specs);
 		ptx = PTX_NONE;
 	}
 	strvec_extend(&all, &o->arch);
@@ -560,27 +389,27 @@ static int driver_check_sysroot(const struct driver_opts *o, const struct sysroo
 }
 
 /* -ccbin: the user's (checked), the sysroot's, else one found for t and v. */
-static int driver_host_compiler(const struct gpudb *db, const struct user_flags *u,
+static int driver_host_compiler(const struct gpudb *db, const struct nvcc_line *l,
 				const struct sysroot *s, int opened, const struct target_profile *t,
 				struct cuda_version v, struct host_compiler *hc,
 				struct xcc_error *err)
 {
-	if (u->ccbin)
-		return hostcc_check_machine(u->ccbin, t, err) ||
-				       hostcc_check_version(db, t, v, u->ccbin,
-							    u->allow_unsupported, err)
+	if (l->ccbin)
+		return hostcc_check_machine(l->ccbin, t, err) ||
+				       hostcc_check_version(db, t, v, l->ccbin,
+							    l->allow_unsupported, err)
 			       ? -1 : 0;
 	if (opened && s->meta.host_compiler && (hc->path = proc_which(s->meta.host_compiler))) {
 		hc->name = xstrdup(s->meta.host_compiler);
 		return 0;
 	}
-	return hostcc_find(db, t, v, u->allow_unsupported, hc, err);
+	return hostcc_find(db, t, v, l->allow_unsupported, hc, err);
 }
 
 /* The libraries the program links: the device root's (--target-fs, else the
  * sysroot's own), else the sysroot's libcudart by an rpath. */
 static int driver_link_args(const struct driver_opts *o, const struct sysroot *s, int opened,
-			    const struct target_profile *t, const struct link_info *li,
+			    const struct target_profile *t, const struct nvcc_line *l,
 			    struct driver_plan *plan, struct xcc_error *err)
 {
 	const char *target_fs = opened ? s->target_fs : o->target_fs;
@@ -590,7 +419,7 @@ static int driver_link_args(const struct driver_opts *o, const struct sysroot *s
 				      opened && s->target_libc && s->target_libc[0] == '/'
 					      ? s->target_libc : NULL,
 				      t, plan, err);
-	if (li->links && li->cudart_shared && opened) {
+	if (l->links && l->cudart_shared && opened) {
 		/* The sysroot is the only place this machine has the target's
 		 * libcudart: record it so the program runs under qemu without
 		 * LD_LIBRARY_PATH. On the device the path does not exist and the
@@ -632,24 +461,23 @@ static void warn_no_libnvvm(struct driver_plan *plan)
  * keeps -dlto and asks for the SASS. One call that does both can only be
  * spelt -arch=sm_XX -dlto, for one GPU.
  */
-static int driver_lto(const struct user_flags *u, const struct link_info *li,
-		      struct driver_plan *plan, int *keep_dlto, int *arch_flag,
-		      struct xcc_error *err)
+static int driver_lto(const struct nvcc_line *l, struct driver_plan *plan, int *keep_dlto,
+		      int *arch_flag, struct xcc_error *err)
 {
-	int compiles = li->sources && !li->dlink;
+	int compiles = l->sources && !l->dlink;
 
 	*keep_dlto = 1;
 	*arch_flag = 0;
-	if (u->has_gencode) {
-		if (u->dlto && compiles)
+	if (l->has_gencode) {
+		if (l->dlto && compiles)
 			return xcc_fail(err, XCC_EUSAGE,
 					"-dlto cannot be mixed with -gencode or -code where nvcc compiles "
 					"(nvcc refuses it): ask for the LTO-IR in the -gencode "
 					"(arch=compute_87,code=lto_87) and pass -dlto at the device link");
 		return 0;
 	}
-	if (!u->dlto) {
-		if (li->dlink || (li->links && !li->sources))
+	if (!l->dlto) {
+		if (l->dlink || (l->links && !l->sources))
 			arch_choice_lto_to_sass(&plan->arch);
 		return 0;
 	}
@@ -658,10 +486,10 @@ static int driver_lto(const struct user_flags *u, const struct link_info *li,
 		warn_no_libnvvm(plan);
 		return 0;
 	}
-	if (!li->links) {
+	if (!l->links) {
 		arch_choice_sass_to_lto(&plan->arch);
 		*keep_dlto = 0;
-		if (!u->rdc)
+		if (!l->rdc)
 			strvec_push(&plan->argv, "-rdc=true");
 		return 0;
 	}
@@ -676,27 +504,27 @@ static int driver_lto(const struct user_flags *u, const struct link_info *li,
 
 /* The GPU flags (cuda-xcc's -gencode, unless the user has their own) and
  * the user's arguments. */
-static int driver_gpu_args(const struct driver_opts *o, const struct user_flags *u,
-			   const struct link_info *li, struct driver_plan *plan,
-			   struct xcc_error *err)
+static int driver_gpu_args(const struct driver_opts *o, const struct nvcc_line *l,
+			   struct driver_plan *plan, struct xcc_error *err)
 {
 	int keep_dlto, arch_flag;
 	char tok[16];
 
-	if (driver_lto(u, li, plan, &keep_dlto, &arch_flag, err))
+	if (driver_lto(l, plan, &keep_dlto, &arch_flag, err))
 		return -1;
 	if (arch_flag)
 		strvec_pushf(&plan->argv, "-arch=sm_%s",
 			     gpu_cap_token(plan->arch.entries[0].cap, tok, sizeof tok));
-	else if (!u->has_gencode)
+	else if (!l->has_gencode)
 		arch_choice_gencode(&plan->arch, &plan->argv);
-	for (size_t i = 0; i < o->nvcc_args.n; i++) {
-		const char *a = o->nvcc_args.v[i];
+	for (size_t i = 0; i < o->nvcc.n; i++) {
+		const struct nvcc_arg *a = &o->nvcc.v[i];
 
-		if (keep_dlto || !among(a, nvcc_dlto))
-			strvec_push(&plan->argv, a);
-		if (takes_value(a) && i + 1 < o->nvcc_args.n)
-			strvec_push(&plan->argv, o->nvcc_args.v[++i]);
+		if (!keep_dlto && a->opt && a->opt->role == NVCC_DLTO)
+			continue;
+		strvec_push(&plan->argv, a->word);
+		if (a->words == 2)
+			strvec_push(&plan->argv, a->value);
 	}
 	return 0;
 }
@@ -705,9 +533,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		struct xcc_error *err)
 {
 	struct sysroot s;
-	struct user_flags u;
+	struct nvcc_line line;
 	struct host_compiler hc = { 0 };
-	struct link_info li;
 	const struct target_profile *t;
 	struct cuda_version v;
 	const char *cuda_str;
@@ -715,15 +542,15 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 
 	memset(plan, 0, sizeof *plan);
 	memset(&s, 0, sizeof s);
-	scan_user_flags(&o->nvcc_args, &u);
-	scan_link(&o->nvcc_args, &li);
+	/* What the user's nvcc arguments decide, read once for every stage. */
+	nvcc_line_read(&o->nvcc, &line);
 
 	/* What to build for: the sysroot, the target and release, the GPUs. */
 	if (driver_open_sysroot(db, o, plan, &s, &opened, err) ||
 	    driver_request(db, o, &s, opened, &t, &v, &cuda_str, err) ||
-	    driver_arch(db, o, &u, t, v, cuda_str, opened, plan, err) ||
+	    driver_arch(db, o, &line, t, v, cuda_str, opened, plan, err) ||
 	    driver_check_sysroot(o, &s, opened, t, cuda_str, plan, err) ||
-	    driver_host_compiler(db, &u, &s, opened, t, v, &hc, err))
+	    driver_host_compiler(db, &line, &s, opened, t, v, &hc, err))
 		goto out;
 
 	/* nvcc's command line: the sysroot's nvcc and what the user left out. */
@@ -735,18 +562,18 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	 * value for a second input file ("multiple input files") and a bare
 	 * -ccbin's for a file in the current directory to hash; the absolute
 	 * path is the same on every runner, where a bare name is looked up. */
-	if (!u.ccbin)
+	if (!line.ccbin)
 		strvec_pushf(&plan->argv, "-ccbin=%s", hc.path ? hc.path : hc.name);
-	if (!u.has_target_dir)
+	if (!line.has_target_dir)
 		strvec_pushf(&plan->argv, "-target-dir=%s", plan->arch.target_dir);
-	if (!u.has_arbin)
+	if (!line.has_arbin)
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
-	if (driver_link_args(o, &s, opened, t, &li, plan, err))
+	if (driver_link_args(o, &s, opened, t, &line, plan, err))
 		goto out;
 
 	/* What is checked after nvcc: the runtime floors of every linked program. */
-	if (li.links)
-		plan->linked_output = xstrdup(li.output ? li.output : "a.out");
+	if (line.links)
+		plan->linked_output = xstrdup(line.output ? line.output : "a.out");
 	if (o->jetpack)
 		plan->jetpack = xstrdup(o->jetpack);
 	else if (opened && s.meta.jetpack)
@@ -754,13 +581,13 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	for (size_t i = 0; opened && i < s.meta.n_components; i++)
 		if (s.meta.components[i].name)
 			strvec_push(&plan->components, s.meta.components[i].name);
-	if (driver_gpu_args(o, &u, &li, plan, err))
+	if (driver_gpu_args(o, &line, plan, err))
 		goto out;
 	rc = 0;
 out:
 	sysroot_close(&s);
 	host_compiler_free(&hc);
-	strvec_free(&u.specs);
+	nvcc_line_free(&line);
 	/* A failed plan owns nothing: the caller only reports the error. */
 	if (rc)
 		driver_plan_free(plan);
@@ -793,5 +620,6 @@ void driver_opts_free(struct driver_opts *o)
 {
 	strvec_free(&o->arch);
 	strvec_free(&o->nvcc_args);
+	nvcc_args_free(&o->nvcc);
 	driver_opts_init(o);
 }

@@ -7,6 +7,7 @@
 #include "base/strvec.h"
 #include "db/flags.h"
 #include "db/gpus.h"
+#include "use/nvcc_options.h"
 
 struct driver_opts {
 	const char *sysroot;   /* --sysroot */
@@ -21,6 +22,7 @@ struct driver_opts {
 	int dry_run;           /* --dry-run or -### */
 	int verbose;
 	struct strvec nvcc_args; /* everything else, in order */
+	struct nvcc_args nvcc;   /* the same, typed: read once, by nvcc's table */
 };
 
 /* Split argv (after the program name) into cuda-xcc's options and nvcc's. */

@@ -15,6 +15,7 @@
 #include "pkg/fetch.h"
 #include "pkg/package.h"
 #include "pkg/unpack.h"
+#include "use/nvcc_options.h"
 #include "cli/cmd.h"
 
 static const char debug_usage[] =
@@ -25,6 +26,7 @@ static const char debug_usage[] =
 	"       test-tool identify ARCHIVE\n"
 	"       test-tool unpack [--strip N] [--skip MEMBER]... [--max-bytes N] [--progress]\n"
 	"                             ARCHIVE DIR\n"
+	"       test-tool nvcc-options\n"
 	"\n"
 	"Internal commands for tests and troubleshooting; their interface may change.\n";
 
@@ -218,6 +220,22 @@ static int debug_sha256(int argc, char **argv)
 	return 0;
 }
 
+/* nvcc's option table, one option a line: SHORT LONG value|joined|flag ROLE,
+ * then no-link and hidden where they hold ("-" for a missing name). */
+static int debug_nvcc_options(void)
+{
+	size_t n;
+	const struct nvcc_option *t = nvcc_option_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s %s %s %s%s%s\n", t[i].short_name ? t[i].short_name : "-",
+		       t[i].long_name ? t[i].long_name : "-",
+		       t[i].flags & NVCC_ATTACHED ? "joined" : t[i].flags & NVCC_VALUE ? "value" : "flag",
+		       nvcc_role_name(t[i].role), t[i].flags & NVCC_NO_LINK ? " no-link" : "",
+		       t[i].flags & NVCC_HIDDEN ? " hidden" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
@@ -234,5 +252,7 @@ int main(int argc, char **argv)
 		return debug_identify(argc - 1, argv + 1);
 	if (strcmp(argv[1], "unpack") == 0)
 		return debug_unpack(argc - 1, argv + 1);
+	if (strcmp(argv[1], "nvcc-options") == 0)
+		return debug_nvcc_options();
 	return cmd_usage_error("test-tool", "no command '%s'", argv[1]);
 }

@@ -50,6 +50,49 @@ static void test_parse_splits_own_and_nvcc_arguments(void)
 	driver_opts_free(&o);
 }
 
+/* nvcc's reading of one argument: the form, the option and its value. */
+static void check_read(const char *const words[], int n, enum nvcc_form form,
+		       const char *opt, const char *value, int used)
+{
+	struct nvcc_arg a;
+	int got = nvcc_arg_read(n, (char *const *)words, 0, &a);
+	const char *name = !a.opt ? NULL : a.long_spelling ? a.opt->long_name : a.opt->short_name;
+
+	ok(got == used && a.form == form && (opt ? name && strcmp(name, opt) == 0 : !name) &&
+		   (value ? a.value && strcmp(a.value, value) == 0 : !a.value),
+	   "nvcc_arg_read: %s%s%s: %d words, form %d, option %s, value %s", words[0],
+	   n > 1 ? " " : "", n > 1 ? words[1] : "", got, (int)a.form, name ? name : "none",
+	   a.value ? a.value : "none");
+}
+
+static void test_nvcc_arg_read(void)
+{
+	struct nvcc_args args;
+	struct nvcc_line line;
+
+	check_read((const char *[]){ "-ccbin", "g++" }, 2, NVCC_SEPARATE, "-ccbin", "g++", 2);
+	check_read((const char *[]){ "-ccbin=g++", "x.cu" }, 2, NVCC_EQUALS, "-ccbin", "g++", 1);
+	check_read((const char *[]){ "--compiler-bindir", "g++" }, 2, NVCC_SEPARATE,
+		   "--compiler-bindir", "g++", 2);
+	check_read((const char *[]){ "-O3" }, 1, NVCC_JOINED, "-O", "3", 1);
+	check_read((const char *[]){ "-lib" }, 1, NVCC_FLAG, "-lib", NULL, 1);
+	check_read((const char *[]){ "-lcudart" }, 1, NVCC_JOINED, "-l", "cudart", 1);
+	check_read((const char *[]){ "-ofile" }, 1, NVCC_UNKNOWN, NULL, NULL, 1);
+	check_read((const char *[]){ "--ccbin", "g++" }, 2, NVCC_UNKNOWN, NULL, NULL, 1);
+	check_read((const char *[]){ "-c=1" }, 1, NVCC_UNKNOWN, NULL, NULL, 1);
+	check_read((const char *[]){ "-o" }, 1, NVCC_SEPARATE, "-o", NULL, 1);
+	check_read((const char *[]){ "k.o" }, 1, NVCC_OPERAND, NULL, NULL, 1);
+
+	nvcc_args_read(7, (char *[]){ "-gencode", "arch=compute_90,code=sm_90", "-dlto", "a.o",
+				      "--output-file", "app", "-lib" }, &args);
+	nvcc_line_read(&args, &line);
+	ok(args.n == 5 && line.has_gencode && line.specs.n > 0 && line.dlto && !line.sources &&
+		   !line.links && line.output && strcmp(line.output, "app") == 0,
+	   "nvcc_line_read: -gencode's GPU, -dlto, no source, -lib links nothing, the output");
+	nvcc_line_free(&line);
+	nvcc_args_free(&args);
+}
+
 static void test_parse_missing_value(void)
 {
 	struct driver_opts o;
@@ -146,6 +189,7 @@ int main(void)
 	}
 	test_parse_splits_own_and_nvcc_arguments();
 	test_parse_missing_value();
+	test_nvcc_arg_read();
 	test_plan_dry_run();
 	test_plan_refusals();
 	gpudb_free(&db);
