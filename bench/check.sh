@@ -6,8 +6,8 @@
 #
 #   bench/check.sh [--xcc PATH] [--cuobjdump PATH] [--gpu LIST] [DIR|FILE...]
 #
-# Without operands: the shared libraries of Debian's arm64 CUDA 12.4 packages in
-# $XCC_DEB_CACHE_TRIXIE (default /var/cache/cuda-xcc/debs-trixie), unpacked into a scratch
+# Without operands: the shared libraries of Debian's arm64 CUDA 12.4 and 11.8 packages in
+# $XCC_DEB_CACHE_TRIXIE and $XCC_DEB_CACHE (/var/cache/cuda-xcc/debs-trixie, debs), unpacked into a scratch
 # directory with dpkg-deb first (the check itself reads .debs in place; unpacking here lets
 # both tools read the same files). cuobjdump: --cuobjdump, $CUOBJDUMP, PATH,
 # /usr/local/cuda/bin, else the one in the cached nvidia-cuda-toolkit .deb.
@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 debs=${XCC_DEB_CACHE_TRIXIE:-/var/cache/cuda-xcc/debs-trixie}
+debs118=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -37,9 +38,10 @@ command -v readelf >/dev/null || { echo "$0: no readelf (apt-get install binutil
 
 if [ ${#inputs[@]} -eq 0 ]; then
 	found=0
-	for deb in "$debs"/lib*_arm64.deb; do
+	for deb in "$debs"/lib*_arm64.deb "$debs118"/lib*_arm64.deb; do
 		[ -f "$deb" ] || continue
-		dpkg-deb -x "$deb" "$scratch/libs"
+		mkdir -p "$scratch/libs/$(basename "$deb" .deb)"
+		dpkg-deb -x "$deb" "$scratch/libs/$(basename "$deb" .deb)"
 		found=1
 	done
 	[ "$found" = 1 ] || { echo "$0: no arm64 .debs in $debs (run scripts/fetch-debian-cuda.sh --release trixie)" >&2; exit 2; }
@@ -69,9 +71,9 @@ for f in "${files[@]}"; do
 done
 t2=$(now)
 status=0
-"$xcc" check --gpu "$gpus" "${inputs[@]}" > "$scratch/check.out" 2>&1 || status=$?
+"$xcc" check --gpu "$gpus" "${inputs[@]}" > "$scratch/check.out" 2> "$scratch/check.err" || status=$?
 t3=$(now)
-[ "$status" -le 1 ] || { cat "$scratch/check.out" >&2; echo "$0: cuda-xcc check failed ($status)" >&2; exit 1; }
+[ "$status" -le 1 ] || { cat "$scratch/check.err" >&2; echo "$0: cuda-xcc check failed ($status)" >&2; exit 1; }
 c=$(echo "$t1 - $t0" | bc -l)
 r=$(echo "$t2 - $t1" | bc -l)
 x=$(echo "$t3 - $t2" | bc -l)

@@ -184,18 +184,19 @@ struct walk {
 };
 
 /* A member's bytes when it is an ELF file (the magic read first, so that
- * the rest of the package streams past); NULL otherwise. */
+ * the rest of the package streams past); NULL otherwise. The buffer grows
+ * with what is read: the header's size may be absent (a zip's data
+ * descriptor) or wrong, and is no allocation to trust. */
 static char *read_member(struct archive *a, struct archive_entry *e, size_t *len,
 			 struct xcc_error *err)
 {
-	la_int64_t size = archive_entry_size(e);
+	size_t cap = 1 << 16, got = 0;
 	char *buf;
-	size_t got;
 	la_ssize_t n;
 
-	if (archive_entry_filetype(e) != AE_IFREG || size < 64)
+	if (archive_entry_filetype(e) != AE_IFREG)
 		return NULL;
-	buf = xmalloc((size_t)size);
+	buf = xmalloc(cap);
 	n = archive_read_data(a, buf, 4);
 	if (n != 4 || !elfinfo_is_elf(buf, 4)) {
 		free(buf);
@@ -203,9 +204,13 @@ static char *read_member(struct archive *a, struct archive_entry *e, size_t *len
 			package_archive_fail(err, a, package_entry_path(e));
 		return NULL;
 	}
-	for (got = 4; got < (size_t)size; got += (size_t)n) {
-		n = archive_read_data(a, buf + got, (size_t)size - got);
-		if (n <= 0) {
+	for (got = 4;; got += (size_t)n) {
+		if (cap - got < (1 << 16))
+			XGROW(buf, got + (1 << 16), cap);
+		n = archive_read_data(a, buf + got, cap - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
 			free(buf);
 			package_archive_fail(err, a, package_entry_path(e));
 			return NULL;
