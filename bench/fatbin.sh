@@ -30,25 +30,9 @@ debs=${XCC_DEB_CACHE:-/var/cache/cuda-xcc/debs}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-if [ -z "$xcc" ]; then
-	for c in "$top/build/src/cuda-xcc" "$top/src/cuda-xcc" "$(command -v cuda-xcc || true)"; do
-		[ -n "$c" ] && [ -x "$c" ] && { xcc=$c; break; }
-	done
-fi
-[ -n "$xcc" ] && [ -x "$xcc" ] || { echo "$0: no cuda-xcc binary; build it or pass --xcc PATH" >&2; exit 2; }
-
-if [ -z "$cuobjdump" ]; then
-	cuobjdump=$(command -v cuobjdump || true)
-	[ -z "$cuobjdump" ] && [ -x /usr/local/cuda/bin/cuobjdump ] && cuobjdump=/usr/local/cuda/bin/cuobjdump
-	if [ -z "$cuobjdump" ]; then
-		deb=$(ls "$debs"/nvidia-cuda-toolkit_*_amd64.deb 2>/dev/null | head -n1 || true)
-		if [ -n "$deb" ]; then
-			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$scratch" ./usr/bin/cuobjdump
-			cuobjdump=$scratch/usr/bin/cuobjdump
-		fi
-	fi
-fi
-[ -n "$cuobjdump" ] || { echo "$0: no cuobjdump (give --cuobjdump, or run scripts/fetch-debian-cuda.sh)" >&2; exit 2; }
+. "$top/bench/tools.sh"
+bench_find_xcc "$top"
+bench_find_cuobjdump "$debs" "$scratch"
 echo "cuobjdump: $cuobjdump ($("$cuobjdump" --version | grep -o 'release [0-9.]*'))"
 echo "cuda-xcc:  $xcc"
 

@@ -96,5 +96,6 @@ cmd_fn cmd_toolchain;
 cmd_fn cmd_run;
 cmd_fn cmd_doctor;
 cmd_fn cmd_check_link;
+cmd_fn cmd_check;
 
 #endif

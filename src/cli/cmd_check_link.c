@@ -78,19 +78,6 @@ static void program_files(const struct linked_program *prog, struct strvec *file
 	elfinfo_free(&info);
 }
 
-/* "3.4.28" of libstdc++'s newest GLIBCXX_3.4.28, or NULL. */
-static char *newest_number(const char *lib, const char *prefix)
-{
-	struct xcc_error err = { 0 };
-	char *name = lib ? glibc_version_defs_max(lib, prefix, &err) : NULL, *num;
-
-	if (!name)
-		return NULL;
-	num = xstrdup(name + strlen(prefix));
-	free(name);
-	return num;
-}
-
 /*
  * After a --target-fs link: the C++ runtime's floor is that root's own
  * libstdc++ and libgcc_s, whatever the JetPack tables say. Debian's cross
@@ -100,9 +87,9 @@ static char *newest_number(const char *lib, const char *prefix)
  */
 static int check_target_fs_cxx(const struct linked_program *prog, int strict)
 {
-	char *glibcxx = newest_number(prog->target_libstdcxx, "GLIBCXX_");
-	char *cxxabi = newest_number(prog->target_libstdcxx, "CXXABI_");
-	char *gcc_s = newest_number(prog->target_libgcc_s, "GCC_");
+	char *glibcxx = glibc_version_defs_newest(prog->target_libstdcxx, "GLIBCXX_");
+	char *cxxabi = glibc_version_defs_newest(prog->target_libstdcxx, "CXXABI_");
+	char *gcc_s = glibc_version_defs_newest(prog->target_libgcc_s, "GCC_");
 	struct runtime_floor floor = { NULL, glibcxx, cxxabi, gcc_s };
 	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
 	const char *what = strict ? "error" : "warning";

@@ -26,6 +26,7 @@ static const struct verb verbs[] = {
 	{ "run", cmd_run, "run a cross-built program under qemu or on a device over ssh" },
 	{ "doctor", cmd_doctor, "check the cross toolchain, qemu, sysroot and device floor" },
 	{ "check-link", cmd_check_link, "check linked files against the device's runtime floor" },
+	{ "check", cmd_check, "will these files, packages or roots run on that board" },
 	{ NULL, NULL, NULL },
 };
 

@@ -41,20 +41,17 @@ static void needs_push(struct glibc_version_needs *needs, const char *file, cons
 	needs->n++;
 }
 
-int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, struct xcc_error *err)
+/* The version needs of an ELF file libelf has open; name for messages. */
+static int needs_from_elf(Elf *elf, const char *name, struct glibc_version_needs *out,
+			  struct xcc_error *err)
 {
-	struct elfinfo_file f;
 	GElf_Shdr sh;
 	Elf_Data *data;
 	size_t off = 0;
 
 	memset(out, 0, sizeof *out);
-	if (elfinfo_open(path, &f, err))
-		return -1;
-	if (!find_section(f.elf, SHT_GNU_verneed, &sh, &data)) {
-		elfinfo_close(&f);
+	if (!find_section(elf, SHT_GNU_verneed, &sh, &data))
 		return 0;
-	}
 	/* sh_info counts the entries; the vn_next chain is checked against it so
 	 * that a corrupt file cannot make the walk loop forever. */
 	for (GElf_Word i = 0; i < sh.sh_info; i++) {
@@ -64,18 +61,18 @@ int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, 
 
 		if (!gelf_getverneed(data, (int)off, &vn))
 			goto bad;
-		file = elf_strptr(f.elf, sh.sh_link, vn.vn_file);
+		file = elf_strptr(elf, sh.sh_link, vn.vn_file);
 		aux_off = off + vn.vn_aux;
 		for (GElf_Half k = 0; k < vn.vn_cnt; k++) {
 			GElf_Vernaux va;
-			const char *name;
+			const char *vname;
 
 			if (!gelf_getvernaux(data, (int)aux_off, &va))
 				goto bad;
-			name = elf_strptr(f.elf, sh.sh_link, va.vna_name);
-			if (!file || !name)
+			vname = elf_strptr(elf, sh.sh_link, va.vna_name);
+			if (!file || !vname)
 				goto bad;
-			needs_push(out, file, name);
+			needs_push(out, file, vname);
 			if (!va.vna_next)
 				break;
 			aux_off += va.vna_next;
@@ -84,13 +81,40 @@ int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, 
 			break;
 		off += vn.vn_next;
 	}
-	elfinfo_close(&f);
 	return 0;
 bad:
-	elfinfo_close(&f);
 	glibc_version_needs_free(out);
-	return xcc_fail(err, XCC_EFAIL, "%s: damaged version needs section (%s)", path,
+	return xcc_fail(err, XCC_EFAIL, "%s: damaged version needs section (%s)", name,
 			elf_errmsg(-1));
+}
+
+int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, struct xcc_error *err)
+{
+	struct elfinfo_file f;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (elfinfo_open(path, &f, err))
+		return -1;
+	rc = needs_from_elf(f.elf, path, out, err);
+	elfinfo_close(&f);
+	return rc;
+}
+
+int glibc_version_needs_read_memory(void *buf, size_t len, const char *name,
+				    struct glibc_version_needs *out, struct xcc_error *err)
+{
+	Elf *elf;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!elfinfo_is_elf(buf, len))
+		return xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", name);
+	if (elfinfo_begin_memory(buf, len, name, &elf, err))
+		return -1;
+	rc = needs_from_elf(elf, name, out, err);
+	elf_end(elf);
+	return rc;
 }
 
 void glibc_version_needs_free(struct glibc_version_needs *needs)
@@ -328,6 +352,20 @@ char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_er
 	return out;
 }
 
+char *glibc_version_defs_newest(const char *lib, const char *prefix)
+{
+	struct xcc_error err = { 0 };
+	char *name = lib ? glibc_version_defs_max(lib, prefix, &err) : NULL, *num;
+
+	if (!name) {
+		xcc_error_clear(&err);
+		return NULL;
+	}
+	num = xstrdup(name + strlen(prefix));
+	free(name);
+	return num;
+}
+
 char *glibc_toolchain_max(const char *triple)
 {
 	char *libc = xasprintf("/usr/%s/lib/libc.so.6", triple), *max = NULL;
@@ -368,8 +406,8 @@ char *glibc_cxx_runtime_fix(const char *triple, const char *floor_glibc)
 	return fix;
 }
 
-int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
-			struct xcc_error *err)
+void runtime_floor_check_needs(const struct glibc_version_needs *needs,
+				const struct runtime_floor *floor, struct strvec *above)
 {
 	/* Longest prefix first: GLIBC_ is a prefix of neither GLIBCXX_ nor
 	 * the others, but is tested after GLIBCXX_ to stay obviously right. */
@@ -381,12 +419,9 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 		{ "GLIBC_", floor->glibc },
 		{ "GCC_", floor->gcc_s },
 	};
-	struct glibc_version_needs needs;
 
-	if (glibc_version_needs_read(file, &needs, err))
-		return -1;
-	for (size_t i = 0; i < needs.n; i++) {
-		const char *v = needs.v[i].version;
+	for (size_t i = 0; i < needs->n; i++) {
+		const char *v = needs->v[i].version;
 		long num[4];
 
 		if (version_numbers(v, num) == 0)
@@ -400,7 +435,7 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 			if (libs[k].limit) {
 				snprintf(limit, sizeof limit, "%s%s", libs[k].prefix, libs[k].limit);
 				if (glibc_version_cmp(v, limit) > 0) {
-					line = xasprintf("%s (%s)", v, needs.v[i].file);
+					line = xasprintf("%s (%s)", v, needs->v[i].file);
 					sorted_insert_unique(above, line);
 					free(line);
 				}
@@ -408,6 +443,16 @@ int runtime_floor_check(const char *file, const struct runtime_floor *floor, str
 			break;
 		}
 	}
+}
+
+int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
+			struct xcc_error *err)
+{
+	struct glibc_version_needs needs;
+
+	if (glibc_version_needs_read(file, &needs, err))
+		return -1;
+	runtime_floor_check_needs(&needs, floor, above);
 	glibc_version_needs_free(&needs);
 	return 0;
 }

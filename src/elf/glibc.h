@@ -19,6 +19,10 @@ struct glibc_version_needs {
 
 /* Every version path needs (SHT_GNU_verneed); none is not an error. */
 int glibc_version_needs_read(const char *path, struct glibc_version_needs *out, struct xcc_error *err);
+/* The same for an ELF file in memory (a package's member); name is used in
+ * messages. libelf may convert buf in place. */
+int glibc_version_needs_read_memory(void *buf, size_t len, const char *name,
+				    struct glibc_version_needs *out, struct xcc_error *err);
 void glibc_version_needs_free(struct glibc_version_needs *needs);
 
 /* The version names a shared library defines (SHT_GNU_verdef), without the
@@ -45,6 +49,10 @@ int glibc_find_in_root(const char *rootfs, const char *triple, const char *name,
  * ("GLIBC_" for libc, "GLIBCXX_" for libstdc++). NULL with err set when it
  * defines none. Caller frees. */
 char *glibc_version_defs_max(const char *path, const char *prefix, struct xcc_error *err);
+
+/* The same as numbers only ("3.4.28" of GLIBCXX_3.4.28); NULL when lib is
+ * NULL or defines none. Caller frees. */
+char *glibc_version_defs_newest(const char *lib, const char *prefix);
 
 /* The newest GLIBC_ version of the cross toolchain's own C library (Debian
  * keeps it in /usr/TRIPLE/lib), or NULL when it is not there. Caller frees. */
@@ -81,6 +89,9 @@ struct runtime_floor {
 
 /* The version needs of file above the floor, sorted and unique, each as
  * "GLIBCXX_3.4.30 (libstdc++.so.6)", appended to above. */
+/* The same for needs already read. */
+void runtime_floor_check_needs(const struct glibc_version_needs *needs,
+				const struct runtime_floor *floor, struct strvec *above);
 int runtime_floor_check(const char *file, const struct runtime_floor *floor, struct strvec *above,
 			struct xcc_error *err);
 
