@@ -363,3 +363,84 @@ request_times() {
 	request_times | awk 'NR > 1 { gap[NR - 1] = $1 - prev } { prev = $1 }
 		END { exit !(gap[1] >= 0.25 && gap[2] >= 0.5 && gap[3] >= 1.0) }'
 }
+
+# The cache may be shared (CI runners, a restored tarball): what else writes
+# there must not make a download write, or read, anywhere else.
+@test "cache: a symbolic link planted as the .part is refused, named, and never written through" {
+	start_httpd normal "$S/www"
+	printf 'keep me\n' >"$S/victim"
+	ln -s "$S/victim" "$S/cache/$SHA.part"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a symbolic link where a partial download belongs"
+	[ "$(cat "$S/victim")" = "keep me" ]
+	[ -L "$S/cache/$SHA.part" ]
+	[ ! -e "$S/cache/$SHA" ]
+	# a URL without a promised hash: its .part is named after the URL
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz" h
+	h=$(printf '%s' "$url" | sha256sum | cut -d' ' -f1)
+	ln -s "$S/victim" "$S/cache/url-$h.part"
+	fetch "$url"
+	assert_status 1
+	assert_output_contains "$S/cache/url-$h.part: a symbolic link"
+	[ "$(cat "$S/victim")" = "keep me" ]
+	[ "$(httpd_requests)" = 0 ]
+}
+
+@test "cache: a FIFO planted as the .part is refused at once, not read from" {
+	start_httpd normal "$S/www"
+	mkfifo "$S/cache/$SHA.part"
+	run timeout 60 "$XCC_TEST_TOOL" fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" \
+		"$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a FIFO where a partial download belongs"
+	[ -p "$S/cache/$SHA.part" ]
+}
+
+@test "cache: a .part of another user's is refused, named, and left as it was" {
+	[ "$(id -u)" = 0 ] || skip "needs root to give the .part to another user"
+	id cuda-xcc-test >/dev/null 2>&1 || skip "no user cuda-xcc-test (scripts/setup.sh makes it)"
+	start_httpd normal "$S/www"
+	head -c 1000 "$S/www/sub/pkg-archive.tar.xz" >"$S/cache/$SHA.part"
+	chown cuda-xcc-test "$S/cache/$SHA.part"
+	chmod 666 "$S/cache/$SHA.part"
+	cp "$S/cache/$SHA.part" "$S/part-before"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a partial download owned by user $(id -u cuda-xcc-test)"
+	cmp "$S/cache/$SHA.part" "$S/part-before"
+	[ "$(stat -c %U "$S/cache/$SHA.part")" = cuda-xcc-test ]
+	[ ! -e "$S/cache/$SHA" ]
+}
+
+@test "cache: a link planted as a finished entry is not served; the entry is downloaded, the link's target untouched" {
+	start_httpd normal "$S/www"
+	# the right bytes, but in a file the cache does not own
+	cp "$S/www/sub/pkg-archive.tar.xz" "$S/elsewhere"
+	ln -s "$S/elsewhere" "$S/cache/$SHA"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	[ ! -L "$S/cache/$SHA" ]
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	cmp "$S/elsewhere" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 1 ]
+}
+
+@test "cache: a link planted as a URL's record is not read or written through" {
+	start_httpd normal "$S/www"
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz" h
+	h=$(printf '%s' "$url" | sha256sum | cut -d' ' -f1)
+	printf 'sha256 %s\nlast-modified 4000000000\n' "$SHA" >"$S/record-elsewhere"
+	cp "$S/www/sub/pkg-archive.tar.xz" "$S/cache/$SHA"
+	ln -s "$S/record-elsewhere" "$S/cache/url-$h"
+	cp "$S/record-elsewhere" "$S/record-before"
+	fetch "$url"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	# asked for the whole file: the link was no record
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG" || true)" = 0 ]
+	[ ! -L "$S/cache/url-$h" ]
+	[ -f "$S/cache/url-$h" ]
+	cmp "$S/record-elsewhere" "$S/record-before"
+}

@@ -28,9 +28,9 @@
 #include "base/sha256.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
+#include "pkg/cache.h"
 #include "pkg/fetch.h"
 
-#define HASH_BLOCK (256 * 1024)
 #define MAX_TEXT (64u << 20)
 #define DEFAULT_RETRIES 3
 #define DEFAULT_STALL_S 60L
@@ -113,27 +113,6 @@ void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
 	xcc_sha256_hex(&h, hex);
 }
 
-/* Feed fd's bytes from its current offset to EOF into h. */
-static int hash_fd(int fd, struct xcc_sha256 *h, uint64_t *size)
-{
-	char *buf = xmalloc(HASH_BLOCK);
-	ssize_t n;
-
-	*size = 0;
-	while ((n = read(fd, buf, HASH_BLOCK)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -1;
-		}
-		xcc_sha256_update(h, buf, (size_t)n);
-		*size += (uint64_t)n;
-	}
-	free(buf);
-	return 0;
-}
-
 int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -144,7 +123,7 @@ int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc
 	if (fd < 0)
 		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
 	xcc_sha256_init(&h);
-	if (hash_fd(fd, &h, &n)) {
+	if (cache_hash_fd(fd, &h, &n)) {
 		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
 	} else {
 		xcc_sha256_hex(&h, hex);
@@ -192,46 +171,59 @@ static void append_note(struct xcc_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
 /* ---------------------------------------------------------------------------
  * Local files
  */
 
-static int verify_local(const char *path, const char *shown, const char *sha, int64_t size,
+/* A local file, opened once: its size and hash are checked through the
+ * descriptor handed back (at offset 0), so that what is read from it later
+ * is what was checked, whatever happens to the path meanwhile. */
+static int verify_local(const char *path, const char *sha, int64_t size, int *fdp,
 			struct xcc_error *err)
 {
+	struct xcc_sha256 h;
 	struct stat st;
+	uint64_t n;
 	char actual[65];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc = -1;
 
-	if (stat(path, &st))
-		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", shown,
+	if (fd < 0)
+		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", path,
 				strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", shown);
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", path);
+		goto out;
+	}
 	/* The size first: it costs nothing and catches most mix-ups. */
-	if (size >= 0 && st.st_size != size)
-		return xcc_fail(err, XCC_EFAIL,
-				"%s: size mismatch: expected %" PRId64 " bytes, the file has %jd",
-				shown, size, (intmax_t)st.st_size);
-	if (!sha)
-		return 0;
-	if (fetch_sha256_file(path, actual, NULL, err))
-		return -1;
-	if (strcmp(actual, sha) != 0)
-		return xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s", shown,
-				sha, actual);
-	return 0;
+	if (size >= 0 && st.st_size != size) {
+		xcc_fail(err, XCC_EFAIL, "%s: size mismatch: expected %" PRId64 " bytes, the file "
+			 "has %jd", path, size, (intmax_t)st.st_size);
+		goto out;
+	}
+	if (sha) {
+		xcc_sha256_init(&h);
+		if (cache_hash_fd(fd, &h, &n) || lseek(fd, 0, SEEK_SET) != 0) {
+			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		xcc_sha256_hex(&h, actual);
+		if (strcmp(actual, sha) != 0) {
+			xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s", path,
+				 sha, actual);
+			goto out;
+		}
+	}
+	*fdp = fd;
+	fd = -1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* ---------------------------------------------------------------------------
@@ -568,6 +560,21 @@ static void read_condition(struct transfer *t)
 #endif
 }
 
+/* A 304 answers a conditional request only: to any other it says nothing
+ * about the bytes, and taking it would store an empty body as the file. */
+static int not_modified_unasked(struct transfer *t, const char *url, struct xcc_error *err)
+{
+	long code = 0;
+
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 304 || (t->revalidating && t->if_modified_since > 0))
+		return 0;
+	xcc_fail(err, XCC_EFAIL, "%s: the server answered 304 Not Modified to a request that "
+		 "was not conditional; the server (or a proxy before it) is broken: nothing was "
+		 "stored", url);
+	return 1;
+}
+
 /*
  * Fill the locked .part behind t->fd from url until complete, resuming and
  * retrying. On return the .part holds the whole body (or the caller learns
@@ -625,6 +632,8 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 				verdict = ATTEMPT_RETRY;
 			}
 		}
+		if (verdict == ATTEMPT_DONE && not_modified_unasked(t, url, err))
+			verdict = ATTEMPT_FATAL;
 		if (verdict == ATTEMPT_DONE)
 			read_condition(t);
 		curl_easy_cleanup(t->curl);
@@ -640,144 +649,33 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 	}
 }
 
-/* A cached file is good when its size and hash are; a bad one goes. */
-static int cached_ok(const char *path, const char *sha, int64_t size)
-{
-	struct stat st;
-	char actual[65];
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if ((size < 0 || st.st_size == size) && fetch_sha256_file(path, actual, NULL, NULL) == 0 &&
-	    strcmp(actual, sha) == 0)
-		return 1;
-	unlink(path);
-	return 0;
-}
-
-/* How often a download waiting for another's lock looks again, and at
- * the stop flag: a runner cancelled while it waits must not hang until
- * the other's download ends. */
-#define LOCK_POLL_NS 50000000L
-
-/* Take fd's lock, waiting while another process holds it; a stop request
- * ends the wait. */
-static int lock_waiting(int fd, const struct fetch_opts *o, const char *part,
-			struct xcc_error *err)
-{
-	const struct timespec tick = { 0, LOCK_POLL_NS };
-
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
-					strerror(errno));
-		if (o && o->stop && atomic_load(o->stop))
-			return xcc_fail(err, 128 + atomic_load(o->stop),
-					"%s: interrupted while waiting for another download of it",
-					part);
-		nanosleep(&tick, NULL);
-	}
-	return 0;
-}
-
-/* Open and lock the .part file; a concurrent download of the same file
- * waits for the other to finish. The inode check catches a .part that the
- * other process renamed or removed while we waited. */
-static int open_part_locked(const char *part, const struct fetch_opts *o, struct xcc_error *err)
-{
-	for (;;) {
-		struct stat a, b;
-		int fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
-		if (lock_waiting(fd, o, part, err)) {
-			close(fd);
-			return -1;
-		}
-		if (fstat(fd, &a) == 0 && stat(part, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev)
-			return fd;
-		close(fd);
-	}
-}
-
-/* ---------------------------------------------------------------------------
- * The index of downloads without a promised hash: <cache>/url-<sha256 of
- * the URL> is a symbolic link to the <sha256> entry its last download
- * became, its mtime the server's Last-Modified (0: none was sent). A
- * download that finished while this one waited for its lock (two runners
- * at once) is taken as it is. A later run asks the server for the file only
- * if it changed since (If-Modified-Since): the bytes at a URL that promises
- * no hash may change, and a server that sends no Last-Modified has it
- * downloaded again.
- */
-
-/* The inode of the index link, or 0 when there is none. */
-static ino_t index_inode(const char *index)
-{
-	struct stat st;
-
-	return lstat(index, &st) == 0 && S_ISLNK(st.st_mode) ? st.st_ino : 0;
-}
-
-/* Point the index at the entry sha, with the server's time (-1: none);
- * failing costs only a download later. */
-static void index_store(const char *index, const char *sha, int64_t filetime)
-{
-	char *tmp = xasprintf("%s.new-%ld", index, (long)getpid());
-	struct timespec times[2] = { { 0, UTIME_OMIT }, { filetime > 0 ? (time_t)filetime : 0, 0 } };
-
-	unlink(tmp);
-	if (symlink(sha, tmp) || utimensat(AT_FDCWD, tmp, times, AT_SYMLINK_NOFOLLOW) ||
-	    rename(tmp, index))
-		unlink(tmp);
-	free(tmp);
-}
-
-/* The good entry the index names, and the server's time it recorded;
- * NULL when there is none. */
-static char *index_entry(const char *cache, const char *index, int64_t *filetime)
-{
-	char target[80], sha[65];
-	struct stat st;
-	ssize_t n = readlink(index, target, sizeof target - 1);
-	char *path;
-
-	if (n <= 0 || lstat(index, &st))
-		return NULL;
-	target[n] = '\0';
-	if (check_sha_arg(target, sha, NULL))
-		return NULL;
-	path = xasprintf("%s/%s", cache, sha);
-	if (!cached_ok(path, sha, -1)) {
-		free(path);
-		return NULL;
-	}
-	*filetime = (int64_t)st.st_mtime;
-	return path;
-}
-
 /*
  * Fill the locked .part behind t->fd with the whole file, resuming what it
- * holds, and check it against sha and size; actual gets its sha256. A
- * failure removes the .part, unless it keeps received bytes for the next
- * run: nothing ever reaches the entry's final name but a complete file.
+ * holds, and check it against sha and size; actual gets its sha256, hashed
+ * as the bytes went into the descriptor. A failure removes the .part,
+ * unless it keeps received bytes for the next run: nothing ever reaches
+ * the entry's final name but a complete file.
  */
-static int fill_part(struct transfer *t, const char *url, const char *shown, const char *part,
-		     const char *sha, int64_t size, char actual[65], struct xcc_error *err)
+static int fill_part(struct transfer *t, const char *url, const char *shown,
+		     const struct fetch_cache *c, const char *part, const char *sha, int64_t size,
+		     char actual[65], struct xcc_error *err)
 {
+	char *path = cache_path(c, part);
 	uint64_t have;
-	int resumed;
+	int resumed, rc = -1;
 
 	xcc_sha256_init(&t->hash);
 	/* A .part left by an earlier run is resumed: its bytes go into the
 	 * hash first, unless it is already longer than the file can be. */
-	if (hash_fd(t->fd, &t->hash, &have))
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+	if (cache_hash_fd(t->fd, &t->hash, &have)) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
 	if (size >= 0 && have > (uint64_t)size) {
-		if (ftruncate(t->fd, 0))
-			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		if (ftruncate(t->fd, 0)) {
+			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+			goto out;
+		}
 		xcc_sha256_init(&t->hash);
 	}
 	resumed = have > 0;
@@ -790,17 +688,21 @@ static int fill_part(struct transfer *t, const char *url, const char *shown, con
 			 * lock, and a waiter sees the inode go. */
 			if (kept > 0)
 				append_note(err, "; the %jd bytes received stay in %s, and the "
-					    "next run resumes from them", (intmax_t)kept, part);
+					    "next run resumes from them", (intmax_t)kept, path);
 			else
-				unlink(part);
-			return -1;
+				cache_remove(c, part);
+			goto out;
 		}
-		if (t->not_modified)
-			return 0; /* the entry we have is current: the caller takes it */
+		if (t->not_modified) {
+			rc = 0; /* the entry we have is current: the caller takes it */
+			goto out;
+		}
 		have = t->offset + t->received;
 		xcc_sha256_hex(&t->hash, actual);
-		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
-			return 0;
+		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0)) {
+			rc = 0;
+			goto out;
+		}
 		/* A .part from an earlier run may hold bytes of another
 		 * version of the file: one fresh download before giving up. */
 		if (resumed) {
@@ -810,127 +712,166 @@ static int fill_part(struct transfer *t, const char *url, const char *shown, con
 				continue;
 			}
 		}
-		unlink(part);
+		cache_remove(c, part);
 		if (size >= 0 && have != (uint64_t)size)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
-					" (%s); the download was removed", shown, size, have, url);
-		return xcc_fail(err, XCC_EFAIL,
-				"%s: sha256 mismatch: expected %s, got %s (%s); the download was "
-				"removed", shown, sha, actual, url);
-	}
-}
-
-/* What another process stored while we waited for the .part's lock: the
- * entry of the promised sha, or, without one, the URL's fresh index entry.
- * NULL when we are the one to download it. */
-static char *done_by_other(const char *cache, const char *final, const char *sha, int64_t size,
-			   const char *index, ino_t index_before)
-{
-	ino_t now;
-	int64_t filetime;
-
-	if (final)
-		return cached_ok(final, sha, size) ? xstrdup(final) : NULL;
-	now = index_inode(index);
-	return now && now != index_before ? index_entry(cache, index, &filetime) : NULL;
-}
-
-static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
-		     char **local_path, struct xcc_error *err)
-{
-	char *cache = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
-	char *shown = url_file_name(url);
-	char *part = NULL, *final = NULL, *index = NULL, *theirs, *prior = NULL;
-	char actual[65];
-	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1 };
-	ino_t index_before = 0;
-	int rc = -1;
-
-	if (file_mkdir_p(cache, err))
-		goto out;
-	if (sha) {
-		final = xasprintf("%s/%s", cache, sha);
-		if (cached_ok(final, sha, size)) {
-			*local_path = final;
-			final = NULL;
-			rc = 0;
-			goto out;
-		}
-		part = xasprintf("%s/%s.part", cache, sha);
-	} else {
-		/* Without a promised hash, the .part is named after the URL
-		 * so that it can still be resumed. */
-		fetch_sha256_buffer(url, strlen(url), actual);
-		part = xasprintf("%s/url-%s.part", cache, actual);
-		index = xasprintf("%s/url-%s", cache, actual);
-		index_before = index_inode(index);
-	}
-	t.fd = open_part_locked(part, o, err);
-	if (t.fd < 0)
-		goto out;
-	if ((theirs = done_by_other(cache, final, sha, size, index, index_before))) {
-		/* Another process finished it while we waited for the lock.
-		 * The .part we hold is a new, empty one (the other renamed
-		 * its own): it goes, or every such race would leave one. */
-		unlink(part);
-		*local_path = theirs;
-		rc = 0;
+			xcc_fail(err, XCC_EFAIL, "%s: size mismatch: expected %" PRId64 " bytes, got %"
+				 PRIu64 " (%s); the download was removed", shown, size, have, url);
+		else
+			xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s (%s); the "
+				 "download was removed", shown, sha, actual, url);
 		goto out;
 	}
-	if (index) {
-		int64_t ft = 0;
-
-		t.revalidating = 1;
-		prior = index_entry(cache, index, &ft);
-		t.if_modified_since = prior ? ft : 0;
-	}
-	if (fill_part(&t, url, shown, part, sha, size, actual, err))
-		goto out;
-	if (t.not_modified) {
-		/* The .part we hold is empty or older bytes of the same file. */
-		unlink(part);
-		*local_path = prior;
-		prior = NULL;
-		rc = 0;
-		goto out;
-	}
-	if (!final)
-		final = xasprintf("%s/%s", cache, actual);
-	if (fdatasync(t.fd) || rename(part, final) || fsync_dir(cache)) {
-		xcc_fail(err, XCC_EFAIL, "%s: storing it in the cache failed: %s", final,
-			 strerror(errno));
-		goto out;
-	}
-	/* Before the lock goes (at out): a waiter for the same URL finds it. */
-	if (index)
-		index_store(index, actual, t.filetime);
-	*local_path = final;
-	final = NULL;
-	rc = 0;
 out:
-	if (t.fd >= 0)
-		close(t.fd);
-	free(cache);
-	free(shown);
-	free(part);
-	free(final);
-	free(index);
-	free(prior);
+	free(path);
 	return rc;
 }
 
-int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
-	       int64_t size, char **local_path, struct xcc_error *err)
+/* What another process stored while we waited for the .part's lock: the
+ * entry of the promised sha, or, without one, the one the URL's record,
+ * replaced meanwhile, names; its descriptor, and name in `name`. -1 when
+ * we are the one to download it. */
+static int done_by_other(const struct fetch_cache *c, const char *sha, int64_t size,
+			 const char *index, ino_t index_before, char name[65])
 {
-	char sha[65];
+	struct cache_record r;
+	ino_t now;
+
+	if (sha) {
+		memcpy(name, sha, 65);
+		return cache_entry_open(c, sha, size);
+	}
+	now = cache_record_stamp(c, index);
+	if (!now || now == index_before || cache_record_read(c, index, &r))
+		return -1;
+	memcpy(name, r.sha256, 65);
+	return cache_entry_open(c, r.sha256, -1);
+}
+
+/* The names of a URL's files in the cache: with a promised hash, its entry
+ * and .part; without, the URL's record and a .part named after the URL, so
+ * that it can still be resumed. */
+static void cache_names(const char *url, const char *sha, char part[80], char index[80])
+{
+	char h[65];
+
+	if (sha) {
+		snprintf(part, 80, "%s.part", sha);
+		index[0] = '\0';
+		return;
+	}
+	fetch_sha256_buffer(url, strlen(url), h);
+	snprintf(part, 80, "url-%s.part", h);
+	snprintf(index, 80, "url-%s", h);
+}
+
+/* *fdp: the verified file, read-only or not, at offset 0; *name: its entry. */
+static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
+		     char name[65], int *fdp, struct xcc_error *err)
+{
+	char *dir = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+	char *shown = url_file_name(url);
+	char part[80], index[80], actual[65];
+	struct fetch_cache c = { .dfd = -1 };
+	struct cache_record prior = { .last_modified = -1 };
+	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1 };
+	ino_t index_before = 0;
+	int rc = -1, fd = -1;
+
+	if (cache_open(&c, dir, err))
+		goto out;
+	cache_names(url, sha, part, index);
+	if (sha && (fd = cache_entry_open(&c, sha, size)) >= 0) {
+		memcpy(name, sha, 65);
+		goto done;
+	}
+	if (!sha)
+		index_before = cache_record_stamp(&c, index);
+	t.fd = cache_part_open(&c, part, o ? o->stop : NULL, err);
+	if (t.fd < 0)
+		goto out;
+	if ((fd = done_by_other(&c, sha, size, index, index_before, name)) >= 0) {
+		/* Another process finished it while we waited for the lock.
+		 * The .part we hold is a new, empty one (the other renamed
+		 * its own): it goes, or every such race would leave one. */
+		cache_remove(&c, part);
+		goto done;
+	}
+	if (!sha) {
+		t.revalidating = 1;
+		/* The record's entry, hashed now: a 304 revalidates these
+		 * bytes, the ones the record binds to the validator. */
+		if (cache_record_read(&c, index, &prior) == 0 &&
+		    (fd = cache_entry_open(&c, prior.sha256, -1)) >= 0)
+			t.if_modified_since = prior.last_modified > 0 ? prior.last_modified : 0;
+	}
+	if (fill_part(&t, url, shown, &c, part, sha, size, actual, err))
+		goto out;
+	if (t.not_modified) {
+		/* The .part we hold is empty or older bytes of the same file. */
+		cache_remove(&c, part);
+		memcpy(name, prior.sha256, 65);
+		goto done;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	if (cache_store(&c, t.fd, part, actual, err))
+		goto out;
+	/* Before the lock goes: a waiter for the same URL finds it. */
+	if (!sha) {
+		struct cache_record r = { .last_modified = t.filetime };
+
+		memcpy(r.sha256, actual, 65);
+		cache_record_store(&c, index, &r);
+	}
+	if (lseek(t.fd, 0, SEEK_SET) != 0) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
+		goto out;
+	}
+	/* The lock goes now: the descriptor stays open while the file is
+	 * read, and waiters must not wait for that. */
+	flock(t.fd, LOCK_UN);
+	memcpy(name, actual, 65);
+	fd = t.fd;
+	t.fd = -1;
+done:
+	*fdp = fd;
+	fd = -1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (t.fd >= 0)
+		close(t.fd);
+	cache_close(&c);
+	free(dir);
+	free(shown);
+	return rc;
+}
+
+int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+		  int64_t size, char **local_path, int *fdp, struct xcc_error *err)
+{
+	char sha[65], name[65];
 	char *path;
+	int fd = -1;
 
 	*local_path = NULL;
+	*fdp = -1;
 	if (sha256_hex && check_sha_arg(sha256_hex, sha, err))
 		return -1;
-	if (fetch_is_url(src) && !is_file_url(src))
-		return fetch_url(o, src, sha256_hex ? sha : NULL, size, local_path, err);
+	if (fetch_is_url(src) && !is_file_url(src)) {
+		char *dir = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+
+		if (fetch_url(o, src, sha256_hex ? sha : NULL, size, name, &fd, err)) {
+			free(dir);
+			return -1;
+		}
+		*local_path = xasprintf("%s/%s", dir, name);
+		*fdp = fd;
+		free(dir);
+		return 0;
+	}
 	/* Local files are checked where they are, and never removed: they
 	 * are the user's, not the cache's. */
 	if (is_file_url(src)) {
@@ -939,11 +880,23 @@ int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_h
 	} else {
 		path = xstrdup(src);
 	}
-	if (verify_local(path, path, sha256_hex ? sha : NULL, size, err)) {
+	if (verify_local(path, sha256_hex ? sha : NULL, size, &fd, err)) {
 		free(path);
 		return -1;
 	}
 	*local_path = path;
+	*fdp = fd;
+	return 0;
+}
+
+int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+	       int64_t size, char **local_path, struct xcc_error *err)
+{
+	int fd;
+
+	if (fetch_file_fd(o, src, sha256_hex, size, local_path, &fd, err))
+		return -1;
+	close(fd);
 	return 0;
 }
 

@@ -47,6 +47,12 @@ int fetch_file_url_path(const char *url, char **path, struct xcc_error *err);
 int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
 	       int64_t size, char **local_path, struct xcc_error *err);
 
+/* fetch_file, and *fd: the file, opened once, at offset 0; its size and
+ * sha256 were checked through this descriptor, so read it, not the path,
+ * to read only the bytes checked. The caller closes it. */
+int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+		  int64_t size, char **local_path, int *fd, struct xcc_error *err);
+
 /* Read a small text (a manifest) from a URL or path; *text malloc'ed and
  * NUL-terminated. */
 int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
