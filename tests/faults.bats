@@ -392,3 +392,44 @@ PY
 		done
 	done
 }
+
+# Two mirrors of one bulk component, alike but for marker.txt ($1 and $2): the genuine one in
+# $BATS_TEST_TMPDIR/good, the attacker's in .../evil. The 24 MB of random bytes make hashing the
+# archive take long enough for swap-on-open.py to win every time against a second open.
+swap_mirrors() {
+	local t=$BATS_TEST_TMPDIR m
+	for m in good evil; do
+		mkdir -p "$t/pay-$m"
+		head -c 24000000 /dev/zero | openssl enc -aes-128-ctr -nosalt -pass pass:bulk \
+			-out "$t/pay-$m/big.bin" 2>/dev/null
+	done
+	echo genuine >"$t/pay-good/marker.txt"
+	echo EVIL >"$t/pay-evil/marker.txt"
+	for m in good evil; do
+		"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$t/$m" --cuda 12.6.3 --tags linux-x86_64 \
+			--xz-level 0 --payload "bulk=$t/pay-$m" >/dev/null
+	done
+	ARCHIVE=$(cd "$t/good" && echo bulk/linux-x86_64/*.tar.xz)
+}
+
+@test "faults: an archive swapped after it is opened to be hashed: the bytes extracted are the bytes verified" {
+	need openssl "the test's incompressible payload"
+	swap_mirrors
+	local t=$BATS_TEST_TMPDIR
+	python3 "$XCC_SRCDIR/tests/lib/swap-on-open.py" "$t/good/$ARCHIVE" "$t/evil/$ARCHIVE" \
+		>"$t/swap.out" 2>&1 &
+	BG_PID=$!
+	for _ in $(seq 100); do grep -q ready "$t/swap.out" && break; sleep 0.05; done
+	grep -q ready "$t/swap.out"
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$t/good/redistrib_12.6.3.json" \
+		--components bulk --dest "$D" --progress never --allow-unserved
+	assert_status 0
+	wait "$BG_PID"
+	BG_PID=
+	# the swap happened: the name holds the attacker's archive now
+	grep -q swapped "$t/swap.out"
+	[ ! -e "$t/evil/$ARCHIVE" ]
+	[ "$(cat "$(find "$D" -name marker.txt)")" = genuine ]
+	run xcc sysroot verify "$D"
+	assert_status 0
+}

@@ -156,7 +156,7 @@ EOF
 	assert_each_archive_once 4
 	# no .part left, and each URL's entry points at its download
 	[ -z "$(ls "$SHARED" | grep '\.part$\|\.new-')" ]
-	[ "$(find "$SHARED" -name 'url-*' -type l | wc -l)" -eq 4 ]
+	[ "$(find "$SHARED" -name 'url-*' -type f | wc -l)" -eq 4 ]
 	run xcc sysroot verify "$T/r1/ws/sysroot"
 	assert_status 0
 	run xcc sysroot verify "$T/r2/ws/sysroot"

@@ -889,6 +889,11 @@ int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha25
 	return 0;
 }
 
+char *fetch_fd_path(int fd)
+{
+	return xasprintf("/proc/self/fd/%d", fd);
+}
+
 int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
 	       int64_t size, char **local_path, struct xcc_error *err)
 {

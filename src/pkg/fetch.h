@@ -53,6 +53,10 @@ int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_h
 int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha256_hex,
 		  int64_t size, char **local_path, int *fd, struct xcc_error *err);
 
+/* /proc/self/fd/N: a name that opens fd's own file again, whatever
+ * happened to its path. Caller frees. */
+char *fetch_fd_path(int fd);
+
 /* Read a small text (a manifest) from a URL or path; *text malloc'ed and
  * NUL-terminated. */
 int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
