@@ -252,23 +252,24 @@ void cache_remove(const struct fetch_cache *c, const char *name)
 static int parse_record(char *text, struct cache_record *r)
 {
 	char *line, *save = NULL;
+	int bound = 0;
 
 	r->sha256[0] = '\0';
 	r->last_modified = -1;
-	r->etag[0] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "sha256 ", 7) == 0 && strlen(line + 7) == 64 &&
 		    strspn(line + 7, "0123456789abcdef") == 64)
 			memcpy(r->sha256, line + 7, 65);
 		else if (strncmp(line, "last-modified ", 14) == 0)
 			r->last_modified = strtoll(line + 14, NULL, 10);
-		else if (strncmp(line, "etag ", 5) == 0 && strlen(line + 5) < CACHE_ETAG_MAX)
-			memcpy(r->etag, line + 5, strlen(line + 5) + 1);
+		else if (sscanf(line, "entry %" SCNu64 " %" SCNu64 " %" SCNd64 ".%" SCNd64, &r->dev,
+				&r->ino, &r->ctime_s, &r->ctime_ns) == 4)
+			bound = 1;
 	}
-	return r->sha256[0] ? 0 : -1;
+	return r->sha256[0] && bound ? 0 : -1;
 }
 
-int cache_record_read(const struct fetch_cache *c, const char *name, struct cache_record *r)
+static int record_read(const struct fetch_cache *c, const char *name, struct cache_record *r)
 {
 	char text[RECORD_MAX + 1];
 	struct stat st;
@@ -289,16 +290,44 @@ int cache_record_read(const struct fetch_cache *c, const char *name, struct cach
 	return parse_record(text, r);
 }
 
-void cache_record_store(const struct fetch_cache *c, const char *name,
-			const struct cache_record *r)
+int cache_record_entry_open(const struct fetch_cache *c, const char *name,
+			    struct cache_record *r)
 {
-	char *tmp = xasprintf("%s.new-%ld", name, (long)getpid());
-	char *text = xasprintf("sha256 %s\nlast-modified %" PRId64 "\n%s%s%s", r->sha256,
-			       r->last_modified, r->etag[0] ? "etag " : "", r->etag,
-			       r->etag[0] ? "\n" : "");
-	size_t len = strlen(text);
+	struct stat st;
 	int fd;
 
+	if (record_read(c, name, r))
+		return -1;
+	fd = cache_entry_open(c, r->sha256, -1);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino ||
+	    (int64_t)st.st_ctim.tv_sec != r->ctime_s || (int64_t)st.st_ctim.tv_nsec != r->ctime_ns) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void cache_record_store(const struct fetch_cache *c, const char *name, struct cache_record *r,
+			int entry_fd)
+{
+	char *tmp = xasprintf("%s.new-%ld", name, (long)getpid());
+	char *text = NULL;
+	struct stat st;
+	size_t len;
+	int fd;
+
+	if (fstat(entry_fd, &st))
+		goto out;
+	r->dev = (uint64_t)st.st_dev;
+	r->ino = (uint64_t)st.st_ino;
+	r->ctime_s = (int64_t)st.st_ctim.tv_sec;
+	r->ctime_ns = (int64_t)st.st_ctim.tv_nsec;
+	text = xasprintf("sha256 %s\nlast-modified %" PRId64 "\nentry %" PRIu64 " %" PRIu64
+			 " %" PRId64 ".%09" PRId64 "\n", r->sha256, r->last_modified, r->dev, r->ino,
+			 r->ctime_s, r->ctime_ns);
+	len = strlen(text);
 	unlinkat(c->dfd, tmp, 0);
 	fd = open_nofollow(c, tmp, O_WRONLY | O_CREAT | O_EXCL);
 	if (fd < 0)

@@ -54,22 +54,29 @@ void cache_remove(const struct fetch_cache *c, const char *name);
 
 /*
  * The record of a URL without a promised hash: url-<sha256 of the URL>, a
- * regular file that binds the server's validators to the sha256 of the
- * bytes it sent with them. A 304 revalidates the record, and the entry it
- * names is hashed again before it is used.
+ * regular file that binds the server's validator to the sha256 of the
+ * bytes it sent with it, and to the very file those bytes were stored in
+ * (device, inode and change time of the entry, which no copy or restore of
+ * the cache keeps). A 304 revalidates the record only while it names that
+ * file, and the file is hashed again before it is used: a record restored
+ * from elsewhere, or edited, cannot choose which archive a URL gives.
  */
-#define CACHE_ETAG_MAX 256
 struct cache_record {
 	char sha256[65];
 	int64_t last_modified; /* the server's Last-Modified, or -1 */
-	char etag[CACHE_ETAG_MAX]; /* the server's ETag, or "" */
+	uint64_t dev, ino;         /* the entry's file */
+	int64_t ctime_s, ctime_ns;
 };
 
-/* 0 and *r filled, or -1 when there is no readable record. */
-int cache_record_read(const struct fetch_cache *c, const char *name, struct cache_record *r);
-/* Replace the record atomically; failing costs only a download later. */
-void cache_record_store(const struct fetch_cache *c, const char *name,
-			const struct cache_record *r);
+/* The entry NAME's record names, opened as cache_entry_open does, when the
+ * record is readable and the entry is the very file it was written for;
+ * else -1. */
+int cache_record_entry_open(const struct fetch_cache *c, const char *name,
+			    struct cache_record *r);
+/* Replace the record atomically, bound to the entry open at entry_fd;
+ * failing costs only a download later. */
+void cache_record_store(const struct fetch_cache *c, const char *name, struct cache_record *r,
+			int entry_fd);
 /* Something that changes whenever the record is replaced (its inode), 0
  * when there is none. */
 ino_t cache_record_stamp(const struct fetch_cache *c, const char *name);

@@ -407,6 +407,13 @@ static void set_ca_places(CURL *c)
 		}
 }
 
+/* Where a redirect may lead: never off HTTP (file://, ftp://, ...), and
+ * never from https to plain http, where anyone on the path could answer. */
+static int https_only(const char *url)
+{
+	return strncasecmp(url, "https://", 8) == 0;
+}
+
 static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 {
 	CURL *c;
@@ -425,10 +432,11 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, https_only(url) ? "https" : "http,https");
 #else
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS,
+			 https_only(url) ? (long)CURLPROTO_HTTPS : (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
@@ -448,6 +456,28 @@ enum attempt {
 	ATTEMPT_RETRY, /* a transient failure: try again, resuming */
 	ATTEMPT_FATAL,
 };
+
+/* A redirect that curl_new's protocols refused: named, with where it led. */
+static int refused_redirect(struct transfer *t, const char *url, struct xcc_error *err)
+{
+	char *to = NULL;
+	long redirects = 0;
+
+	/* Following, curl names the refused URL as the effective one;
+	 * REDIRECT_URL is where a redirect that was not followed leads. */
+	curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_COUNT, &redirects);
+	curl_easy_getinfo(t->curl, CURLINFO_EFFECTIVE_URL, &to);
+	if (to && strcmp(to, url) == 0)
+		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &to);
+	if (to && strcmp(to, url) == 0)
+		to = NULL;
+	if (!to && redirects == 0)
+		return 0;
+	xcc_fail(err, XCC_EFAIL, "%s: the server redirected to %s, which is refused: a download "
+		 "follows redirects to http:// and https:// only, and from https:// to https:// "
+		 "only; give the final URL if you trust it", url, to ? to : "another protocol");
+	return 1;
+}
 
 /* Classify a finished transfer; err gets the reason either way. */
 static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, const char *errbuf,
@@ -472,6 +502,8 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 		/* Only server trouble and rate limits are worth retrying. */
 		return code >= 500 || code == 408 || code == 429 ? ATTEMPT_RETRY : ATTEMPT_FATAL;
 	}
+	if (rc == CURLE_UNSUPPORTED_PROTOCOL && refused_redirect(t, url, err))
+		return ATTEMPT_FATAL;
 	if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)
 		xcc_fail(err, XCC_EFAIL,
 			 "%s: %s; the server's certificate could not be verified against the "
@@ -735,16 +767,17 @@ static int done_by_other(const struct fetch_cache *c, const char *sha, int64_t s
 {
 	struct cache_record r;
 	ino_t now;
+	int fd;
 
 	if (sha) {
 		memcpy(name, sha, 65);
 		return cache_entry_open(c, sha, size);
 	}
 	now = cache_record_stamp(c, index);
-	if (!now || now == index_before || cache_record_read(c, index, &r))
+	if (!now || now == index_before || (fd = cache_record_entry_open(c, index, &r)) < 0)
 		return -1;
 	memcpy(name, r.sha256, 65);
-	return cache_entry_open(c, r.sha256, -1);
+	return fd;
 }
 
 /* The names of a URL's files in the cache: with a promised hash, its entry
@@ -800,8 +833,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		t.revalidating = 1;
 		/* The record's entry, hashed now: a 304 revalidates these
 		 * bytes, the ones the record binds to the validator. */
-		if (cache_record_read(&c, index, &prior) == 0 &&
-		    (fd = cache_entry_open(&c, prior.sha256, -1)) >= 0)
+		if ((fd = cache_record_entry_open(&c, index, &prior)) >= 0)
 			t.if_modified_since = prior.last_modified > 0 ? prior.last_modified : 0;
 	}
 	if (fill_part(&t, url, shown, &c, part, sha, size, actual, err))
@@ -822,7 +854,7 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 		struct cache_record r = { .last_modified = t.filetime };
 
 		memcpy(r.sha256, actual, 65);
-		cache_record_store(&c, index, &r);
+		cache_record_store(&c, index, &r, t.fd);
 	}
 	if (lseek(t.fd, 0, SEEK_SET) != 0) {
 		xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
