@@ -30,8 +30,8 @@
 #include "base/xalloc.h"
 #include "pkg/cache.h"
 #include "pkg/fetch.h"
+#include "pkg/fetch_local.h"
 
-#define MAX_TEXT (64u << 20)
 #define DEFAULT_RETRIES 3
 #define DEFAULT_STALL_S 60L
 
@@ -101,37 +101,7 @@ static char *url_file_name(const char *url)
 
 	while (start > url && start[-1] != '/')
 		start--;
-	return start < end ? strndup(start, (size_t)(end - start)) : xstrdup(url);
-}
-
-void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
-{
-	struct xcc_sha256 h;
-
-	xcc_sha256_init(&h);
-	xcc_sha256_update(&h, data, len);
-	xcc_sha256_hex(&h, hex);
-}
-
-int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct xcc_sha256 h;
-	uint64_t n;
-	int rc = 0;
-
-	if (fd < 0)
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	xcc_sha256_init(&h);
-	if (cache_hash_fd(fd, &h, &n)) {
-		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	} else {
-		xcc_sha256_hex(&h, hex);
-		if (size)
-			*size = n;
-	}
-	close(fd);
-	return rc;
+	return start < end ? xstrndup(start, (size_t)(end - start)) : xstrdup(url);
 }
 
 /* Lowercase a sha256 given by a manifest, refusing anything else. */
@@ -169,61 +139,6 @@ static void append_note(struct xcc_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg + n, sizeof err->msg - n, fmt, ap);
 	va_end(ap);
-}
-
-/* ---------------------------------------------------------------------------
- * Local files
- */
-
-/* A local file, opened once: its size and hash are checked through the
- * descriptor handed back (at offset 0), so that what is read from it later
- * is what was checked, whatever happens to the path meanwhile. */
-static int verify_local(const char *path, const char *sha, int64_t size, int *fdp,
-			struct xcc_error *err)
-{
-	struct xcc_sha256 h;
-	struct stat st;
-	uint64_t n;
-	char actual[65];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc = -1;
-
-	if (fd < 0)
-		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", path,
-				strerror(errno));
-	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", path);
-		goto out;
-	}
-	/* The size first: it costs nothing and catches most mix-ups. */
-	if (size >= 0 && st.st_size != size) {
-		xcc_fail(err, XCC_EFAIL, "%s: size mismatch: expected %" PRId64 " bytes, the file "
-			 "has %jd", path, size, (intmax_t)st.st_size);
-		goto out;
-	}
-	if (sha) {
-		xcc_sha256_init(&h);
-		if (cache_hash_fd(fd, &h, &n) || lseek(fd, 0, SEEK_SET) != 0) {
-			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		xcc_sha256_hex(&h, actual);
-		if (strcmp(actual, sha) != 0) {
-			xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s", path,
-				 sha, actual);
-			goto out;
-		}
-	}
-	*fdp = fd;
-	fd = -1;
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	return rc;
 }
 
 /* ---------------------------------------------------------------------------
@@ -314,7 +229,7 @@ static size_t write_text(char *data, size_t size, size_t nmemb, void *arg)
 		t->started = 1;
 		t->text_len = 0;
 	}
-	if (t->text_len + len + 1 > MAX_TEXT) {
+	if (t->text_len + len + 1 > FETCH_MAX_TEXT) {
 		t->bad_size = (int64_t)(t->text_len + len);
 		return 0;
 	}
@@ -912,7 +827,7 @@ int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha25
 	} else {
 		path = xstrdup(src);
 	}
-	if (verify_local(path, sha256_hex ? sha : NULL, size, &fd, err)) {
+	if (fetch_verify_local(path, sha256_hex ? sha : NULL, size, &fd, err)) {
 		free(path);
 		return -1;
 	}
@@ -941,47 +856,6 @@ int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_h
  * Texts
  */
 
-static int read_local_text(const char *path, char **text, size_t *len, struct xcc_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 64 * 1024, n = 0;
-	char *buf;
-	ssize_t r;
-
-	if (fd < 0)
-		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", path,
-				strerror(errno));
-	buf = xmalloc(cap);
-	while ((r = read(fd, buf + n, cap - n - 1)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		n += (size_t)r;
-		if (n + 1 == cap) {
-			if (cap >= MAX_TEXT) {
-				xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest",
-					 path, MAX_TEXT >> 20);
-				goto fail;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	if (len)
-		*len = n;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return -1;
-}
-
 int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
 	       struct xcc_error *err)
 {
@@ -991,14 +865,14 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 
 	*text = NULL;
 	if (!fetch_is_url(src))
-		return read_local_text(src, text, len, err);
+		return fetch_read_local_text(src, text, len, err);
 	if (is_file_url(src)) {
 		char *path;
 		int rc;
 
 		if (fetch_file_url_path(src, &path, err))
 			return -1;
-		rc = read_local_text(path, text, len, err);
+		rc = fetch_read_local_text(path, text, len, err);
 		free(path);
 		return rc;
 	}
@@ -1016,7 +890,7 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 		if (t.bad_size >= 0) {
 			verdict = ATTEMPT_FATAL;
 			xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest", src,
-				 MAX_TEXT >> 20);
+				 FETCH_MAX_TEXT >> 20);
 		} else {
 			verdict = judge(&t, rc, src, errbuf, err);
 		}
