@@ -433,3 +433,31 @@ swap_mirrors() {
 	run xcc sysroot verify "$D"
 	assert_status 0
 }
+
+@test "faults: a URL archive with no promised size: past the cap it is refused, and on a full cache disk its partial download is removed" {
+	local t=$BATS_TEST_TMPDIR url
+	mkdir -p "$t/www/sub"
+	head -c 3000000 /dev/urandom >"$t/www/sub/big.tar.xz"
+	start_httpd normal "$t/www"
+	url=$HTTPD_URL/sub/big.tar.xz
+	run test_tool fetch --cache "$t/c1" --max-size 1000000 "$url"
+	assert_status 1
+	assert_output_contains "big.tar.xz: larger than 1000000 bytes, the most a download with no promised size may be ($url); --max-download SIZE raises the bound"
+	[ -z "$(ls -A "$t/c1")" ]
+	# the same through create's option
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$url" --max-download 1M \
+		--cache "$t/c2" --dest "$D" --progress never
+	assert_status 1
+	assert_output_contains "big.tar.xz: larger than 1048576 bytes"
+	[ -z "$(ls -A "$t/c2")" ]
+	[ ! -e "$D" ]
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$url" --max-download 0 --dest "$D"
+	assert_status 2
+	# a cache disk of 1 MB fills up: the error says so, and the partial file goes
+	small_tmpfs "$t/small" 1024
+	run test_tool fetch --cache "$t/small/c" "$url"
+	assert_status 1
+	assert_output_contains "No space left on device"
+	assert_output_contains "the partial download $t/small/c/url-"
+	[ -z "$(ls -A "$t/small/c")" ]
+}

@@ -153,6 +153,8 @@ struct transfer {
 	uint64_t offset;    /* bytes the .part held when the request went out */
 	uint64_t received;  /* bytes written by this request */
 	int64_t expect;     /* expected total size, or -1 */
+	uint64_t cap;       /* with none expected, the most it may be; 0: no cap */
+	int too_big;        /* aborted: more than cap */
 	int started;        /* the first body bytes of this request arrived */
 	curl_off_t seen;    /* body bytes of this request at the last progress call */
 	struct timespec moved; /* when `seen` last grew (or the request began) */
@@ -185,6 +187,10 @@ static int transfer_start(struct transfer *t)
 		t->offset = 0;
 	}
 	curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+	if (t->cap && length >= 0 && t->offset + (uint64_t)length > t->cap) {
+		t->too_big = 1;
+		return -1;
+	}
 	if (t->expect >= 0 && length >= 0 && (int64_t)t->offset + length != t->expect) {
 		t->bad_size = (int64_t)t->offset + length;
 		return -1;
@@ -199,6 +205,10 @@ static size_t write_part(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (!t->started && transfer_start(t))
 		return 0;
+	if (t->cap && t->offset + t->received + len > t->cap) {
+		t->too_big = 1;
+		return 0;
+	}
 	if (t->expect >= 0 && t->offset + t->received + len > (uint64_t)t->expect) {
 		t->bad_size = (int64_t)(t->offset + t->received + len);
 		return 0;
@@ -561,6 +571,14 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 		}
 		set_condition(t);
 		rc = curl_easy_perform(t->curl);
+		if (t->too_big) {
+			curl_easy_cleanup(t->curl);
+			return xcc_fail(err, XCC_EFAIL,
+					"%s: larger than %" PRIu64 " bytes, the most a download with "
+					"no promised size may be (%s); --max-download SIZE raises the "
+					"bound, or give the archive through a manifest with its size "
+					"and sha256", shown, t->cap, url);
+		}
 		if (t->bad_size >= 0) {
 			curl_easy_cleanup(t->curl);
 			return xcc_fail(err, XCC_EFAIL,
@@ -629,15 +647,20 @@ static int fill_part(struct transfer *t, const char *url, const char *shown,
 	for (;;) {
 		if (download_part(t, url, shown, err)) {
 			struct stat st;
-			off_t kept = t->bad_size < 0 && fstat(t->fd, &st) == 0 ? st.st_size : 0;
+			off_t kept = t->bad_size < 0 && !t->too_big && !t->local_errno &&
+					     fstat(t->fd, &st) == 0 ? st.st_size : 0;
 
 			/* An empty .part would only wait for ever; we hold its
-			 * lock, and a waiter sees the inode go. */
+			 * lock, and a waiter sees the inode go. Nor are bytes kept
+			 * past the cap or on a disk that filled up: they would
+			 * only hold the space a later run needs. */
 			if (kept > 0)
 				append_note(err, "; the %jd bytes received stay in %s, and the "
 					    "next run resumes from them", (intmax_t)kept, path);
 			else
 				cache_remove(c, part);
+			if (t->too_big || t->local_errno)
+				append_note(err, "; the partial download %s was removed", path);
 			goto out;
 		}
 		if (t->not_modified) {
@@ -721,7 +744,9 @@ static int fetch_url(const struct fetch_opts *o, const char *url, const char *sh
 	char part[80], index[80], actual[65];
 	struct fetch_cache c = { .dfd = -1 };
 	struct cache_record prior = { .last_modified = -1 };
-	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1 };
+	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1,
+			      .cap = size >= 0 ? 0 : o && o->max_size ? o->max_size :
+					  FETCH_DEFAULT_MAX_SIZE };
 	ino_t index_before = 0;
 	int rc = -1, fd = -1;
 

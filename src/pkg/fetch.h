@@ -10,6 +10,10 @@
 
 #include "base/error.h"
 
+/* What a download with no promised size may be at most: twice the largest
+ * archive NVIDIA or Debian ship for CUDA (a few GB), and less than a disk. */
+#define FETCH_DEFAULT_MAX_SIZE (16ull << 30)
+
 typedef void fetch_progress_fn(void *arg, uint64_t done, uint64_t total);
 
 struct fetch_opts {
@@ -19,6 +23,8 @@ struct fetch_opts {
 	int stall_s;           /* an attempt that receives nothing for this many
 	                        * seconds has failed (and is retried): 0 means the
 	                        * default (60) */
+	uint64_t max_size;     /* the most a URL with no promised size may send:
+	                        * 0 means the default (FETCH_DEFAULT_MAX_SIZE) */
 	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
 	void *progress_arg;
 	/* May be NULL; non-zero (a signal's number): a download gives up
