@@ -269,3 +269,17 @@ assert_entries_whole() {
 		stop_httpd
 	done
 }
+
+@test "sysroot ci: a symbolic link planted as a .part in the shared --cache is refused by create, and what it points to is untouched" {
+	local sha
+	sha=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda_cudart"]["linux-aarch64"]["sha256"])' "$M126")
+	mkdir -p "$SHARED"
+	printf 'a file of someone else\n' >"$T/victim"
+	ln -s "$T/victim" "$SHARED/$sha.part"
+	start_httpd normal "$FX/m126"
+	run as_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+	assert_status 1
+	assert_output_contains "$SHARED/$sha.part: a symbolic link where a partial download belongs"
+	[ "$(cat "$T/victim")" = "a file of someone else" ]
+	[ ! -e "$T/r1/ws/sysroot" ]
+}
