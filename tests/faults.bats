@@ -392,3 +392,72 @@ PY
 		done
 	done
 }
+
+# Two mirrors of one bulk component, alike but for marker.txt ($1 and $2): the genuine one in
+# $BATS_TEST_TMPDIR/good, the attacker's in .../evil. The 24 MB of random bytes make hashing the
+# archive take long enough for swap-on-open.py to win every time against a second open.
+swap_mirrors() {
+	local t=$BATS_TEST_TMPDIR m
+	for m in good evil; do
+		mkdir -p "$t/pay-$m"
+		head -c 24000000 /dev/zero | openssl enc -aes-128-ctr -nosalt -pass pass:bulk \
+			-out "$t/pay-$m/big.bin" 2>/dev/null
+	done
+	echo genuine >"$t/pay-good/marker.txt"
+	echo EVIL >"$t/pay-evil/marker.txt"
+	for m in good evil; do
+		"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$t/$m" --cuda 12.6.3 --tags linux-x86_64 \
+			--xz-level 0 --payload "bulk=$t/pay-$m" >/dev/null
+	done
+	ARCHIVE=$(cd "$t/good" && echo bulk/linux-x86_64/*.tar.xz)
+}
+
+@test "faults: an archive swapped after it is opened to be hashed: the bytes extracted are the bytes verified" {
+	need openssl "the test's incompressible payload"
+	swap_mirrors
+	local t=$BATS_TEST_TMPDIR
+	python3 "$XCC_SRCDIR/tests/lib/swap-on-open.py" "$t/good/$ARCHIVE" "$t/evil/$ARCHIVE" \
+		>"$t/swap.out" 2>&1 &
+	BG_PID=$!
+	for _ in $(seq 100); do grep -q ready "$t/swap.out" && break; sleep 0.05; done
+	grep -q ready "$t/swap.out"
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$t/good/redistrib_12.6.3.json" \
+		--components bulk --dest "$D" --progress never --allow-unserved
+	assert_status 0
+	wait "$BG_PID"
+	BG_PID=
+	# the swap happened: the name holds the attacker's archive now
+	grep -q swapped "$t/swap.out"
+	[ ! -e "$t/evil/$ARCHIVE" ]
+	[ "$(cat "$(find "$D" -name marker.txt)")" = genuine ]
+	run xcc sysroot verify "$D"
+	assert_status 0
+}
+
+@test "faults: a URL archive with no promised size: past the cap it is refused, and on a full cache disk its partial download is removed" {
+	local t=$BATS_TEST_TMPDIR url
+	mkdir -p "$t/www/sub"
+	head -c 3000000 /dev/urandom >"$t/www/sub/big.tar.xz"
+	start_httpd normal "$t/www"
+	url=$HTTPD_URL/sub/big.tar.xz
+	run test_tool fetch --cache "$t/c1" --max-size 1000000 "$url"
+	assert_status 1
+	assert_output_contains "big.tar.xz: larger than 1000000 bytes, the most a download with no promised size may be ($url); --max-download SIZE raises the bound"
+	[ -z "$(ls -A "$t/c1")" ]
+	# the same through create's option
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$url" --max-download 1M \
+		--cache "$t/c2" --dest "$D" --progress never
+	assert_status 1
+	assert_output_contains "big.tar.xz: larger than 1048576 bytes"
+	[ -z "$(ls -A "$t/c2")" ]
+	[ ! -e "$D" ]
+	run xcc sysroot create --target x86_64 --cuda 12.6 --from "$url" --max-download 0 --dest "$D"
+	assert_status 2
+	# a cache disk of 1 MB fills up: the error says so, and the partial file goes
+	small_tmpfs "$t/small" 1024
+	run test_tool fetch --cache "$t/small/c" "$url"
+	assert_status 1
+	assert_output_contains "No space left on device"
+	assert_output_contains "the partial download $t/small/c/url-"
+	[ -z "$(ls -A "$t/small/c")" ]
+}

@@ -18,6 +18,10 @@ setup() {
 
 teardown() {
 	stop_httpd
+	if [ -n "${PLAIN_PID:-}" ]; then
+		kill "$PLAIN_PID" 2>/dev/null || true
+		wait "$PLAIN_PID" 2>/dev/null || true
+	fi
 }
 
 fetch() {
@@ -362,4 +366,182 @@ request_times() {
 	# lower bounds only: a loaded machine makes pauses longer, never shorter
 	request_times | awk 'NR > 1 { gap[NR - 1] = $1 - prev } { prev = $1 }
 		END { exit !(gap[1] >= 0.25 && gap[2] >= 0.5 && gap[3] >= 1.0) }'
+}
+
+# The cache may be shared (CI runners, a restored tarball): what else writes
+# there must not make a download write, or read, anywhere else.
+@test "cache: a symbolic link planted as the .part is refused, named, and never written through" {
+	start_httpd normal "$S/www"
+	printf 'keep me\n' >"$S/victim"
+	ln -s "$S/victim" "$S/cache/$SHA.part"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a symbolic link where a partial download belongs"
+	[ "$(cat "$S/victim")" = "keep me" ]
+	[ -L "$S/cache/$SHA.part" ]
+	[ ! -e "$S/cache/$SHA" ]
+	# a URL without a promised hash: its .part is named after the URL
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz" h
+	h=$(printf '%s' "$url" | sha256sum | cut -d' ' -f1)
+	ln -s "$S/victim" "$S/cache/url-$h.part"
+	fetch "$url"
+	assert_status 1
+	assert_output_contains "$S/cache/url-$h.part: a symbolic link"
+	[ "$(cat "$S/victim")" = "keep me" ]
+	[ "$(httpd_requests)" = 0 ]
+}
+
+@test "cache: a FIFO planted as the .part is refused at once, not read from" {
+	start_httpd normal "$S/www"
+	mkfifo "$S/cache/$SHA.part"
+	run timeout 60 "$XCC_TEST_TOOL" fetch --cache "$S/cache" "$HTTPD_URL/sub/pkg-archive.tar.xz" \
+		"$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a FIFO where a partial download belongs"
+	[ -p "$S/cache/$SHA.part" ]
+}
+
+@test "cache: a .part of another user's is refused, named, and left as it was" {
+	[ "$(id -u)" = 0 ] || skip "needs root to give the .part to another user"
+	id cuda-xcc-test >/dev/null 2>&1 || skip "no user cuda-xcc-test (scripts/setup.sh makes it)"
+	start_httpd normal "$S/www"
+	head -c 1000 "$S/www/sub/pkg-archive.tar.xz" >"$S/cache/$SHA.part"
+	chown cuda-xcc-test "$S/cache/$SHA.part"
+	chmod 666 "$S/cache/$SHA.part"
+	cp "$S/cache/$SHA.part" "$S/part-before"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$S/cache/$SHA.part: a partial download owned by user $(id -u cuda-xcc-test)"
+	cmp "$S/cache/$SHA.part" "$S/part-before"
+	[ "$(stat -c %U "$S/cache/$SHA.part")" = cuda-xcc-test ]
+	[ ! -e "$S/cache/$SHA" ]
+}
+
+@test "cache: a link planted as a finished entry is not served; the entry is downloaded, the link's target untouched" {
+	start_httpd normal "$S/www"
+	# the right bytes, but in a file the cache does not own
+	cp "$S/www/sub/pkg-archive.tar.xz" "$S/elsewhere"
+	ln -s "$S/elsewhere" "$S/cache/$SHA"
+	fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	[ ! -L "$S/cache/$SHA" ]
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	cmp "$S/elsewhere" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(httpd_requests)" = 1 ]
+}
+
+@test "cache: a link planted as a URL's record is not read or written through" {
+	start_httpd normal "$S/www"
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz" h
+	h=$(printf '%s' "$url" | sha256sum | cut -d' ' -f1)
+	printf 'sha256 %s\nlast-modified 4000000000\n' "$SHA" >"$S/record-elsewhere"
+	cp "$S/www/sub/pkg-archive.tar.xz" "$S/cache/$SHA"
+	ln -s "$S/record-elsewhere" "$S/cache/url-$h"
+	cp "$S/record-elsewhere" "$S/record-before"
+	fetch "$url"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	# asked for the whole file: the link was no record
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG" || true)" = 0 ]
+	[ ! -L "$S/cache/url-$h" ]
+	[ -f "$S/cache/url-$h" ]
+	cmp "$S/record-elsewhere" "$S/record-before"
+}
+
+@test "a 304 to a request that was not conditional is an error naming the URL, and nothing is stored" {
+	start_httpd always-304 "$S/www"
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz"
+	fetch "$url"
+	assert_status 1
+	assert_output_contains "$url: the server answered 304 Not Modified to a request that was not conditional"
+	cache_is_empty
+	fetch "$url" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$url: the server answered 304 Not Modified"
+	cache_is_empty
+}
+
+# The record of a URL without a promised hash, edited to name another entry of the cache: the
+# attacker's archive, put there beside the genuine one.
+forge_record() { # CACHE URL SHA
+	local h rec mtime
+	h=$(printf '%s' "$2" | sha256sum | cut -d' ' -f1)
+	rec=$1/url-$h
+	if [ -L "$rec" ]; then # the format before records were files
+		mtime=$(stat -c %Y "$rec")
+		ln -sfn "$3" "$rec"
+		touch -h -d "@$mtime" "$rec"
+	else
+		sed -i "s/^sha256 .*/sha256 $3/" "$rec"
+		grep -q "^sha256 $3\$" "$rec"
+	fi
+}
+
+@test "a URL's record edited or restored from elsewhere cannot choose the archive: the URL is downloaded again" {
+	start_httpd normal "$S/www"
+	local url="$HTTPD_URL/sub/pkg-archive.tar.xz" other
+	fetch "$url"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	head -c 5000 /dev/urandom >"$S/other"
+	other=$(sha256sum "$S/other" | cut -d' ' -f1)
+	cp "$S/other" "$S/cache/$other"
+	forge_record "$S/cache" "$url" "$other"
+	# edited in place: not the file the record was written for
+	fetch "$url"
+	assert_status 0
+	assert_output_equals "$S/cache/$SHA"
+	cmp "$S/cache/$SHA" "$S/www/sub/pkg-archive.tar.xz"
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG" || true)" = 0 ]
+	# forged, then restored elsewhere (a CI cache tarball): the same
+	forge_record "$S/cache" "$url" "$other"
+	cp -a "$S/cache" "$S/restored"
+	run test_tool fetch --cache "$S/restored" "$url"
+	assert_status 0
+	assert_output_equals "$S/restored/$SHA"
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG" || true)" = 0 ]
+	[ "$(httpd_requests)" = 3 ]
+	# the record it wrote is trusted from then on: the next download is revalidated
+	run test_tool fetch --cache "$S/restored" "$url"
+	assert_status 0
+	assert_output_equals "$S/restored/$SHA"
+	[ "$(grep -c '^NOT-MODIFIED' "$HTTPD_LOG")" = 1 ]
+}
+
+@test "redirects from https to http, and to file:// or ftp://, are refused, naming where they led" {
+	need openssl "the test's HTTPS certificate"
+	local url plain
+	mkdir -p "$S/tls"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$S/tls/key.pem" -out "$S/tls/cert.pem" \
+		-days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+	# a plain server with the file, and an HTTPS one that redirects to it
+	start_httpd normal "$S/www"
+	plain=$HTTPD_URL PLAIN_PID=$HTTPD_PID HTTPD_PID=
+	mv "$HTTPD_LOG" "$S/plain.log"
+	HTTPD_TLS=$S/tls HTTPD_REDIRECT_TO=$plain start_httpd redirect "$S/www"
+	# HTTPS itself works: the certificate is trusted
+	SSL_CERT_FILE=$S/tls/cert.pem fetch "$HTTPD_URL/sub/pkg-archive.tar.xz" "$SHA" "$SIZE"
+	assert_status 0
+	rm "$S/cache/$SHA"
+	url=$HTTPD_URL/r/sub/pkg-archive.tar.xz
+	SSL_CERT_FILE=$S/tls/cert.pem fetch "$url" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$url: the server redirected to $plain/sub/pkg-archive.tar.xz, which is refused"
+	cache_is_empty
+	[ "$(grep -c '^GET ' "$S/plain.log" || true)" = 0 ]
+	stop_httpd
+	start_httpd redirect-file "$S/www"
+	url=$HTTPD_URL/r/sub/pkg-archive.tar.xz
+	fetch "$url" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$url: the server redirected to file://"
+	cache_is_empty
+	stop_httpd
+	start_httpd redirect-ftp "$S/www"
+	url=$HTTPD_URL/r/sub/pkg-archive.tar.xz
+	fetch "$url" "$SHA" "$SIZE"
+	assert_status 1
+	assert_output_contains "$url: the server redirected to ftp://127.0.0.1:"
+	cache_is_empty
 }

@@ -156,7 +156,7 @@ EOF
 	assert_each_archive_once 4
 	# no .part left, and each URL's entry points at its download
 	[ -z "$(ls "$SHARED" | grep '\.part$\|\.new-')" ]
-	[ "$(find "$SHARED" -name 'url-*' -type l | wc -l)" -eq 4 ]
+	[ "$(find "$SHARED" -name 'url-*' -type f | wc -l)" -eq 4 ]
 	run xcc sysroot verify "$T/r1/ws/sysroot"
 	assert_status 0
 	run xcc sysroot verify "$T/r2/ws/sysroot"
@@ -214,4 +214,72 @@ EOF
 	[ -z "$(ls "$SHARED" | grep '\.part$')" ]
 	run xcc sysroot verify "$T/r2/ws/sysroot"
 	assert_status 0
+}
+
+# Every file of the shared cache under an entry's final name holds the bytes that name says.
+assert_entries_whole() {
+	local f
+	for f in "$SHARED"/*; do
+		[ -e "$f" ] || continue
+		case ${f##*/} in *.part) continue ;; esac
+		[ -f "$f" ]
+		[ ! -L "$f" ]
+		[ "$(sha256sum "$f" | cut -d' ' -f1)" = "${f##*/}" ]
+	done
+}
+
+@test "sysroot ci: two runners on one --cache, killed at random points 24 times: the cache stays usable, each archive is asked for at most once more, and both sysroots verify" {
+	local round i a b
+	RANDOM=35
+	# four rounds from an empty cache, each of six kills of both runners and then a run of both
+	# to the end; a slow link (12 KB of archives at 1.5 KB/s, shared), so that the kills land
+	# in downloads as much as in extraction; the points come from a fixed seed
+	for round in 1 2 3 4; do
+		rm -rf "$SHARED" "$T/r1/ws" "$T/r2/ws"
+		HTTPD_RATE=1500 start_httpd throttle "$FX/m126" .tar.xz
+		for i in 1 2 3 4 5 6; do
+			start_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+			start_runner r2 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+			a=${RUNNER_PIDS%% *} b=${RUNNER_PIDS#* }
+			sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+			kill -9 "$a" 2>/dev/null || true
+			sleep "0.$((RANDOM % 10))"
+			kill -9 "$b" 2>/dev/null || true
+			wait "$a" "$b" 2>/dev/null || true
+			RUNNER_PIDS=
+			assert_entries_whole
+		done
+		# the two run to the end from what the kills left: nothing in the cache is in their
+		# way, and no archive is asked for more than once more
+		stop_httpd
+		start_httpd normal "$FX/m126"
+		start_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+		start_runner r2 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r2/ws/sysroot" --cache "$SHARED"
+		wait_runners
+		echo "round $round, asked for after the kills:" >&2
+		archive_gets >&2
+		[ -z "$(archive_gets | awk '$1 > 1')" ]
+		assert_entries_whole
+		[ "$(ls "$SHARED" | grep -c '^[0-9a-f]\{64\}$')" -eq 6 ]
+		run xcc sysroot verify "$T/r1/ws/sysroot"
+		assert_status 0
+		run xcc sysroot verify "$T/r2/ws/sysroot"
+		assert_status 0
+		[ "$(xcc sysroot info "$T/r1/ws/sysroot" --fingerprint)" = "$(xcc sysroot info "$T/r2/ws/sysroot" --fingerprint)" ]
+		stop_httpd
+	done
+}
+
+@test "sysroot ci: a symbolic link planted as a .part in the shared --cache is refused by create, and what it points to is untouched" {
+	local sha
+	sha=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda_cudart"]["linux-aarch64"]["sha256"])' "$M126")
+	mkdir -p "$SHARED"
+	printf 'a file of someone else\n' >"$T/victim"
+	ln -s "$T/victim" "$SHARED/$sha.part"
+	start_httpd normal "$FX/m126"
+	run as_runner r1 -arch sm_87 --mirror "$HTTPD_URL/" --dest "$T/r1/ws/sysroot" --cache "$SHARED"
+	assert_status 1
+	assert_output_contains "$SHARED/$sha.part: a symbolic link where a partial download belongs"
+	[ "$(cat "$T/victim")" = "a file of someone else" ]
+	[ ! -e "$T/r1/ws/sysroot" ]
 }

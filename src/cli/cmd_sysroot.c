@@ -14,8 +14,8 @@ static const char sysroot_usage[] =
 	"                               [--mirror URL] [--components LIST] [--dest DIR]\n"
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
-	"                               [--max-expand SIZE] [--no-sync] [--cache DIR]\n"
-	"                               [--host-compiler CXX]\n"
+	"                               [--max-expand SIZE] [--max-download SIZE]\n"
+	"                               [--no-sync] [--cache DIR] [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
 	"       cuda-xcc sysroot list\n"
@@ -49,6 +49,8 @@ static const char sysroot_usage[] =
 	"  --allow-unserved   make it even when a library has no code for a requested GPU\n"
 	"  --max-expand SIZE  what each archive may unpack to, e.g. 40G (default: a .deb's\n"
 	"                     Installed-Size, else 100 times its size, 64M to 16G)\n"
+	"  --max-download SIZE  the most an archive given by URL with no promised size\n"
+	"                     may download, e.g. 40G (default 16G)\n"
 	"  --no-sync          do not sync the tree to disk before putting it in place\n"
 	"                     (faster; a power cut may then leave empty files)\n"
 	"  --cache DIR        the download cache, which runners may share (default\n"
@@ -127,6 +129,11 @@ static int create_option(int c, const char *arg, struct sysroot_create_opts *o)
 			return cmd_usage_error("sysroot create", "--max-expand takes a size such as "
 					       "900M or 40G, not '%s'", arg);
 		break;
+	case 'W':
+		if (parse_byte_size(arg, &o->max_download) || !o->max_download)
+			return cmd_usage_error("sysroot create", "--max-download takes a size such "
+					       "as 900M or 40G, not '%s'", arg);
+		break;
 	default:
 		return XCC_EUSAGE;
 	}
@@ -151,6 +158,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "allow-unserved", no_argument, NULL, 'U' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "max-expand", required_argument, NULL, 'X' },
+		{ "max-download", required_argument, NULL, 'W' },
 		{ "no-sync", no_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'K' },
 		{ "print-fingerprint", no_argument, NULL, 'P' },

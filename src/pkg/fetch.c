@@ -28,10 +28,10 @@
 #include "base/sha256.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
+#include "pkg/cache.h"
 #include "pkg/fetch.h"
+#include "pkg/fetch_local.h"
 
-#define HASH_BLOCK (256 * 1024)
-#define MAX_TEXT (64u << 20)
 #define DEFAULT_RETRIES 3
 #define DEFAULT_STALL_S 60L
 
@@ -101,58 +101,7 @@ static char *url_file_name(const char *url)
 
 	while (start > url && start[-1] != '/')
 		start--;
-	return start < end ? strndup(start, (size_t)(end - start)) : xstrdup(url);
-}
-
-void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
-{
-	struct xcc_sha256 h;
-
-	xcc_sha256_init(&h);
-	xcc_sha256_update(&h, data, len);
-	xcc_sha256_hex(&h, hex);
-}
-
-/* Feed fd's bytes from its current offset to EOF into h. */
-static int hash_fd(int fd, struct xcc_sha256 *h, uint64_t *size)
-{
-	char *buf = xmalloc(HASH_BLOCK);
-	ssize_t n;
-
-	*size = 0;
-	while ((n = read(fd, buf, HASH_BLOCK)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -1;
-		}
-		xcc_sha256_update(h, buf, (size_t)n);
-		*size += (uint64_t)n;
-	}
-	free(buf);
-	return 0;
-}
-
-int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct xcc_sha256 h;
-	uint64_t n;
-	int rc = 0;
-
-	if (fd < 0)
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	xcc_sha256_init(&h);
-	if (hash_fd(fd, &h, &n)) {
-		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-	} else {
-		xcc_sha256_hex(&h, hex);
-		if (size)
-			*size = n;
-	}
-	close(fd);
-	return rc;
+	return start < end ? xstrndup(start, (size_t)(end - start)) : xstrdup(url);
 }
 
 /* Lowercase a sha256 given by a manifest, refusing anything else. */
@@ -192,48 +141,6 @@ static void append_note(struct xcc_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-/* ---------------------------------------------------------------------------
- * Local files
- */
-
-static int verify_local(const char *path, const char *shown, const char *sha, int64_t size,
-			struct xcc_error *err)
-{
-	struct stat st;
-	char actual[65];
-
-	if (stat(path, &st))
-		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", shown,
-				strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", shown);
-	/* The size first: it costs nothing and catches most mix-ups. */
-	if (size >= 0 && st.st_size != size)
-		return xcc_fail(err, XCC_EFAIL,
-				"%s: size mismatch: expected %" PRId64 " bytes, the file has %jd",
-				shown, size, (intmax_t)st.st_size);
-	if (!sha)
-		return 0;
-	if (fetch_sha256_file(path, actual, NULL, err))
-		return -1;
-	if (strcmp(actual, sha) != 0)
-		return xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s", shown,
-				sha, actual);
-	return 0;
-}
-
 /* ---------------------------------------------------------------------------
  * Downloads
  */
@@ -246,6 +153,8 @@ struct transfer {
 	uint64_t offset;    /* bytes the .part held when the request went out */
 	uint64_t received;  /* bytes written by this request */
 	int64_t expect;     /* expected total size, or -1 */
+	uint64_t cap;       /* with none expected, the most it may be; 0: no cap */
+	int too_big;        /* aborted: more than cap */
 	int started;        /* the first body bytes of this request arrived */
 	curl_off_t seen;    /* body bytes of this request at the last progress call */
 	struct timespec moved; /* when `seen` last grew (or the request began) */
@@ -278,6 +187,10 @@ static int transfer_start(struct transfer *t)
 		t->offset = 0;
 	}
 	curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+	if (t->cap && length >= 0 && t->offset + (uint64_t)length > t->cap) {
+		t->too_big = 1;
+		return -1;
+	}
 	if (t->expect >= 0 && length >= 0 && (int64_t)t->offset + length != t->expect) {
 		t->bad_size = (int64_t)t->offset + length;
 		return -1;
@@ -292,6 +205,10 @@ static size_t write_part(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (!t->started && transfer_start(t))
 		return 0;
+	if (t->cap && t->offset + t->received + len > t->cap) {
+		t->too_big = 1;
+		return 0;
+	}
 	if (t->expect >= 0 && t->offset + t->received + len > (uint64_t)t->expect) {
 		t->bad_size = (int64_t)(t->offset + t->received + len);
 		return 0;
@@ -322,7 +239,7 @@ static size_t write_text(char *data, size_t size, size_t nmemb, void *arg)
 		t->started = 1;
 		t->text_len = 0;
 	}
-	if (t->text_len + len + 1 > MAX_TEXT) {
+	if (t->text_len + len + 1 > FETCH_MAX_TEXT) {
 		t->bad_size = (int64_t)(t->text_len + len);
 		return 0;
 	}
@@ -415,6 +332,13 @@ static void set_ca_places(CURL *c)
 		}
 }
 
+/* Where a redirect may lead: never off HTTP (file://, ftp://, ...), and
+ * never from https to plain http, where anyone on the path could answer. */
+static int https_only(const char *url)
+{
+	return strncasecmp(url, "https://", 8) == 0;
+}
+
 static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 {
 	CURL *c;
@@ -433,10 +357,11 @@ static CURL *curl_new(struct transfer *t, const char *url, char *errbuf)
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, https_only(url) ? "https" : "http,https");
 #else
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS,
+			 https_only(url) ? (long)CURLPROTO_HTTPS : (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
@@ -456,6 +381,28 @@ enum attempt {
 	ATTEMPT_RETRY, /* a transient failure: try again, resuming */
 	ATTEMPT_FATAL,
 };
+
+/* A redirect that curl_new's protocols refused: named, with where it led. */
+static int refused_redirect(struct transfer *t, const char *url, struct xcc_error *err)
+{
+	char *to = NULL;
+	long redirects = 0;
+
+	/* Following, curl names the refused URL as the effective one;
+	 * REDIRECT_URL is where a redirect that was not followed leads. */
+	curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_COUNT, &redirects);
+	curl_easy_getinfo(t->curl, CURLINFO_EFFECTIVE_URL, &to);
+	if (to && strcmp(to, url) == 0)
+		curl_easy_getinfo(t->curl, CURLINFO_REDIRECT_URL, &to);
+	if (to && strcmp(to, url) == 0)
+		to = NULL;
+	if (!to && redirects == 0)
+		return 0;
+	xcc_fail(err, XCC_EFAIL, "%s: the server redirected to %s, which is refused: a download "
+		 "follows redirects to http:// and https:// only, and from https:// to https:// "
+		 "only; give the final URL if you trust it", url, to ? to : "another protocol");
+	return 1;
+}
 
 /* Classify a finished transfer; err gets the reason either way. */
 static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, const char *errbuf,
@@ -480,6 +427,8 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 		/* Only server trouble and rate limits are worth retrying. */
 		return code >= 500 || code == 408 || code == 429 ? ATTEMPT_RETRY : ATTEMPT_FATAL;
 	}
+	if (rc == CURLE_UNSUPPORTED_PROTOCOL && refused_redirect(t, url, err))
+		return ATTEMPT_FATAL;
 	if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)
 		xcc_fail(err, XCC_EFAIL,
 			 "%s: %s; the server's certificate could not be verified against the "
@@ -568,6 +517,21 @@ static void read_condition(struct transfer *t)
 #endif
 }
 
+/* A 304 answers a conditional request only: to any other it says nothing
+ * about the bytes, and taking it would store an empty body as the file. */
+static int not_modified_unasked(struct transfer *t, const char *url, struct xcc_error *err)
+{
+	long code = 0;
+
+	curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (code != 304 || (t->revalidating && t->if_modified_since > 0))
+		return 0;
+	xcc_fail(err, XCC_EFAIL, "%s: the server answered 304 Not Modified to a request that "
+		 "was not conditional; the server (or a proxy before it) is broken: nothing was "
+		 "stored", url);
+	return 1;
+}
+
 /*
  * Fill the locked .part behind t->fd from url until complete, resuming and
  * retrying. On return the .part holds the whole body (or the caller learns
@@ -607,6 +571,14 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 		}
 		set_condition(t);
 		rc = curl_easy_perform(t->curl);
+		if (t->too_big) {
+			curl_easy_cleanup(t->curl);
+			return xcc_fail(err, XCC_EFAIL,
+					"%s: larger than %" PRIu64 " bytes, the most a download with "
+					"no promised size may be (%s); --max-download SIZE raises the "
+					"bound, or give the archive through a manifest with its size "
+					"and sha256", shown, t->cap, url);
+		}
 		if (t->bad_size >= 0) {
 			curl_easy_cleanup(t->curl);
 			return xcc_fail(err, XCC_EFAIL,
@@ -625,6 +597,8 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 				verdict = ATTEMPT_RETRY;
 			}
 		}
+		if (verdict == ATTEMPT_DONE && not_modified_unasked(t, url, err))
+			verdict = ATTEMPT_FATAL;
 		if (verdict == ATTEMPT_DONE)
 			read_condition(t);
 		curl_easy_cleanup(t->curl);
@@ -640,167 +614,65 @@ static int download_part(struct transfer *t, const char *url, const char *shown,
 	}
 }
 
-/* A cached file is good when its size and hash are; a bad one goes. */
-static int cached_ok(const char *path, const char *sha, int64_t size)
-{
-	struct stat st;
-	char actual[65];
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if ((size < 0 || st.st_size == size) && fetch_sha256_file(path, actual, NULL, NULL) == 0 &&
-	    strcmp(actual, sha) == 0)
-		return 1;
-	unlink(path);
-	return 0;
-}
-
-/* How often a download waiting for another's lock looks again, and at
- * the stop flag: a runner cancelled while it waits must not hang until
- * the other's download ends. */
-#define LOCK_POLL_NS 50000000L
-
-/* Take fd's lock, waiting while another process holds it; a stop request
- * ends the wait. */
-static int lock_waiting(int fd, const struct fetch_opts *o, const char *part,
-			struct xcc_error *err)
-{
-	const struct timespec tick = { 0, LOCK_POLL_NS };
-
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
-					strerror(errno));
-		if (o && o->stop && atomic_load(o->stop))
-			return xcc_fail(err, 128 + atomic_load(o->stop),
-					"%s: interrupted while waiting for another download of it",
-					part);
-		nanosleep(&tick, NULL);
-	}
-	return 0;
-}
-
-/* Open and lock the .part file; a concurrent download of the same file
- * waits for the other to finish. The inode check catches a .part that the
- * other process renamed or removed while we waited. */
-static int open_part_locked(const char *part, const struct fetch_opts *o, struct xcc_error *err)
-{
-	for (;;) {
-		struct stat a, b;
-		int fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
-		if (lock_waiting(fd, o, part, err)) {
-			close(fd);
-			return -1;
-		}
-		if (fstat(fd, &a) == 0 && stat(part, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev)
-			return fd;
-		close(fd);
-	}
-}
-
-/* ---------------------------------------------------------------------------
- * The index of downloads without a promised hash: <cache>/url-<sha256 of
- * the URL> is a symbolic link to the <sha256> entry its last download
- * became, its mtime the server's Last-Modified (0: none was sent). A
- * download that finished while this one waited for its lock (two runners
- * at once) is taken as it is. A later run asks the server for the file only
- * if it changed since (If-Modified-Since): the bytes at a URL that promises
- * no hash may change, and a server that sends no Last-Modified has it
- * downloaded again.
- */
-
-/* The inode of the index link, or 0 when there is none. */
-static ino_t index_inode(const char *index)
-{
-	struct stat st;
-
-	return lstat(index, &st) == 0 && S_ISLNK(st.st_mode) ? st.st_ino : 0;
-}
-
-/* Point the index at the entry sha, with the server's time (-1: none);
- * failing costs only a download later. */
-static void index_store(const char *index, const char *sha, int64_t filetime)
-{
-	char *tmp = xasprintf("%s.new-%ld", index, (long)getpid());
-	struct timespec times[2] = { { 0, UTIME_OMIT }, { filetime > 0 ? (time_t)filetime : 0, 0 } };
-
-	unlink(tmp);
-	if (symlink(sha, tmp) || utimensat(AT_FDCWD, tmp, times, AT_SYMLINK_NOFOLLOW) ||
-	    rename(tmp, index))
-		unlink(tmp);
-	free(tmp);
-}
-
-/* The good entry the index names, and the server's time it recorded;
- * NULL when there is none. */
-static char *index_entry(const char *cache, const char *index, int64_t *filetime)
-{
-	char target[80], sha[65];
-	struct stat st;
-	ssize_t n = readlink(index, target, sizeof target - 1);
-	char *path;
-
-	if (n <= 0 || lstat(index, &st))
-		return NULL;
-	target[n] = '\0';
-	if (check_sha_arg(target, sha, NULL))
-		return NULL;
-	path = xasprintf("%s/%s", cache, sha);
-	if (!cached_ok(path, sha, -1)) {
-		free(path);
-		return NULL;
-	}
-	*filetime = (int64_t)st.st_mtime;
-	return path;
-}
-
 /*
  * Fill the locked .part behind t->fd with the whole file, resuming what it
- * holds, and check it against sha and size; actual gets its sha256. A
- * failure removes the .part, unless it keeps received bytes for the next
- * run: nothing ever reaches the entry's final name but a complete file.
+ * holds, and check it against sha and size; actual gets its sha256, hashed
+ * as the bytes went into the descriptor. A failure removes the .part,
+ * unless it keeps received bytes for the next run: nothing ever reaches
+ * the entry's final name but a complete file.
  */
-static int fill_part(struct transfer *t, const char *url, const char *shown, const char *part,
-		     const char *sha, int64_t size, char actual[65], struct xcc_error *err)
+static int fill_part(struct transfer *t, const char *url, const char *shown,
+		     const struct fetch_cache *c, const char *part, const char *sha, int64_t size,
+		     char actual[65], struct xcc_error *err)
 {
+	char *path = cache_path(c, part);
 	uint64_t have;
-	int resumed;
+	int resumed, rc = -1;
 
 	xcc_sha256_init(&t->hash);
 	/* A .part left by an earlier run is resumed: its bytes go into the
 	 * hash first, unless it is already longer than the file can be. */
-	if (hash_fd(t->fd, &t->hash, &have))
-		return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+	if (cache_hash_fd(t->fd, &t->hash, &have)) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
 	if (size >= 0 && have > (uint64_t)size) {
-		if (ftruncate(t->fd, 0))
-			return xcc_fail(err, XCC_EFAIL, "%s: %s", part, strerror(errno));
+		if (ftruncate(t->fd, 0)) {
+			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+			goto out;
+		}
 		xcc_sha256_init(&t->hash);
 	}
 	resumed = have > 0;
 	for (;;) {
 		if (download_part(t, url, shown, err)) {
 			struct stat st;
-			off_t kept = t->bad_size < 0 && fstat(t->fd, &st) == 0 ? st.st_size : 0;
+			off_t kept = t->bad_size < 0 && !t->too_big && !t->local_errno &&
+					     fstat(t->fd, &st) == 0 ? st.st_size : 0;
 
 			/* An empty .part would only wait for ever; we hold its
-			 * lock, and a waiter sees the inode go. */
+			 * lock, and a waiter sees the inode go. Nor are bytes kept
+			 * past the cap or on a disk that filled up: they would
+			 * only hold the space a later run needs. */
 			if (kept > 0)
 				append_note(err, "; the %jd bytes received stay in %s, and the "
-					    "next run resumes from them", (intmax_t)kept, part);
+					    "next run resumes from them", (intmax_t)kept, path);
 			else
-				unlink(part);
-			return -1;
+				cache_remove(c, part);
+			if (t->too_big || t->local_errno)
+				append_note(err, "; the partial download %s was removed", path);
+			goto out;
 		}
-		if (t->not_modified)
-			return 0; /* the entry we have is current: the caller takes it */
+		if (t->not_modified) {
+			rc = 0; /* the entry we have is current: the caller takes it */
+			goto out;
+		}
 		have = t->offset + t->received;
 		xcc_sha256_hex(&t->hash, actual);
-		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0))
-			return 0;
+		if ((size < 0 || have == (uint64_t)size) && (!sha || strcmp(actual, sha) == 0)) {
+			rc = 0;
+			goto out;
+		}
 		/* A .part from an earlier run may hold bytes of another
 		 * version of the file: one fresh download before giving up. */
 		if (resumed) {
@@ -810,127 +682,168 @@ static int fill_part(struct transfer *t, const char *url, const char *shown, con
 				continue;
 			}
 		}
-		unlink(part);
+		cache_remove(c, part);
 		if (size >= 0 && have != (uint64_t)size)
-			return xcc_fail(err, XCC_EFAIL,
-					"%s: size mismatch: expected %" PRId64 " bytes, got %" PRIu64
-					" (%s); the download was removed", shown, size, have, url);
-		return xcc_fail(err, XCC_EFAIL,
-				"%s: sha256 mismatch: expected %s, got %s (%s); the download was "
-				"removed", shown, sha, actual, url);
-	}
-}
-
-/* What another process stored while we waited for the .part's lock: the
- * entry of the promised sha, or, without one, the URL's fresh index entry.
- * NULL when we are the one to download it. */
-static char *done_by_other(const char *cache, const char *final, const char *sha, int64_t size,
-			   const char *index, ino_t index_before)
-{
-	ino_t now;
-	int64_t filetime;
-
-	if (final)
-		return cached_ok(final, sha, size) ? xstrdup(final) : NULL;
-	now = index_inode(index);
-	return now && now != index_before ? index_entry(cache, index, &filetime) : NULL;
-}
-
-static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
-		     char **local_path, struct xcc_error *err)
-{
-	char *cache = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
-	char *shown = url_file_name(url);
-	char *part = NULL, *final = NULL, *index = NULL, *theirs, *prior = NULL;
-	char actual[65];
-	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1 };
-	ino_t index_before = 0;
-	int rc = -1;
-
-	if (file_mkdir_p(cache, err))
-		goto out;
-	if (sha) {
-		final = xasprintf("%s/%s", cache, sha);
-		if (cached_ok(final, sha, size)) {
-			*local_path = final;
-			final = NULL;
-			rc = 0;
-			goto out;
-		}
-		part = xasprintf("%s/%s.part", cache, sha);
-	} else {
-		/* Without a promised hash, the .part is named after the URL
-		 * so that it can still be resumed. */
-		fetch_sha256_buffer(url, strlen(url), actual);
-		part = xasprintf("%s/url-%s.part", cache, actual);
-		index = xasprintf("%s/url-%s", cache, actual);
-		index_before = index_inode(index);
-	}
-	t.fd = open_part_locked(part, o, err);
-	if (t.fd < 0)
-		goto out;
-	if ((theirs = done_by_other(cache, final, sha, size, index, index_before))) {
-		/* Another process finished it while we waited for the lock.
-		 * The .part we hold is a new, empty one (the other renamed
-		 * its own): it goes, or every such race would leave one. */
-		unlink(part);
-		*local_path = theirs;
-		rc = 0;
+			xcc_fail(err, XCC_EFAIL, "%s: size mismatch: expected %" PRId64 " bytes, got %"
+				 PRIu64 " (%s); the download was removed", shown, size, have, url);
+		else
+			xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: expected %s, got %s (%s); the "
+				 "download was removed", shown, sha, actual, url);
 		goto out;
 	}
-	if (index) {
-		int64_t ft = 0;
-
-		t.revalidating = 1;
-		prior = index_entry(cache, index, &ft);
-		t.if_modified_since = prior ? ft : 0;
-	}
-	if (fill_part(&t, url, shown, part, sha, size, actual, err))
-		goto out;
-	if (t.not_modified) {
-		/* The .part we hold is empty or older bytes of the same file. */
-		unlink(part);
-		*local_path = prior;
-		prior = NULL;
-		rc = 0;
-		goto out;
-	}
-	if (!final)
-		final = xasprintf("%s/%s", cache, actual);
-	if (fdatasync(t.fd) || rename(part, final) || fsync_dir(cache)) {
-		xcc_fail(err, XCC_EFAIL, "%s: storing it in the cache failed: %s", final,
-			 strerror(errno));
-		goto out;
-	}
-	/* Before the lock goes (at out): a waiter for the same URL finds it. */
-	if (index)
-		index_store(index, actual, t.filetime);
-	*local_path = final;
-	final = NULL;
-	rc = 0;
 out:
-	if (t.fd >= 0)
-		close(t.fd);
-	free(cache);
-	free(shown);
-	free(part);
-	free(final);
-	free(index);
-	free(prior);
+	free(path);
 	return rc;
 }
 
-int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
-	       int64_t size, char **local_path, struct xcc_error *err)
+/* What another process stored while we waited for the .part's lock: the
+ * entry of the promised sha, or, without one, the one the URL's record,
+ * replaced meanwhile, names; its descriptor, and name in `name`. -1 when
+ * we are the one to download it. */
+static int done_by_other(const struct fetch_cache *c, const char *sha, int64_t size,
+			 const char *index, ino_t index_before, char name[65])
 {
-	char sha[65];
+	struct cache_record r;
+	ino_t now;
+	int fd;
+
+	if (sha) {
+		memcpy(name, sha, 65);
+		return cache_entry_open(c, sha, size);
+	}
+	now = cache_record_stamp(c, index);
+	if (!now || now == index_before || (fd = cache_record_entry_open(c, index, &r)) < 0)
+		return -1;
+	memcpy(name, r.sha256, 65);
+	return fd;
+}
+
+/* The names of a URL's files in the cache: with a promised hash, its entry
+ * and .part; without, the URL's record and a .part named after the URL, so
+ * that it can still be resumed. */
+static void cache_names(const char *url, const char *sha, char part[80], char index[80])
+{
+	char h[65];
+
+	if (sha) {
+		snprintf(part, 80, "%s.part", sha);
+		index[0] = '\0';
+		return;
+	}
+	fetch_sha256_buffer(url, strlen(url), h);
+	snprintf(part, 80, "url-%s.part", h);
+	snprintf(index, 80, "url-%s", h);
+}
+
+/* *fdp: the verified file, read-only or not, at offset 0; *name: its entry. */
+static int fetch_url(const struct fetch_opts *o, const char *url, const char *sha, int64_t size,
+		     char name[65], int *fdp, struct xcc_error *err)
+{
+	char *dir = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+	char *shown = url_file_name(url);
+	char part[80], index[80], actual[65];
+	struct fetch_cache c = { .dfd = -1 };
+	struct cache_record prior = { .last_modified = -1 };
+	struct transfer t = { .o = o, .fd = -1, .expect = size, .bad_size = -1, .filetime = -1,
+			      .cap = size >= 0 ? 0 : o && o->max_size ? o->max_size :
+					  FETCH_DEFAULT_MAX_SIZE };
+	ino_t index_before = 0;
+	int rc = -1, fd = -1;
+
+	if (cache_open(&c, dir, err))
+		goto out;
+	cache_names(url, sha, part, index);
+	if (sha && (fd = cache_entry_open(&c, sha, size)) >= 0) {
+		memcpy(name, sha, 65);
+		goto done;
+	}
+	if (!sha)
+		index_before = cache_record_stamp(&c, index);
+	t.fd = cache_part_open(&c, part, o ? o->stop : NULL, err);
+	if (t.fd < 0)
+		goto out;
+	if ((fd = done_by_other(&c, sha, size, index, index_before, name)) >= 0) {
+		/* Another process finished it while we waited for the lock.
+		 * The .part we hold is a new, empty one (the other renamed
+		 * its own): it goes, or every such race would leave one. */
+		cache_remove(&c, part);
+		goto done;
+	}
+	if (!sha) {
+		t.revalidating = 1;
+		/* The record's entry, hashed now: a 304 revalidates these
+		 * bytes, the ones the record binds to the validator. */
+		if ((fd = cache_record_entry_open(&c, index, &prior)) >= 0)
+			t.if_modified_since = prior.last_modified > 0 ? prior.last_modified : 0;
+	}
+	if (fill_part(&t, url, shown, &c, part, sha, size, actual, err))
+		goto out;
+	if (t.not_modified) {
+		/* The .part we hold is empty or older bytes of the same file. */
+		cache_remove(&c, part);
+		memcpy(name, prior.sha256, 65);
+		goto done;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	if (cache_store(&c, t.fd, part, actual, err))
+		goto out;
+	/* Before the lock goes: a waiter for the same URL finds it. */
+	if (!sha) {
+		struct cache_record r = { .last_modified = t.filetime };
+
+		memcpy(r.sha256, actual, 65);
+		cache_record_store(&c, index, &r, t.fd);
+	}
+	if (lseek(t.fd, 0, SEEK_SET) != 0) {
+		xcc_fail(err, XCC_EFAIL, "%s: %s", shown, strerror(errno));
+		goto out;
+	}
+	/* The lock goes now: the descriptor stays open while the file is
+	 * read, and waiters must not wait for that. */
+	flock(t.fd, LOCK_UN);
+	memcpy(name, actual, 65);
+	fd = t.fd;
+	t.fd = -1;
+done:
+	*fdp = fd;
+	fd = -1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (t.fd >= 0)
+		close(t.fd);
+	cache_close(&c);
+	free(dir);
+	free(shown);
+	return rc;
+}
+
+int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+		  int64_t size, char **local_path, int *fdp, struct xcc_error *err)
+{
+	char sha[65], name[65];
 	char *path;
+	int fd = -1;
 
 	*local_path = NULL;
+	*fdp = -1;
 	if (sha256_hex && check_sha_arg(sha256_hex, sha, err))
 		return -1;
-	if (fetch_is_url(src) && !is_file_url(src))
-		return fetch_url(o, src, sha256_hex ? sha : NULL, size, local_path, err);
+	if (fetch_is_url(src) && !is_file_url(src)) {
+		char *dir = o && o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+
+		if (fetch_url(o, src, sha256_hex ? sha : NULL, size, name, &fd, err)) {
+			free(dir);
+			return -1;
+		}
+		*local_path = xasprintf("%s/%s", dir, name);
+		*fdp = fd;
+		free(dir);
+		return 0;
+	}
 	/* Local files are checked where they are, and never removed: they
 	 * are the user's, not the cache's. */
 	if (is_file_url(src)) {
@@ -939,58 +852,34 @@ int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_h
 	} else {
 		path = xstrdup(src);
 	}
-	if (verify_local(path, path, sha256_hex ? sha : NULL, size, err)) {
+	if (fetch_verify_local(path, sha256_hex ? sha : NULL, size, &fd, err)) {
 		free(path);
 		return -1;
 	}
 	*local_path = path;
+	*fdp = fd;
+	return 0;
+}
+
+char *fetch_fd_path(int fd)
+{
+	return xasprintf("/proc/self/fd/%d", fd);
+}
+
+int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+	       int64_t size, char **local_path, struct xcc_error *err)
+{
+	int fd;
+
+	if (fetch_file_fd(o, src, sha256_hex, size, local_path, &fd, err))
+		return -1;
+	close(fd);
 	return 0;
 }
 
 /* ---------------------------------------------------------------------------
  * Texts
  */
-
-static int read_local_text(const char *path, char **text, size_t *len, struct xcc_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 64 * 1024, n = 0;
-	char *buf;
-	ssize_t r;
-
-	if (fd < 0)
-		return xcc_fail(err, errno == ENOENT ? XCC_EUSAGE : XCC_EFAIL, "%s: %s", path,
-				strerror(errno));
-	buf = xmalloc(cap);
-	while ((r = read(fd, buf + n, cap - n - 1)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		n += (size_t)r;
-		if (n + 1 == cap) {
-			if (cap >= MAX_TEXT) {
-				xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest",
-					 path, MAX_TEXT >> 20);
-				goto fail;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	if (len)
-		*len = n;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return -1;
-}
 
 int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
 	       struct xcc_error *err)
@@ -1001,14 +890,14 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 
 	*text = NULL;
 	if (!fetch_is_url(src))
-		return read_local_text(src, text, len, err);
+		return fetch_read_local_text(src, text, len, err);
 	if (is_file_url(src)) {
 		char *path;
 		int rc;
 
 		if (fetch_file_url_path(src, &path, err))
 			return -1;
-		rc = read_local_text(path, text, len, err);
+		rc = fetch_read_local_text(path, text, len, err);
 		free(path);
 		return rc;
 	}
@@ -1026,7 +915,7 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 		if (t.bad_size >= 0) {
 			verdict = ATTEMPT_FATAL;
 			xcc_fail(err, XCC_EFAIL, "%s: larger than %u MiB: not a manifest", src,
-				 MAX_TEXT >> 20);
+				 FETCH_MAX_TEXT >> 20);
 		} else {
 			verdict = judge(&t, rc, src, errbuf, err);
 		}

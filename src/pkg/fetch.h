@@ -10,6 +10,10 @@
 
 #include "base/error.h"
 
+/* What a download with no promised size may be at most: twice the largest
+ * archive NVIDIA or Debian ship for CUDA (a few GB), and less than a disk. */
+#define FETCH_DEFAULT_MAX_SIZE (16ull << 30)
+
 typedef void fetch_progress_fn(void *arg, uint64_t done, uint64_t total);
 
 struct fetch_opts {
@@ -19,6 +23,8 @@ struct fetch_opts {
 	int stall_s;           /* an attempt that receives nothing for this many
 	                        * seconds has failed (and is retried): 0 means the
 	                        * default (60) */
+	uint64_t max_size;     /* the most a URL with no promised size may send:
+	                        * 0 means the default (FETCH_DEFAULT_MAX_SIZE) */
 	fetch_progress_fn *progress; /* may be NULL; called with bytes so far */
 	void *progress_arg;
 	/* May be NULL; non-zero (a signal's number): a download gives up
@@ -46,6 +52,16 @@ int fetch_file_url_path(const char *url, char **path, struct xcc_error *err);
  */
 int fetch_file(const struct fetch_opts *o, const char *src, const char *sha256_hex,
 	       int64_t size, char **local_path, struct xcc_error *err);
+
+/* fetch_file, and *fd: the file, opened once, at offset 0; its size and
+ * sha256 were checked through this descriptor, so read it, not the path,
+ * to read only the bytes checked. The caller closes it. */
+int fetch_file_fd(const struct fetch_opts *o, const char *src, const char *sha256_hex,
+		  int64_t size, char **local_path, int *fd, struct xcc_error *err);
+
+/* /proc/self/fd/N: a name that opens fd's own file again, whatever
+ * happened to its path. Caller frees. */
+char *fetch_fd_path(int fd);
 
 /* Read a small text (a manifest) from a URL or path; *text malloc'ed and
  * NUL-terminated. */

@@ -86,25 +86,26 @@ int package_archive_fail(struct xcc_error *err, struct archive *a, const char *w
 	return xcc_fail(err, XCC_EFAIL, "%s: %s", what, msg ? msg : "unreadable archive");
 }
 
-/* Open `path` and read the first header; *kind says what it is. */
-int package_open(const char *path, struct archive **ap, struct archive_entry **first,
-		 enum package_kind *kind, struct xcc_error *err)
+/* Open `path` and read the first header; *kind says what it is. Messages
+ * name `shown`. */
+int package_open_as(const char *path, const char *shown, struct archive **ap,
+		    struct archive_entry **first, enum package_kind *kind, struct xcc_error *err)
 {
 	struct archive *a = reader_new();
 	int r, fmt;
 
 	if (archive_read_open_filename(a, path, PACKAGE_READ_BLOCK) != ARCHIVE_OK) {
-		package_archive_fail(err, a, path);
+		package_archive_fail(err, a, shown);
 		archive_read_free(a);
 		return -1;
 	}
 	r = archive_read_next_header(a, first);
 	if (r == ARCHIVE_EOF) {
 		archive_read_free(a);
-		return xcc_fail(err, XCC_EFAIL, "%s: empty archive", path);
+		return xcc_fail(err, XCC_EFAIL, "%s: empty archive", shown);
 	}
 	if (r < ARCHIVE_WARN) {
-		package_archive_fail(err, a, path);
+		package_archive_fail(err, a, shown);
 		archive_read_free(a);
 		return -1;
 	}
@@ -115,7 +116,7 @@ int package_open(const char *path, struct archive **ap, struct archive_entry **f
 			archive_read_free(a);
 			return xcc_fail(err, XCC_EFAIL,
 					"%s: an ar archive but not a Debian package (no debian-binary "
-					"member first)", path);
+					"member first)", shown);
 		}
 	} else if (fmt == ARCHIVE_FORMAT_ZIP) {
 		*kind = PACKAGE_WHEEL;
@@ -124,11 +125,17 @@ int package_open(const char *path, struct archive **ap, struct archive_entry **f
 	} else {
 		archive_read_free(a);
 		return xcc_fail(err, XCC_EFAIL,
-				"%s: not a .deb, a wheel or a redist .tar.xz (format %s)", path,
+				"%s: not a .deb, a wheel or a redist .tar.xz (format %s)", shown,
 				archive_format_name(a));
 	}
 	*ap = a;
 	return 0;
+}
+
+int package_open(const char *path, struct archive **ap, struct archive_entry **first,
+		 enum package_kind *kind, struct xcc_error *err)
+{
+	return package_open_as(path, path, ap, first, kind, err);
 }
 
 /* A member of an outer archive (a .deb's control.tar or data.tar) read as an
@@ -618,14 +625,15 @@ static int identify_redist(struct archive *a, struct archive_entry *e, const cha
 	return 0;
 }
 
-int package_identify(const char *path, struct package_info *info, struct xcc_error *err)
+int package_identify_as(const char *at, const char *path, struct package_info *info,
+			struct xcc_error *err)
 {
 	struct archive *a;
 	struct archive_entry *first;
 	int rc;
 
 	memset(info, 0, sizeof *info);
-	if (package_open(path, &a, &first, &info->kind, err))
+	if (package_open_as(at, path, &a, &first, &info->kind, err))
 		return -1;
 	switch (info->kind) {
 	case PACKAGE_DEB:
@@ -646,6 +654,11 @@ int package_identify(const char *path, struct package_info *info, struct xcc_err
 		info->kind = kind;
 	}
 	return rc;
+}
+
+int package_identify(const char *path, struct package_info *info, struct xcc_error *err)
+{
+	return package_identify_as(path, path, info, err);
 }
 
 void package_info_free(struct package_info *info)

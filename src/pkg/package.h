@@ -28,6 +28,9 @@ struct package_info {
 };
 
 int package_identify(const char *path, struct package_info *info, struct xcc_error *err);
+/* package_identify reading `at` (a /proc/self/fd/N), naming `path`. */
+int package_identify_as(const char *at, const char *path, struct package_info *info,
+			struct xcc_error *err);
 void package_info_free(struct package_info *info);
 
 /* Reading a package (what identification and extraction share). */
@@ -38,6 +41,10 @@ struct archive_entry;
 
 /* Open path and read its first header; *kind says what it is. Anything but
  * the three kinds is a usage error naming the format. */
+/* package_open, reading `path` (a /proc/self/fd/N of a verified
+ * descriptor) and naming `shown` in messages. */
+int package_open_as(const char *path, const char *shown, struct archive **ap,
+		    struct archive_entry **first, enum package_kind *kind, struct xcc_error *err);
 int package_open(const char *path, struct archive **ap, struct archive_entry **first,
 		 enum package_kind *kind, struct xcc_error *err);
 /* A member of an outer archive (a .deb's control.tar or data.tar) opened as

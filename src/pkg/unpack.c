@@ -74,7 +74,8 @@ struct dir_mode {
 };
 
 struct unpacker {
-	const char *archive;
+	const char *archive; /* its name, in messages */
+	const char *src;     /* where it is read from */
 	const char *dest_dir;
 	int destfd;
 	const struct unpack_opts *o;
@@ -105,7 +106,7 @@ static void report_progress(struct unpacker *u, int done_all)
 			    (uint64_t)archive_filter_bytes(u->outer, -1);
 	/* Whatever follows the last member (padding, trailing ar members)
 	 * is read too, as far as the caller's byte count goes. */
-	if (done_all && stat(u->archive, &st) == 0)
+	if (done_all && stat(u->src, &st) == 0)
 		done = (uint64_t)st.st_size;
 	if (done_all || done >= u->progress_next) {
 		u->o->progress(u->o->progress_arg, done);
@@ -776,7 +777,7 @@ static int extract_xz_seeking(struct unpacker *u, struct archive *outer,
 	if (hpos < 0 || !archive_entry_size_is_set(member))
 		return 1;
 	/* An ar member's data follows its 60-byte header. */
-	x = xz_seek_open(u->archive, (uint64_t)hpos + 60, (uint64_t)archive_entry_size(member));
+	x = xz_seek_open(u->src, (uint64_t)hpos + 60, (uint64_t)archive_entry_size(member));
 	if (!x)
 		return 1;
 	what = xasprintf("%s: member %s", u->archive, archive_entry_pathname(member));
@@ -855,7 +856,7 @@ static int extract_xz_file(struct unpacker *u, struct archive **ap, struct xcc_e
 	*ap = raw;
 	u->outer = raw;
 	archive_read_support_format_raw(raw);
-	if (archive_read_open_filename(raw, u->archive, PACKAGE_READ_BLOCK) != ARCHIVE_OK ||
+	if (archive_read_open_filename(raw, u->src, PACKAGE_READ_BLOCK) != ARCHIVE_OK ||
 	    archive_read_next_header(raw, &e) != ARCHIVE_OK)
 		return package_archive_fail(err, raw, u->archive);
 	inner = xz_open_tar(raw, XZ_MEMLIMIT_FILE, u->archive, &x, err);
@@ -878,7 +879,8 @@ int unpack_archive(const char *archive, const char *dest_dir, const struct unpac
 {
 	struct unpack_stats local_stats;
 	struct unpacker u = {
-		.archive = archive, .dest_dir = dest_dir, .o = o,
+		.archive = archive, .src = o && o->open_path ? o->open_path : archive,
+		.dest_dir = dest_dir, .o = o,
 		.stats = stats ? stats : &local_stats, .symlinks = STRVEC_INIT, .parentfd = -1,
 	};
 	struct archive *a;
@@ -890,7 +892,7 @@ int unpack_archive(const char *archive, const char *dest_dir, const struct unpac
 	u.destfd = open(dest_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (u.destfd < 0)
 		return xcc_fail(err, XCC_EFAIL, "%s: %s", dest_dir, strerror(errno));
-	if (package_open(archive, &a, &first, &kind, err)) {
+	if (package_open_as(u.src, archive, &a, &first, &kind, err)) {
 		close(u.destfd);
 		return -1;
 	}

@@ -34,6 +34,10 @@ enum unpack_claim {
 };
 
 struct unpack_opts {
+	/* Where the archive is read from, when not its name: the verified
+	 * descriptor's /proc/self/fd/N (fetch_fd_path), so that the bytes
+	 * extracted are the bytes checked. NULL: the archive's name. */
+	const char *open_path;
 	unpack_map_fn *map; /* NULL: keep every member at its own path */
 	void *map_arg;
 	unpack_progress_fn *progress;

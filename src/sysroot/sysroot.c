@@ -191,7 +191,8 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		   struct sysroot_create_result *res, struct xcc_error *err)
 {
-	struct fetch_opts fo = { .cache_dir = o->cache_dir, .retries = 3 };
+	struct fetch_opts fo = { .cache_dir = o->cache_dir, .retries = 3,
+				 .max_size = o->max_download };
 	struct sysroot_request rq;
 	struct plan plan;
 	struct sysroot_commit commit = { .lock_fd = -1, .tmp_fd = -1 };

@@ -29,6 +29,8 @@ struct sysroot_create_opts {
 	int print_fingerprint;    /* --print-fingerprint: a dry run that gives only the
 	                           * fingerprint the sysroot would record (a CI cache key) */
 	const char *cache_dir;    /* NULL: fetch's default */
+	uint64_t max_download;    /* --max-download: the most a URL with no promised size
+	                           * may send; 0: fetch's default */
 	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
 	const char *jetpack;      /* --jetpack: the board's JetPack release, or NULL */
 	const char *host_compiler; /* --host-compiler: the cross g++ to record, or NULL */

@@ -41,6 +41,7 @@ struct job {
 	struct unpack_stats stats;
 	uint64_t dl_seen, ex_seen;
 	char *local; /* the verified file, once fetched */
+	int fd;      /* its descriptor, the one it was verified through, or -1 */
 	struct run *run;
 	size_t index;  /* in the plan */
 	size_t owner;  /* who made the path this job claimed last */
@@ -195,7 +196,7 @@ static void on_extract(void *arg, uint64_t read)
 
 /* The fetch stage of one archive: into the cache, verified against the
  * plan's sha256 and size (fetch.c); *local is the cached file. */
-static int fetch_archive(struct job *j, char **local, struct xcc_error *err)
+static int fetch_archive(struct job *j, char **local, int *fd, struct xcc_error *err)
 {
 	const struct plan_archive *a = j->a;
 	struct progress *pr = j->run->pr;
@@ -204,7 +205,7 @@ static int fetch_archive(struct job *j, char **local, struct xcc_error *err)
 
 	fo.progress = on_download;
 	fo.progress_arg = j;
-	if (fetch_file(&fo, a->source, a->sha256, a->size, local, err))
+	if (fetch_file_fd(&fo, a->source, a->sha256, a->size, local, fd, err))
 		return -1;
 	sysroot_crash_point("fetch");
 	pthread_mutex_lock(&pr->mu);
@@ -271,14 +272,20 @@ static int extract_archive(struct job *j, const char *local, struct xcc_error *e
 		.claim_arg = j, .stop = j->run->fo.stop,
 	};
 	uint64_t size = a->size > 0 ? (uint64_t)a->size : 0;
-	char *note = NULL;
+	char *note = NULL, *src = fetch_fd_path(j->fd);
 	int rc;
 
 	progress_line(pr, "extracting %s %s", a->component, plan_side_name(a->side));
-	uo.max_bytes = expansion_bound(a, local, j->run->max_expand, &note);
+	/* Read through the descriptor the fetch verified, never the path
+	 * again: a file swapped under that name since is not read. */
+	uo.open_path = src;
+	uo.max_bytes = expansion_bound(a, src, j->run->max_expand, &note);
 	uo.max_bytes_note = note;
 	rc = unpack_archive(local, j->map.root, &uo, &j->stats, err);
 	free(note);
+	free(src);
+	close(j->fd);
+	j->fd = -1;
 	if (rc)
 		return -1;
 	sysroot_crash_point("extract");
@@ -326,7 +333,7 @@ static void *fetcher(void *arg)
 		pthread_mutex_unlock(&r->mu);
 		if (i < 0)
 			return NULL;
-		rc = fetch_archive(&r->jobs[i], &r->jobs[i].local, &err);
+		rc = fetch_archive(&r->jobs[i], &r->jobs[i].local, &r->jobs[i].fd, &err);
 		pthread_mutex_lock(&r->mu);
 		if (rc) {
 			record_failure(r, &err);
@@ -477,6 +484,7 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 		memset(j, 0, sizeof *j);
 		j->a = a;
 		j->index = i;
+		j->fd = -1;
 		j->run = &run;
 		j->map.p = p;
 		j->map.a = a;
@@ -499,8 +507,11 @@ int sysroot_extract(const struct plan *p, const char *root, const struct fetch_o
 	for (size_t i = 0; i < run.n_conflicts; i++)
 		free(run.conflicts[i].path);
 	free(run.conflicts);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(run.jobs[i].local);
+		if (run.jobs[i].fd >= 0)
+			close(run.jobs[i].fd);
+	}
 	schedule_free(&run.sched);
 	free(run.sizes);
 	free(run.phases);

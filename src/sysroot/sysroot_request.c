@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/xalloc.h"
@@ -209,11 +210,20 @@ static char *mirror_manifest_name(const struct fetch_opts *fo, const char *mirro
 static int read_package(struct sysroot_package *pk, const struct fetch_opts *fo, const char *src,
 			struct xcc_error *err)
 {
-	if (fetch_file(fo, src, NULL, -1, &pk->path, err))
+	char *at;
+	int fd, rc;
+
+	if (fetch_file_fd(fo, src, NULL, -1, &pk->path, &fd, err))
 		return -1;
-	if (package_identify(pk->path, &pk->info, err))
-		return -1;
-	if (fetch_sha256_file(pk->path, pk->sha256, &pk->size, err))
+	/* Hashed and identified through one descriptor: the side is read
+	 * from the bytes whose sha256 the plan records. */
+	at = fetch_fd_path(fd);
+	rc = fetch_sha256_file(at, pk->sha256, &pk->size, err);
+	if (!rc)
+		rc = package_identify_as(at, pk->path, &pk->info, err);
+	free(at);
+	close(fd);
+	if (rc)
 		return -1;
 	pk->name = xstrdup(pk->info.name ? pk->info.name : file_base_name(src));
 	return 0;

@@ -20,7 +20,7 @@
 
 static const char debug_usage[] =
 	"Usage: test-tool fetch [--cache DIR] [--retries N] [--stall-timeout S] [--progress]\n"
-	"                            SRC [SHA256|-] [SIZE|-]\n"
+	"                            [--max-size BYTES] SRC [SHA256|-] [SIZE|-]\n"
 	"       test-tool text [--retries N] [--stall-timeout S] SRC\n"
 	"       test-tool sha256 FILE\n"
 	"       test-tool identify ARCHIVE\n"
@@ -57,6 +57,7 @@ static int debug_fetch(int argc, char **argv, int text)
 		{ "retries", required_argument, NULL, 'r' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "stall-timeout", required_argument, NULL, 's' },
+		{ "max-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fetch_opts o = { .retries = 3 };
@@ -78,6 +79,11 @@ static int debug_fetch(int argc, char **argv, int text)
 			o.retries = n ? (int)n : -1;
 			break;
 		case 'p': o.progress = print_fetch_progress; break;
+		case 'm':
+			if (parse_count(optarg, &n) || n < 1)
+				return cmd_usage_error("test-tool", "bad --max-size '%s'", optarg);
+			o.max_size = (uint64_t)n;
+			break;
 		case 's':
 			if (parse_count(optarg, &n) || n < 1 || n > 3600)
 				return cmd_usage_error("test-tool", "bad --stall-timeout '%s' (1 to 3600 "

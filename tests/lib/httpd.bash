@@ -5,6 +5,8 @@
 # HTTPD_STALL_S: how long the stall modes hold a connection, and the delay mode each answer
 # (default 30 s);
 # HTTPD_RATE: the throttle mode's bytes per second (default 1000000).
+# HTTPD_TLS: a directory with cert.pem and key.pem: HTTPS (HTTPD_URL is https://127.0.0.1:PORT).
+# HTTPD_REDIRECT_TO: where the redirect mode sends /r/PATH (another server's URL).
 # The server exits by itself after a while even when stop_httpd never runs.
 
 start_httpd() {
@@ -13,6 +15,7 @@ start_httpd() {
 	: >"$port_file"
 	python3 "$XCC_SRCDIR/tests/lib/httpd.py" --mode "$mode" --root "$root" --only "$only" --timeout 120 \
 		--stall-seconds "${HTTPD_STALL_S:-30}" --rate "${HTTPD_RATE:-1000000}" \
+		${HTTPD_TLS:+--tls "$HTTPD_TLS"} --redirect-to "${HTTPD_REDIRECT_TO:-}" \
 		>"$port_file" 2>"$HTTPD_LOG" 3>&- &
 	HTTPD_PID=$!
 	for i in $(seq 200); do
@@ -20,7 +23,7 @@ start_httpd() {
 		sleep 0.05
 	done
 	[ -s "$port_file" ] || { echo "httpd.py did not start" >&2; return 1; }
-	HTTPD_URL="http://127.0.0.1:$(head -n1 "$port_file")"
+	HTTPD_URL="http${HTTPD_TLS:+s}://127.0.0.1:$(head -n1 "$port_file")"
 }
 
 stop_httpd() {

@@ -21,6 +21,9 @@ Modes:
   404           every request gets 404 Not Found
   503-once      the first request for each path gets 503, later ones normal
   redirect      /r/PATH answers 302 to /PATH, the rest is normal
+  redirect-file /r/PATH answers 302 to file://ROOT/PATH (a redirect off HTTP)
+  redirect-ftp  /r/PATH answers 302 to ftp://127.0.0.1:PORT/PATH
+  always-304    every request gets 304 Not Modified, asked for or not (a broken proxy)
   slow          the body goes out in small pieces with pauses in between
   stall-once    the first response for each path stops sending halfway and keeps
                 the connection open (a stalled server); later ones are normal
@@ -39,6 +42,11 @@ connection before it closes it (default 30).
 
 --rate N is the throttle's rate in bytes per second (default 1000000).
 
+--tls DIR serves HTTPS with DIR/cert.pem and DIR/key.pem.
+
+--redirect-to BASE makes the redirect mode's /r/PATH answer 302 to BASE/PATH
+(another server: an HTTPS one sending its client to plain HTTP).
+
 --only SUFFIX applies the mode to the paths that end with SUFFIX; the others
 are served as in normal mode (e.g. a mirror whose manifest is fine and whose
 archives are not).
@@ -50,6 +58,7 @@ import http.server
 import os
 import re
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -57,7 +66,7 @@ import time
 
 MODES = ("normal", "norange", "drop-once", "drop-once-norange", "drop-always", "wrong", "404",
          "503-once", "redirect", "slow", "stall-once", "stall-always", "silent", "reset-once",
-         "reset-always", "throttle", "delay")
+         "reset-always", "throttle", "delay", "redirect-file", "redirect-ftp", "always-304")
 THROTTLE_CHUNK = 64 * 1024
 
 
@@ -85,9 +94,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "503-once" and path not in srv.seen:
             srv.seen.add(path)
             return self.send_error(503, "Service Unavailable")
-        if mode == "redirect" and path.startswith("/r/"):
+        if mode == "always-304":
+            print(f"NOT-MODIFIED {self.path}", file=sys.stderr, flush=True)
+            self.send_response(304)
+            self.end_headers()
+            return
+        if mode.startswith("redirect") and path.startswith("/r/"):
+            target = {"redirect": srv.redirect_to + path[2:],
+                      "redirect-file": "file://" + srv.root + path[2:],
+                      "redirect-ftp": f"ftp://127.0.0.1:{srv.server_address[1]}{path[2:]}"}[mode]
+            print(f"REDIRECT {self.path} -> {target}", file=sys.stderr, flush=True)
             self.send_response(302)
-            self.send_header("Location", path[2:])
+            self.send_header("Location", target)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -215,10 +233,17 @@ def main():
                     help="how long the stall modes and silent keep a connection open")
     ap.add_argument("--rate", type=float, default=1e6,
                     help="the throttle mode's rate in bytes per second")
+    ap.add_argument("--tls", help="a directory with cert.pem and key.pem: serve HTTPS")
+    ap.add_argument("--redirect-to", default="", help="where the redirect mode sends /r/PATH")
     args = ap.parse_args()
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
+    if args.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(os.path.join(args.tls, "cert.pem"), os.path.join(args.tls, "key.pem"))
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    srv.redirect_to = args.redirect_to.rstrip("/")
     srv.root = os.path.realpath(args.root)
     srv.mode = args.mode
     srv.only = args.only
