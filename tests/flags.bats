@@ -47,20 +47,33 @@ load lib/common
 	assert_output_equals linux-x86_64
 }
 
-@test "flags: Orin on 13.2 is served by linux-sbsa and needs cuda_compat_orin" {
+@test "flags: Orin on 13.2 is served by linux-sbsa; cuda_compat_orin is JetPack 6.2's need, not JetPack 7.2's" {
 	run xcc flags --target jetson --cuda 13.2 -arch 8.7 --print-tag
 	assert_status 0
 	assert_output_equals linux-sbsa
+	# JetPack 7.2 ships CUDA 13.2 for Orin: its libcuda is L4T's own (issue 37 §1).
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --jetpack 7.2 --format json
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	[[ "$output" != *"compat libraries"* ]]
+	assert_output_contains '"tag":	"linux-sbsa"'
+	# Without --jetpack, 7.2 runs it natively, so nothing is a need of every board.
 	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --format json
 	assert_status 0
-	assert_output_contains '"cuda_compat_orin"'
-	assert_output_contains '"tag":	"linux-sbsa"'
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	# JetPack 6.2 runs it only with cuda_compat_orin on the board, unverified.
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --jetpack 6.2 --format json
+	assert_status 0
+	run python3 -c 'import json,sys; t=sys.argv[1]; o=json.loads(t[t.index("{"):t.rindex("}") + 1]); b=o["board_needs"]; print(len(b), b[0]["component"], b[0]["package"], b[0]["device_dir"], o["extra_components"])' "$output"
+	assert_output_equals "1 cuda_compat_orin cuda-compat-orin-13-2 /usr/local/cuda-13.2/compat_orin ['cuda_compat_orin']"
 }
 
-@test "flags: Orin on 13.2 needs its compat libraries on the board, not only in the sysroot" {
-	run xcc flags --target jetson --cuda 13.2 -arch sm_87
+@test "flags: Orin on JetPack 6.2 with 13.2 needs its compat libraries on the board, not only in the sysroot" {
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --jetpack 6.2
 	assert_status 0
-	assert_output_contains "note: with CUDA 13.2 these GPUs run only with NVIDIA's compat libraries for them installed on the board (the linux-sbsa component cuda_compat_orin); 'cuda-xcc sysroot create' puts it in the sysroot (targets/sbsa-linux/compat_orin/), for run --device"
+	assert_output_contains "note: JetPack 6.2's sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) runs CUDA 13.2 only with NVIDIA's compat libraries for it installed on the board (cuda-compat-orin-13-2, libcuda.so.* in /usr/local/cuda-13.2/compat_orin; the linux-sbsa component cuda_compat_orin); unverified: no NVIDIA page states this pairing"
+	assert_output_contains "'cuda-xcc sysroot create' puts it in the sysroot (targets/sbsa-linux/compat_orin/), for run --device"
+	assert_output_contains "warning: that JetPack 6.2 runs CUDA 13.2 on sm_87 through cuda_compat_orin is unverified in cuda-xcc's table"
 	[[ "$output" != *"component in the sysroot"* ]]
 	# Only the tag is asked for: nothing else is said.
 	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --print-tag
@@ -198,7 +211,7 @@ load lib/common
 	[[ "$output" != *"newer than the newest release"* ]]
 	run xcc flags --target sbsa --cuda 13.4.2 -arch sm_90 --format json
 	assert_status 0
-	# JetPack 7.2 runs 13.4 on Orin (cuda_compat_orin 13.4 is in its manifest).
+	# JetPack 7.2 runs 13.4 on Orin (minor version compatibility with its 13.2).
 	run xcc flags --target jetson --cuda 13.4 -arch sm_87 --jetpack 7.2
 	assert_status 0
 }

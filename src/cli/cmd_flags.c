@@ -67,9 +67,12 @@ static void print_json(const struct arch_choice *c, const struct board_needs *ne
 	for (size_t i = 0; i < flags.n; i++)
 		cJSON_AddItemToArray(gencode, cJSON_CreateString(flags.v[i]));
 	cJSON_AddStringToObject(o, "cmake", cmake);
+	/* The components sysroot create adds for these boards (board_needs'
+	 * planned ones). */
 	gencode = cJSON_AddArrayToObject(o, "extra_components");
-	for (size_t i = 0; i < c->extra_components.n; i++)
-		cJSON_AddItemToArray(gencode, cJSON_CreateString(c->extra_components.v[i]));
+	for (size_t i = 0; i < needs->n; i++)
+		if (needs->v[i].planned)
+			cJSON_AddItemToArray(gencode, cJSON_CreateString(needs->v[i].component));
 	json_board_needs(o, needs);
 	s = cJSON_Print(o);
 	puts(s);

@@ -488,9 +488,6 @@ static int choose_tag(const struct gpudb *db, const struct target_profile *t, st
 						"Use --cuda 12.9 or older, or --cuda %s or newer.",
 						capname(cap, n1), cap->boards, ver(v, b),
 						ver(cap->sbsa_from, b2), ver(cap->sbsa_from, (char[16]){0}));
-			for (size_t k = 0; k < cap->n_sbsa_components; k++)
-				if (!strvec_contains(&c->extra_components, cap->sbsa_components[k]))
-					strvec_push(&c->extra_components, cap->sbsa_components[k]);
 		}
 	}
 	tt = target_find_tag(t, tag);
@@ -636,7 +633,6 @@ int flags_target_accepts(const struct gpudb *db, const struct target_profile *t,
 void arch_choice_free(struct arch_choice *c)
 {
 	free(c->entries);
-	strvec_free(&c->extra_components);
 	strvec_free(&c->warnings);
 	memset(c, 0, sizeof *c);
 }

@@ -36,7 +36,6 @@ struct arch_choice {
 	size_t n, cap_entries;
 	const char *tag;        /* linux-aarch64, linux-sbsa, linux-x86_64 */
 	const char *target_dir; /* aarch64-linux, sbsa-linux, x86_64-linux */
-	struct strvec extra_components; /* e.g. cuda_compat_orin */
 	struct strvec warnings;         /* for the command to print */
 };
 
