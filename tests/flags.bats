@@ -341,3 +341,59 @@ assert d["cmake"] == "87-real", d
 	assert_status 2
 	assert_output_contains "unknown option '--bogus'"
 }
+
+@test "flags: every -arch a refusal suggests is one the same command accepts (native, default, all-major)" {
+	local t v kw s n=0
+	for t in jetson sbsa x86_64; do
+		for v in 11.8 12.2 12.6 12.9 13.0 13.1 13.2 13.4; do
+			for kw in native default all-major; do
+				run xcc flags --target "$t" --cuda "$v" -arch "$kw"
+				[ "$status" -eq 2 ] || continue
+				# "e.g. -arch sm_87 for Orin", and each board line not marked as
+				# outside this CUDA version: "8.7 (-arch sm_87)".
+				for s in $(grep -o 'e\.g\. -arch sm_[0-9a-z]*' <<<"$output" | sed 's/^e\.g\. -arch //') \
+					$(grep -v '\[not' <<<"$output" | grep -o '(-arch sm_[0-9a-z]*)' | sed 's/^(-arch //; s/)$//'); do
+					run xcc flags --target "$t" --cuda "$v" -arch "$s"
+					[ "$status" -eq 0 ] || { echo "--target $t --cuda $v: suggested -arch $s is refused: $output" >&2; return 1; }
+					n=$((n + 1))
+				done
+			done
+		done
+	done
+	[ "$n" -gt 20 ]
+	# CUDA 13.0 serves no Orin: Thor is the example, Orin is marked.
+	run xcc flags --target jetson --cuda 13.0 -arch default
+	assert_status 2
+	assert_output_contains "e.g. -arch sm_110 for Thor."
+	assert_output_contains "8.7 (-arch sm_87)  [not served by this CUDA version]"
+	run xcc flags --target x86_64 --cuda 13.0 -arch native
+	assert_status 2
+	assert_output_contains "e.g. -arch sm_90 for Hopper"
+}
+
+@test "flags: a CUDA a refusal suggests for Orin with Thor is one Thor has too" {
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_87,sm_110
+	assert_status 2
+	assert_output_contains "Use --cuda 13.2 or newer."
+	[[ "$output" != *"12.9 or older"* ]]
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87,sm_110
+	assert_status 0
+}
+
+@test "flags: compute_XX is SASS and PTX here and PTX only in nvcc: --help says it, the driver notes it as it rewrites -arch=compute_XX" {
+	run xcc flags --help
+	assert_status 0
+	assert_output_contains "compute_87 is SASS and PTX for 8.7 here, where nvcc's own"
+	assert_output_contains "-arch=compute_87 alone is PTX only"
+	local sr=$BATS_TEST_TMPDIR/sr
+	mkdir -p "$sr/bin"
+	printf '{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64", "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12", "capabilities": ["8.7"], "components": []}\n' > "$sr/sysroot.json"
+	echo '__global__ void k() {}' > "$BATS_TEST_TMPDIR/k.cu"
+	run xcc --sysroot "$sr" -arch=compute_87 --dry-run -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	assert_output_contains "note: compute_87 means SASS and PTX for 8.7 in cuda-xcc (-gencode=arch=compute_87,code=sm_87 and code=compute_87), where nvcc's own -arch=compute_87 embeds PTX only"
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -gencode=arch=compute_87,code=compute_87"
+	run xcc --sysroot "$sr" -arch=sm_87 --dry-run -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	[[ "$output" != *"means SASS and PTX"* ]]
+}
