@@ -74,6 +74,12 @@ def main():
     w("endchoice\n\nconfig %s_CUDA_VERSION\n\tstring\n" % P)
     for v in CUDA:
         w('\tdefault "%s" if %s_CUDA_%s\n' % (v, P, sym(v)))
+    # A gcc newer than every release offered takes leaves the choice empty:
+    # say which gcc to pick, in menuconfig's words.
+    newest = max(gcc_max(limits, v) for v in CUDA)
+    w('\nconfig %s_NEWEST_GCC\n\tstring\n\tdefault "%d"\n' % (P, newest))
+    w('\ncomment "No CUDA release takes this gcc: pick gcc %d.x or older in Toolchain, GCC compiler Version"\n'
+      "\tdepends on BR2_TOOLCHAIN_GCC_AT_LEAST_%d\n" % (newest, newest + 1))
     w('\nchoice\n\tprompt "cuda-xcc target"\n\n')
     for t, dep, what in TARGETS:
         w('config %s_TARGET_%s\n\tbool "%s"\n\tdepends on %s\n\thelp\n\t  %s.\n\n'

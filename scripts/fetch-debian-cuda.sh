@@ -7,7 +7,7 @@
 # --release bookworm (the default): Debian 12's CUDA 11.8, 751 MB, cached in $XCC_DEB_CACHE
 #   or /var/cache/cuda-xcc/debs.
 # --release trixie: Debian 13's CUDA 12.4.1 with cuBLAS (and cuBLASLt), cuFFT, cuSPARSE (and
-#   the nvJitLink it needs) and CCCL's headers, 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
+#   the nvJitLink it needs), CCCL's headers and the host libnvvm (for -dlto), 1.55 GB, cached in $XCC_DEB_CACHE_TRIXIE or
 #   /var/cache/cuda-xcc/debs-trixie.
 # --components LIST: also the packages of these sysroot components (comma-separated,
 #   as 'cuda-xcc sysroot create --components' names them: libcurand, libcusolver, libnpp,
@@ -67,9 +67,12 @@ trixie)
 	# libraries (929 MB), and the shared cudart, cuBLAS, cuBLASLt (which libcublas NEEDs) and
 	# cuFFT; cuSPARSE and nvJitLink, which 12.4's libcusparse.so.12 NEEDs (as libcusparse12's
 	# Depends say). From source cccl 2.3.2-2 (arch all, 1.5 MB): libcu++, CUB and Thrust, which
-	# 12.4's own headers include (cuda_fp16.h includes <nv/target>).
+	# 12.4's own headers include (cuda_fp16.h includes <nv/target>). libnvvm4 (trixie's
+	# non-free, 12.4.131~12.4.1-2 amd64) is the build machine's libnvvm.so, which nvlink
+	# loads for -dlto's device link, as for bookworm.
 	packages=(
 		nvidia-cuda-toolkit:amd64=12.4.131~12.4.1-2
+		libnvvm4:amd64=12.4.131~12.4.1-2
 		nvidia-cuda-dev:arm64=12.4.127~12.4.1-2
 		libcudart12:arm64=12.4.127~12.4.1-2
 		libcublas12:arm64=12.4.5.8~12.4.1-2

@@ -154,7 +154,8 @@ defaults_pass() {
 	target=$(sed -n 's/^BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET="\(.*\)"$/\1/p' <<<"$config")
 	arch=$(sed -n 's/^BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_\(.*\)=y$/sm_\1/p' <<<"$config" | tr 'A-Z\n' 'a-z,')
 	echo "$target $cuda ${arch%,}"
-	xcc flags --target "$target" --cuda "$cuda" -arch "${arch%,}" >/dev/null
+	# (its notes, such as JetPack 6's cuda-compat for 12.9, are not the question)
+	xcc flags --target "$target" --cuda "$cuda" -arch "${arch%,}" >/dev/null 2>&1
 }
 
 @test "buildroot: the defaults are a combination cuda-xcc accepts, with each gcc, and a GPU list of cuda-xcc's" {
@@ -179,6 +180,20 @@ defaults_pass() {
 	assert_status 0
 	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_87=y"* ]]
 	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y"* ]]
+}
+
+@test "buildroot: with gcc 16, newer than every CUDA offered takes, menuconfig and make say which gcc to pick" {
+	need_buildroot
+	out=$BATS_TEST_TMPDIR/out
+	run reconfigure BR2_GCC_VERSION_16_X=y '# BR2_GCC_VERSION_14_X is not set' '# BR2_GCC_VERSION_15_X is not set'
+	assert_status 0
+	assert_output_contains "BR2_GCC_VERSION_16_X=y"
+	assert_output_contains '# No CUDA release takes this gcc: pick gcc 15.x or older in Toolchain, GCC compiler Version'
+	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VERSION=\"1"* ]]
+	run make -C "$out" -s --no-print-directory -n cuda-xcc-runtime-configure
+	assert_status 2
+	assert_output_contains "cuda-xcc-runtime: no CUDA release cuda-xcc offers takes this toolchain's gcc (the newest any takes is gcc 15): in menuconfig, Toolchain, GCC compiler Version, pick gcc 15.x or older"
+	[[ "$output" != *"no GPU chosen"* ]]
 }
 
 @test "buildroot: no GPU chosen stops make before anything builds; components and the sbsa target directory reach the commands" {
@@ -206,6 +221,13 @@ defaults_pass() {
 	assert_status 0
 	grep -qx 'CUDA_XCC_RUNTIME_COMPAT_DIR=/usr/local/cuda-12.9/compat' <<<"$output"
 	assert_output_contains "/compat/. $out/target/usr/local/cuda-12.9/compat/"
+	[[ "$output" != *"compat_orin"* ]]
+	# Orin's own (JetPack 6.2 with CUDA 13.2) where cuda-compat-orin-X-Y puts it
+	rm -rf "$out"
+	reconfigure 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="cuda_compat_orin"' >/dev/null
+	run make -C "$out" -s --no-print-directory printvars VARS="CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS"
+	assert_status 0
+	assert_output_contains "/compat_orin/. $out/target/usr/local/cuda-12.9/compat_orin/"
 	# Without it nothing goes there.
 	rm -rf "$out"
 	reconfigure 'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas"' >/dev/null

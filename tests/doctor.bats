@@ -347,13 +347,13 @@ fake_tool() {
 	[[ "$(line_of jetpack)" == "skip "*"--jetpack V"* ]]
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.1
 	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.1 (L4T 36.4"*"runs CUDA 12.6.3 on 8.7"* ]]
-	# A point release shows its own L4T, and says when the table holds it
-	# unverified (6.2 is L4T 36.4.3; 36.4.4 is 6.2.1's).
+	# A point release shows its own L4T (6.2 is L4T 36.4.3, meta-tegra's
+	# release notes; 36.4.4 is 6.2.1's).
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.2.0
-	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (unverified L4T 36.4.3, Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
-	# A line of several point releases shows no one L4T for all of them.
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (L4T 36.4.3, Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
+	# A line shows the range of its point releases' L4T.
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 6.2
-	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
+	[[ "$(line_of jetpack)" == "ok "*"JetPack 6.2 (L4T 36.4.3 to 36.5.2, Ubuntu 22.04) runs CUDA 12.6.3 on 8.7"* ]]
 	# JetPack 5 reaches CUDA 12.2 at most on Orin.
 	run "$CUDA_XCC" doctor --sysroot "$SR" --jetpack 5.1
 	assert_status 1
@@ -373,11 +373,14 @@ fake_tool() {
 	l=$(line_of jetpack)
 	[[ "$l" == "ok "*"JetPack 5.1 ships CUDA 11.4; its boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board (cuda-compat-12-2, libcuda.so.* in /usr/local/cuda-12.2/compat; the redist component cuda_compat)"* ]]
 	[[ "$l" != *"runs CUDA 12.2 "* ]]
-	# 6.2.1's CUDA is unverified: skip, never ok, and the cuda-compat need is still said.
+	# 6.2.1's CUDA is meta-tegra's release notes' (12.6): 12.8 needs cuda-compat.
 	run "$CUDA_XCC" doctor --jetpack 6.2.1 --cuda 12.8 --target jetson
 	l=$(line_of jetpack)
-	[[ "$l" == "skip "*"JetPack 6.2.1 would run CUDA 12.8 (up to 12.9) by cuda-xcc's table, but its CUDA there is unverified"* ]]
-	[[ "$l" == *"with that CUDA its boards would need NVIDIA's cuda-compat package installed on the board"* ]]
+	[[ "$l" == "ok "*"JetPack 6.2.1 ships CUDA 12.6; its boards run CUDA 12.8 only with NVIDIA's cuda-compat package"* ]]
+	# 13.2 on JetPack 6.2.1 rests on the unverified cuda_compat_orin rule: skip, never ok.
+	run "$CUDA_XCC" doctor --jetpack 6.2.1 --cuda 13.2 --target jetson
+	l=$(line_of jetpack)
+	[[ "$l" == "skip "*"JetPack 6.2.1 runs CUDA up to 12.9; CUDA 13.2 only on sm_87, with NVIDIA's cuda_compat_orin on the board (unverified"* ]]
 	run "$CUDA_XCC" doctor --json --sysroot "$SR" --jetpack 6.1
 	echo "$output" | python3 -c 'import json,sys; c={x["check"]: x["status"] for x in json.load(sys.stdin)["checks"]}; assert c["jetpack"] == "ok", c'
 }

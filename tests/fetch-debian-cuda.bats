@@ -169,8 +169,11 @@ no_index_targets() {
 	# The machine's sources name only bookworm: the Debian mirror serves trixie as well.
 	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache"
 	assert_status 0
-	[ "${#lines[@]}" -eq 11 ]
+	[ "${#lines[@]}" -eq 12 ]
 	assert_output_contains "$d/cache/nvidia-cuda-toolkit_12.4.131~12.4.1-2_amd64.deb"
+	# The build machine's libnvvm, which nvlink loads for -dlto's device link (the
+	# driver's -dlto warning names this script for it).
+	assert_output_contains "$d/cache/libnvvm4_12.4.131~12.4.1-2_amd64.deb"
 	assert_output_contains "$d/cache/nvidia-cuda-dev_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcudart12_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcublas12_12.4.5.8~12.4.1-2_arm64.deb"
@@ -221,7 +224,7 @@ no_index_targets() {
 	export FAKE_APT_DEPENDS="libcusolver11=libc6 (>= 2.34), libcublas12 (= 12.4.5.8~12.4.1-2), libcusparse12 (= 12.3.1.170~12.4.1-2), libnvjitlink12 (= 12.4.127~12.4.1-2);libnvrtc12=libnvrtc-builtins12.4 (= 12.4.127~12.4.1-2), libc6 (>= 2.34);libnppial12=libnppc12 (= 12.2.5.30~12.4.1-2)"
 	run --separate-stderr bash "$(script)" --release trixie --cache "$d/cache" --components libcusolver,cuda_nvrtc,libcurand,libnpp
 	assert_status 0
-	# the release's own eleven, the components' own, nothing twice
+	# the release's own twelve, the components' own, nothing twice
 	assert_output_contains "$d/cache/libcusolver11_11.6.1.9~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcusolvermg11_11.6.1.9~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/cache/libcurand10_11.1.1+~10.3.5.147~12.4.1-2_arm64.deb"
@@ -230,7 +233,7 @@ no_index_targets() {
 	assert_output_contains "$d/cache/libnpps12_12.2.5.30~12.4.1-2_arm64.deb"
 	# nvrtc's builtins come through its Depends
 	assert_output_contains "$d/cache/libnvrtc-builtins12.4_12.4.127~12.4.1-2_arm64.deb"
-	[ "${#lines[@]}" -eq $((11 + 2 + 1 + 2 + 11)) ]
+	[ "${#lines[@]}" -eq $((12 + 2 + 1 + 2 + 11)) ]
 	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "${#lines[@]}" ]
 	for f in "${lines[@]}"; do
 		dpkg-deb --info "$f" >/dev/null
@@ -248,7 +251,7 @@ no_index_targets() {
 	FAKE_APT_DEPENDS="nvidia-cuda-dev=libcudart12 (= 12.4.127~12.4.1-2), libnvjpeg12 (= 12.3.1.117~12.4.1-2), libnppc12 (= 12.2.5.30~12.4.1-2)" \
 		run --separate-stderr bash "$(script)" --release trixie --cache "$d/c4" --components libcurand
 	assert_status 0
-	[ "${#lines[@]}" -eq $((11 + 1)) ]
+	[ "${#lines[@]}" -eq $((12 + 1)) ]
 	[[ "$output" != *libnvjpeg12* ]]
 
 	# 'all': every component's packages, and the create command's list to match
@@ -257,8 +260,8 @@ no_index_targets() {
 	assert_output_contains "$d/c3/libcufile-rdma1_1.9.1.3~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/c3/nvidia-opencl-dev_12.4.127~12.4.1-2_arm64.deb"
 	assert_output_contains "$d/c3/libnvidia-ml-dev_12.4.127~12.4.1-2_arm64.deb"
-	# the release's eleven and 27 more (libnvblas12 comes only through a real Depends)
-	[ "${#lines[@]}" -eq $((11 + 27)) ]
+	# the release's twelve and 27 more (libnvblas12 comes only through a real Depends)
+	[ "${#lines[@]}" -eq $((12 + 27)) ]
 	[[ "$stderr" == *"--components cuda_cccl,cuda_cudart,cuda_cupti,cuda_nvml_dev,cuda_nvrtc,cuda_nvtx,cuda_opencl,libcublas,libcufft,libcufile,libcurand,libcusolver,libcusparse,libnpp,libnvfatbin,libnvjitlink,libnvjpeg"* ]]
 
 	run bash "$(script)" --release trixie --cache "$d/cache" --components libcublas,nosuch

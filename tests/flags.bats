@@ -47,20 +47,33 @@ load lib/common
 	assert_output_equals linux-x86_64
 }
 
-@test "flags: Orin on 13.2 is served by linux-sbsa and needs cuda_compat_orin" {
+@test "flags: Orin on 13.2 is served by linux-sbsa; cuda_compat_orin is JetPack 6.2's need, not JetPack 7.2's" {
 	run xcc flags --target jetson --cuda 13.2 -arch 8.7 --print-tag
 	assert_status 0
 	assert_output_equals linux-sbsa
+	# JetPack 7.2 ships CUDA 13.2 for Orin: its libcuda is L4T's own (issue 37 §1).
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --jetpack 7.2 --format json
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	[[ "$output" != *"compat libraries"* ]]
+	assert_output_contains '"tag":	"linux-sbsa"'
+	# Without --jetpack, 7.2 runs it natively, so nothing is a need of every board.
 	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --format json
 	assert_status 0
-	assert_output_contains '"cuda_compat_orin"'
-	assert_output_contains '"tag":	"linux-sbsa"'
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	# JetPack 6.2 runs it only with cuda_compat_orin on the board, unverified.
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87 --jetpack 6.2 --format json
+	assert_status 0
+	run python3 -c 'import json,sys; t=sys.argv[1]; o=json.loads(t[t.index("{"):t.rindex("}") + 1]); b=o["board_needs"]; print(len(b), b[0]["component"], b[0]["package"], b[0]["device_dir"], o["extra_components"])' "$output"
+	assert_output_equals "1 cuda_compat_orin cuda-compat-orin-13-2 /usr/local/cuda-13.2/compat_orin ['cuda_compat_orin']"
 }
 
-@test "flags: Orin on 13.2 needs its compat libraries on the board, not only in the sysroot" {
-	run xcc flags --target jetson --cuda 13.2 -arch sm_87
+@test "flags: Orin on JetPack 6.2 with 13.2 needs its compat libraries on the board, not only in the sysroot" {
+	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --jetpack 6.2
 	assert_status 0
-	assert_output_contains "note: with CUDA 13.2 these GPUs run only with NVIDIA's compat libraries for them installed on the board (the linux-sbsa component cuda_compat_orin); 'cuda-xcc sysroot create' puts it in the sysroot (targets/sbsa-linux/compat_orin/), for run --device"
+	assert_output_contains "note: JetPack 6.2's sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) runs CUDA 13.2 only with NVIDIA's compat libraries for it installed on the board (cuda-compat-orin-13-2, libcuda.so.* in /usr/local/cuda-13.2/compat_orin; the linux-sbsa component cuda_compat_orin); unverified: no NVIDIA page states this pairing"
+	assert_output_contains "'cuda-xcc sysroot create' puts it in the sysroot (targets/sbsa-linux/compat_orin/), for run --device"
+	assert_output_contains "warning: that JetPack 6.2 runs CUDA 13.2 on sm_87 through cuda_compat_orin is unverified in cuda-xcc's table"
 	[[ "$output" != *"component in the sysroot"* ]]
 	# Only the tag is asked for: nothing else is said.
 	run xcc flags --target jetson --cuda 13.2 -arch sm_87 --print-tag
@@ -198,7 +211,7 @@ load lib/common
 	[[ "$output" != *"newer than the newest release"* ]]
 	run xcc flags --target sbsa --cuda 13.4.2 -arch sm_90 --format json
 	assert_status 0
-	# JetPack 7.2 runs 13.4 on Orin (cuda_compat_orin 13.4 is in its manifest).
+	# JetPack 7.2 runs 13.4 on Orin (minor version compatibility with its 13.2).
 	run xcc flags --target jetson --cuda 13.4 -arch sm_87 --jetpack 7.2
 	assert_status 0
 }
@@ -327,4 +340,60 @@ assert d["cmake"] == "87-real", d
 	run xcc flags --target sbsa --cuda 12.6 --bogus
 	assert_status 2
 	assert_output_contains "unknown option '--bogus'"
+}
+
+@test "flags: every -arch a refusal suggests is one the same command accepts (native, default, all-major)" {
+	local t v kw s n=0
+	for t in jetson sbsa x86_64; do
+		for v in 11.8 12.2 12.6 12.9 13.0 13.1 13.2 13.4; do
+			for kw in native default all-major; do
+				run xcc flags --target "$t" --cuda "$v" -arch "$kw"
+				[ "$status" -eq 2 ] || continue
+				# "e.g. -arch sm_87 for Orin", and each board line not marked as
+				# outside this CUDA version: "8.7 (-arch sm_87)".
+				for s in $(grep -o 'e\.g\. -arch sm_[0-9a-z]*' <<<"$output" | sed 's/^e\.g\. -arch //') \
+					$(grep -v '\[not' <<<"$output" | grep -o '(-arch sm_[0-9a-z]*)' | sed 's/^(-arch //; s/)$//'); do
+					run xcc flags --target "$t" --cuda "$v" -arch "$s"
+					[ "$status" -eq 0 ] || { echo "--target $t --cuda $v: suggested -arch $s is refused: $output" >&2; return 1; }
+					n=$((n + 1))
+				done
+			done
+		done
+	done
+	[ "$n" -gt 20 ]
+	# CUDA 13.0 serves no Orin: Thor is the example, Orin is marked.
+	run xcc flags --target jetson --cuda 13.0 -arch default
+	assert_status 2
+	assert_output_contains "e.g. -arch sm_110 for Thor."
+	assert_output_contains "8.7 (-arch sm_87)  [not served by this CUDA version]"
+	run xcc flags --target x86_64 --cuda 13.0 -arch native
+	assert_status 2
+	assert_output_contains "e.g. -arch sm_90 for Hopper"
+}
+
+@test "flags: a CUDA a refusal suggests for Orin with Thor is one Thor has too" {
+	run xcc flags --target sbsa --cuda 13.0 -arch sm_87,sm_110
+	assert_status 2
+	assert_output_contains "Use --cuda 13.2 or newer."
+	[[ "$output" != *"12.9 or older"* ]]
+	run xcc flags --target sbsa --cuda 13.2 -arch sm_87,sm_110
+	assert_status 0
+}
+
+@test "flags: compute_XX is SASS and PTX here and PTX only in nvcc: --help says it, the driver notes it as it rewrites -arch=compute_XX" {
+	run xcc flags --help
+	assert_status 0
+	assert_output_contains "compute_87 is SASS and PTX for 8.7 here, where nvcc's own"
+	assert_output_contains "-arch=compute_87 alone is PTX only"
+	local sr=$BATS_TEST_TMPDIR/sr
+	mkdir -p "$sr/bin"
+	printf '{"format": 1, "cuda": "12.6.3", "target": "jetson", "tag": "linux-aarch64", "target_dir": "aarch64-linux", "host_compiler": "aarch64-linux-gnu-g++-12", "capabilities": ["8.7"], "components": []}\n' > "$sr/sysroot.json"
+	echo '__global__ void k() {}' > "$BATS_TEST_TMPDIR/k.cu"
+	run xcc --sysroot "$sr" -arch=compute_87 --dry-run -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	assert_output_contains "note: compute_87 means SASS and PTX for 8.7 in cuda-xcc (-gencode=arch=compute_87,code=sm_87 and code=compute_87), where nvcc's own -arch=compute_87 embeds PTX only"
+	assert_output_contains "-gencode=arch=compute_87,code=sm_87 -gencode=arch=compute_87,code=compute_87"
+	run xcc --sysroot "$sr" -arch=sm_87 --dry-run -c "$BATS_TEST_TMPDIR/k.cu"
+	assert_status 0
+	[[ "$output" != *"means SASS and PTX"* ]]
 }

@@ -103,8 +103,8 @@ mirror_copy() {
 	no_leftovers
 }
 
-@test "sysroot: CUDA 13.2 sbsa: libnvvm, cuda_crt, cccl/, compat_orin for Orin" {
-	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --from "$M132" --dest "$D" --progress never
+@test "sysroot: CUDA 13.2 sbsa: libnvvm, cuda_crt, cccl/, compat_orin for Orin on JetPack 6.2" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --jetpack 6.2 --from "$M132" --dest "$D" --progress never
 	assert_status 0
 	[ "$(ls "$D/targets")" = sbsa-linux ]
 	[ "$(machine_of "$D/nvvm/lib64/libnvvm.so.4.0.0")" = "Advanced Micro Devices X86-64" ]
@@ -114,14 +114,90 @@ mirror_copy() {
 	[ "$(machine_of "$D/targets/sbsa-linux/compat_orin/libcuda.so.1")" = AArch64 ]
 	grep -q 'SYSTEM_INCLUDES.*include/cccl' "$D/bin/nvcc.profile"
 	grep -q '"cuda_compat_orin"' "$D/sysroot.json"
-	# The sysroot has what the board needs: the driver does not say it on every compile.
+	# The sysroot has what the board needs: the driver does not ask for it on
+	# every compile, but says that the pairing is unverified.
 	echo '__global__ void k() {}' > "$BATS_TEST_TMPDIR/k.cu"
 	run xcc --sysroot "$D" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
 	assert_status 0
-	[[ "$output" != *"cuda_compat_orin"* ]]
+	[[ "$output" != *"lacks the cuda_compat_orin component"* ]]
+	assert_output_contains "warning: that JetPack 6.2 runs CUDA 13.2 on sm_87 through cuda_compat_orin is unverified"
 	run xcc sysroot info "$D"
-	assert_output_contains "board needs    cuda_compat_orin: with CUDA 13.2 these GPUs run only with NVIDIA's compat libraries for them installed on the board"
+	assert_output_contains "board needs    cuda_compat_orin: JetPack 6.2's sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) runs CUDA 13.2 only with NVIDIA's compat libraries for it installed on the board"
 	assert_output_contains "in the sysroot (targets/sbsa-linux/compat_orin/)"
+}
+
+@test "sysroot: JetPack 7.2 runs CUDA 13.2 on Orin natively: no cuda_compat_orin in the plan, the sysroot or its board needs" {
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --jetpack 7.2 --from "$M132" --dest "$D" --progress never --dry-run
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --jetpack 7.2 --from "$M132" --dest "$D" --progress never
+	assert_status 0
+	[ ! -e "$D/targets/sbsa-linux/compat_orin" ]
+	run xcc sysroot info "$D" --json
+	assert_status 0
+	run python3 -c 'import json,sys; m=json.loads(sys.argv[1]); print(m["jetpack"], m["board_needs"], [c["name"] for c in m["components"] if "compat" in c["name"]])' "$output"
+	assert_output_equals "7.2 [] []"
+	# Without --jetpack no need is every board's (7.2 has none): nothing planned.
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 13.2 --from "$M132" --dest "$D.2" --progress never --dry-run
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+}
+
+# A linux-sbsa vendor library for the Orin + Thor test: nvcc 13.0's device code
+# for the GPUs given (nvcc -gencode words) in an aarch64 static library, packed
+# as redist archive libjk; prints the archive's path.
+sbsa_lib_archive() { # OUT GENCODE...
+	local out=$1 d
+	shift
+	d=$out/libjk-linux-sbsa-1.0-archive
+	mkdir -p "$d/lib"
+	printf '__global__ void k(float *a) { a[threadIdx.x] += 1.0f; }\n' > "$out/k.cu"
+	printf 'int jk_fixture(void) { return 1; }\n' > "$out/d.c"
+	/usr/local/cuda/bin/nvcc -fatbin "$@" -o "$out/k.fatbin" "$out/k.cu"
+	aarch64-linux-gnu-gcc -c -fPIC -o "$out/d.o" "$out/d.c"
+	aarch64-linux-gnu-objcopy --add-section .nv_fatbin="$out/k.fatbin" \
+		--set-section-flags .nv_fatbin=alloc,readonly "$out/d.o" "$out/k.o"
+	aarch64-linux-gnu-ar rcs "$d/lib/libjk_static.a" "$out/k.o"
+	tar -C "$out" -cJf "$d.tar.xz" libjk-linux-sbsa-1.0-archive
+	echo "$d.tar.xz"
+}
+
+@test "sysroot: Orin and Thor in one CUDA 13.2 SBSA sysroot for JetPack 7.2, each GPU checked with the exact-SASS rule" {
+	[ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc at /usr/local/cuda (it builds the vendor library's device code)"
+	need aarch64-linux-gnu-objcopy "puts device code into an aarch64 object"
+	local both only87
+	both=$(sbsa_lib_archive "$BATS_TEST_TMPDIR/both" -gencode arch=compute_87,code=sm_87 -gencode arch=compute_110,code=sm_110)
+	only87=$(sbsa_lib_archive "$BATS_TEST_TMPDIR/only87" -gencode arch=compute_87,code=sm_87)
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.2 --jetpack 7.2 --from "$M132" --from "$both" --dest "$D" --progress never --dry-run
+	assert_status 0
+	[[ "$output" != *"cuda_compat_orin"* ]]
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.2 --jetpack 7.2 --from "$M132" --from "$both" --dest "$D" --progress never
+	assert_status 0
+	[ "$(ls "$D/targets")" = sbsa-linux ]
+	run xcc sysroot info "$D"
+	assert_status 0
+	echo "$output" | grep -E '^  lib/libjk_static.a +OK +OK$'
+	run xcc sysroot info "$D" --json
+	run python3 -c 'import json,sys; m=json.loads(sys.argv[1]); print(m["capabilities"], m["jetpack"], m["board_needs"])' "$output"
+	assert_output_equals "['8.7', '11.0'] 7.2 []"
+	# Orin's SASS does not serve Thor: on Tegra only the GPU's own SASS runs.
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.2 --jetpack 7.2 --from "$M132" --from "$only87" --dest "$D.2" --progress never
+	assert_status 2
+	assert_output_contains "NOT SERVED"
+	[ ! -e "$D.2" ]
+}
+
+@test "sysroot: Orin and Thor together are refused naming the GPU a CUDA or JetPack cannot serve" {
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.0 --jetpack 7.2 --from "$M132" --dest "$D" --dry-run
+	assert_status 2
+	assert_output_contains "sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) cannot be served by CUDA 13.0"
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.2 --jetpack 7.1 --from "$M132" --dest "$D" --dry-run
+	assert_status 2
+	assert_output_contains "JetPack 7.1 does not support sm_87"
+	run xcc sysroot create --target sbsa -arch sm_87,sm_110 --cuda 13.2 --jetpack 6.2 --from "$M132" --dest "$D" --dry-run
+	assert_status 2
+	assert_output_contains "JetPack 6.2 does not support sm_110"
+	[ ! -e "$D" ]
 }
 
 @test "sysroot: JetPack 5.1 with CUDA 12.2: create offers cuda_compat and unpacks it into compat/; info and the driver say what the board needs" {
@@ -157,10 +233,10 @@ mirror_copy() {
 	run xcc --sysroot "$D.2" --dry-run -arch sm_87 -c "$BATS_TEST_TMPDIR/k.cu"
 	assert_status 0
 	[[ "$output" != *"compat"* ]]
-	# doctor's jetpack line: the release as tables shows it (a line of unverified
-	# L4T releases shows none; a point its own) and what the board needs.
+	# doctor's jetpack line: the release as tables shows it (a line its points'
+	# L4T range; a point its own) and what the board needs.
 	l=$(xcc doctor --sysroot "$D" | awk '$2 == "jetpack"' || true)
-	[[ "$l" == "ok "*"JetPack 5.1 (Ubuntu 20.04) supports 8.7; JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board"* ]]
+	[[ "$l" == "ok "*"JetPack 5.1 (L4T 35.2.1 to 35.6.4, Ubuntu 20.04) supports 8.7; JetPack 5.1's boards run CUDA 12.2 only with NVIDIA's cuda-compat package installed on the board"* ]]
 	[[ "$l" == *"the sysroot lacks the cuda_compat component: install cuda-compat-12-2 on the board"* ]]
 	[[ "$l" != *"runs CUDA 12.2"* ]]
 	l=$(xcc doctor --sysroot "$D.2" --jetpack 5.1.2 | awk '$2 == "jetpack"' || true)

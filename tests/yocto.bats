@@ -91,7 +91,9 @@ sysroot_append() {
 	echo "$1" > "$YOCTO_TOP/test-layer/cuda-xcc-sysroot.bbappend"
 }
 teardown() {
-	if [ -n "${YOCTO_TOP:-}" ]; then rm -f "$YOCTO_TOP/test-layer/"*.bbappend; fi
+	if [ -n "${YOCTO_TOP:-}" ]; then
+		rm -f "$YOCTO_TOP/test-layer/"*.bbappend "$YOCTO_TOP/test-layer/tegra-style-"*.bb
+	fi
 }
 
 # bitbake ARGS... as uid 1000, output in $output.
@@ -128,7 +130,7 @@ bb() {
 
 @test "yocto: the build's defaults pass cuda-xcc's checks with scarthgap's gcc and an Orin MACHINE" {
 	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
-	cuda=$(sed -n 's/^CUDA_XCC_CUDA_VERSION ??= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc-base.bbclass")
+	cuda=$(sed -n "s/^CUDA_XCC_CUDA_VERSION ??= \"\\\${@d.getVar('CUDA_VERSION') or '\\(.*\\)'}\"\$/\\1/p" "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc-base.bbclass")
 	target=$(sed -n 's/^CUDA_XCC_TARGET ??= "\(.*\)"$/\1/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc-base.bbclass")
 	[ "$cuda" = 12.6 ]
 	[ "$target" = jetson ]
@@ -400,10 +402,14 @@ sim_app() {
 	[ "$(readlink "$d/usr/local/cuda-12.6/compat/libcuda.so.1")" = libcuda.so.1.1 ]
 	cmp "$sr/targets/sbsa-linux/compat/libcuda.so.1.1" "$d/usr/local/cuda-12.6/compat/libcuda.so.1.1"
 	rm -rf "$sr/targets/sbsa-linux/compat"
-	sysroot_append 'CUDA_XCC_COMPONENTS:append:pn-cuda-xcc-sysroot = " cuda_compat"'
+	sysroot_append 'CUDA_XCC_COMPONENTS:append:pn-cuda-xcc-sysroot = " cuda_compat cuda_compat_orin"'
 	bb -e cuda-xcc-sysroot
 	assert_status 0
 	echo "$output" | grep -qxF 'FILES:cuda-compat="/usr/local/cuda-12.6/compat"'
+	# Orin's own compat libraries (JetPack 6.2 with CUDA 13.2), where NVIDIA's
+	# cuda-compat-orin-X-Y puts them
+	echo "$output" | grep -qxF 'FILES:cuda-compat-orin="/usr/local/cuda-12.6/compat_orin"'
+	sed -n '/^do_install() {/,/^}/p' <<<"$output" | grep -qF 'cp -P "$compat"_orin/* '
 }
 
 @test "yocto: two applications set up against the one staged sysroot: nvcc script, validated CMake cache, Meson cross file" {
@@ -566,4 +572,56 @@ sim_app() {
 	run "$nvcc" -O3 -c hello.cu
 	assert_status 0
 	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
+}
+
+@test "yocto: LAYERSERIES_COMPAT names scarthgap and meta-tegra's JetPack 7 series; the layer parses with every poky snapshot here" {
+	grep -qx 'LAYERSERIES_COMPAT_cuda-xcc = "scarthgap whinlatter wrynose blacksail"' "$XCC_SRCDIR/wrappers/yocto/conf/layer.conf"
+	# bitbake parses it with each poky snapshot this machine has. Only
+	# scarthgap's is in the project's snapshots: whinlatter, wrynose and
+	# blacksail were not available to test (their parse is untested here).
+	local have=0 p series
+	for p in "$(thirdparty)"/poky-*/poky; do
+		[ -f "$p/meta/conf/layer.conf" ] || continue
+		series=$(sed -n 's/^LAYERSERIES_CORENAMES = "\(.*\)"$/\1/p' "$p/meta/conf/layer.conf")
+		grep -q "LAYERSERIES_COMPAT_cuda-xcc = .*\b$series\b" "$XCC_SRCDIR/wrappers/yocto/conf/layer.conf"
+		have=$((have + 1))
+	done
+	[ "$have" -ge 1 ] || skip "no poky snapshot in $(thirdparty)"
+	bb -p
+	assert_status 0
+	assert_output_contains " 0 errors."
+	[[ "$output" != *"LAYERSERIES_COMPAT"* ]]
+}
+
+@test "yocto: a recipe written for meta-tegra (inherit cuda) parses, with the MACHINE's arch flags, meta-tegra's CUDA_VERSION and a SoC package arch" {
+	[ -n "$YOCTO_POKY" ] || skip "poky and meta-oe are not unpacked in $(thirdparty) (scripts/setup.sh does it)"
+	cat > "$YOCTO_TOP/test-layer/tegra-style-app_1.0.bb" <<-'EOS'
+	SUMMARY = "A CUDA program written as for meta-tegra"
+	LICENSE = "CLOSED"
+	SRC_URI = ""
+	inherit cuda
+	do_compile() {
+	    oe_runmake NVCC="${CUDA_NVCC_EXECUTABLE}" NVCCFLAGS="${CUDA_NVCC_ARCH_FLAGS}"
+	}
+	EOS
+	# an Orin MACHINE of meta-tegra: CUDA_ARCHITECTURES, CUDA_VERSION, SOC_FAMILY_PKGARCH
+	echo 'CUDA_ARCHITECTURES = "87"' > "$YOCTO_TOP/test-layer/tegra-style-app_%.bbappend"
+	bb -e tegra-style-app
+	assert_status 0
+	grep -qx 'CUDA_NVCC_ARCH_FLAGS="--gpu-architecture=compute_87 --gpu-code=sm_87"' <<<"$output"
+	# a Makefile recipe gets them in CUDA_NVCC_FLAGS too (cmake ones as CMAKE_CUDA_ARCHITECTURES)
+	grep -q '^CUDA_NVCC_FLAGS="--gpu-architecture=compute_87 --gpu-code=sm_87 ' <<<"$output"
+	grep -qx 'PACKAGE_ARCH="qemuarm64"' <<<"$output"
+	grep -q '^export CUDA_PATH=".*/recipe-sysroot/usr/local/cuda-xcc"' <<<"$output"
+	printf 'CUDA_ARCHITECTURES = "87 72"\nCUDA_VERSION = "12.2"\nSOC_FAMILY_PKGARCH = "tegra234"\n' > "$YOCTO_TOP/test-layer/tegra-style-app_%.bbappend"
+	bb -e tegra-style-app
+	assert_status 0
+	grep -qx 'CUDA_NVCC_ARCH_FLAGS="-gencode=arch=compute_87,code=sm_87 -gencode=arch=compute_72,code=sm_72"' <<<"$output"
+	grep -qx 'CUDA_XCC_CUDA_VERSION="12.2"' <<<"$output"
+	grep -qx 'PACKAGE_ARCH="tegra234"' <<<"$output"
+	# meta-tegra's own CUDA recipes in DEPENDS: skipped, told the one change.
+	echo 'DEPENDS += "cuda-libraries"' > "$YOCTO_TOP/test-layer/tegra-style-app_%.bbappend"
+	bb tegra-style-app -n
+	assert_status 1
+	assert_output_contains "DEPENDS names meta-tegra's cuda-libraries, which the cuda-xcc layer replaces with cuda-xcc-sysroot (added by the class): drop it from DEPENDS"
 }

@@ -39,6 +39,17 @@ static void explain_failed_link(const struct gpudb *db, const struct driver_plan
 	free(hint);
 }
 
+/* -arch=compute_XX means more here than in nvcc: said as it is rewritten. */
+static void print_compute_notes(const struct gpudb *db, const struct strvec *arch)
+{
+	struct strvec notes = STRVEC_INIT;
+
+	flags_compute_notes(db, arch, &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(stderr, "cuda-xcc: note: %s\n", notes.v[i]);
+	strvec_free(&notes);
+}
+
 int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct xcc_error err = { 0 };
@@ -72,6 +83,7 @@ int cmd_driver(int argc, char **argv, struct cmd_ctx *ctx)
 	foreign_cuda_clean_env(plan.sysroot);
 	for (size_t i = 0; i < plan.arch.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.arch.warnings.v[i]);
+	print_compute_notes(db, &opts.arch);
 	for (size_t i = 0; i < plan.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", plan.warnings.v[i]);
 	/* What the board needs beyond the program, only while the sysroot

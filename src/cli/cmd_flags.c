@@ -19,7 +19,9 @@ static const char flags_usage[] =
 	"  --target T    jetson, sbsa or x86_64\n"
 	"  --cuda V      CUDA version, e.g. 12.6 or 12.6.3\n"
 	"  -arch LIST    comma-separated, repeatable: sm_87, 87, 8.7, compute_87 (adds PTX),\n"
-	"                sm_90a, 100f, all, all-major, default (default: default)\n"
+	"                sm_90a, 100f, all, all-major, default (default: default);\n"
+	"                compute_87 is SASS and PTX for 8.7 here, where nvcc's own\n"
+	"                -arch=compute_87 alone is PTX only\n"
 	"  --ptx P       PTX to embed: none, highest (the highest capability without an\n"
 	"                a/f suffix) or all; default: by GPU, none for Jetson GPUs and\n"
 	"                the highest of the others\n"
@@ -67,9 +69,12 @@ static void print_json(const struct arch_choice *c, const struct board_needs *ne
 	for (size_t i = 0; i < flags.n; i++)
 		cJSON_AddItemToArray(gencode, cJSON_CreateString(flags.v[i]));
 	cJSON_AddStringToObject(o, "cmake", cmake);
+	/* The components sysroot create adds for these boards (board_needs'
+	 * planned ones). */
 	gencode = cJSON_AddArrayToObject(o, "extra_components");
-	for (size_t i = 0; i < c->extra_components.n; i++)
-		cJSON_AddItemToArray(gencode, cJSON_CreateString(c->extra_components.v[i]));
+	for (size_t i = 0; i < needs->n; i++)
+		if (needs->v[i].planned)
+			cJSON_AddItemToArray(gencode, cJSON_CreateString(needs->v[i].component));
 	json_board_needs(o, needs);
 	s = cJSON_Print(o);
 	puts(s);

@@ -62,6 +62,16 @@ static const char *capname(const struct gpu_cap *c, char *buf)
 	return buf;
 }
 
+static int pre_sbsa_jetson(const struct gpudb *db, const struct gpu_cap *c, struct cuda_version v);
+static int jetson_sbsa_ok(const struct gpu_cap *c, struct cuda_version v);
+
+/* Whether CUDA v serves Jetson GPU c at all: in the release, and from the L4T
+ * (linux-aarch64) or the SBSA libraries (Orin: not on 13.0 and 13.1). */
+static int jetson_served(const struct gpudb *db, const struct gpu_cap *c, struct cuda_version v)
+{
+	return gpu_cap_supported_by(c, v) && (pre_sbsa_jetson(db, c, v) || jetson_sbsa_ok(c, v));
+}
+
 char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
 {
 	struct strvec lines = STRVEC_INIT;
@@ -74,7 +84,8 @@ char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v)
 			continue;
 		strvec_pushf(&lines, "    %-40s %s (-arch %s)%s", c->boards ? c->boards : c->arch,
 			     gpu_cap_name(c, name, sizeof name), capname(c, (char[32]){0}),
-			     gpu_cap_supported_by(c, v) ? "" : "  [not in this CUDA version]");
+			     !gpu_cap_supported_by(c, v) ? "  [not in this CUDA version]"
+			     : jetson_served(db, c, v) ? "" : "  [not served by this CUDA version]");
 	}
 	s = strvec_join(&lines, "\n");
 	strvec_free(&lines);
@@ -188,6 +199,36 @@ static int jetson_sbsa_ok(const struct gpu_cap *c, struct cuda_version v)
 	return !c->has_sbsa_from || cuda_version_cmp(v, c->sbsa_from) >= 0;
 }
 
+/* "-arch sm_87 for Orin": an example GPU that this same command accepts
+ * (target t, CUDA v), for refusals that ask for one; the first of a few
+ * per kind of target that flags_resolve takes. */
+static char *example_arch(const struct gpudb *db, const struct target_profile *t,
+			  struct cuda_version v)
+{
+	static const char *const jetson[][2] = { { "sm_87", "Orin" }, { "sm_110", "Thor" },
+						 { "sm_101", "Thor" }, { "sm_72", "Xavier" },
+						 { NULL, NULL } };
+	static const char *const server[][2] = { { "sm_90", "Hopper" }, { "sm_86", "Ampere" },
+						 { "sm_75", "Turing" }, { NULL, NULL } };
+	const char *const (*c)[2] = t->jetson_only ? jetson : server;
+
+	for (; (*c)[0]; c++) {
+		struct strvec spec = STRVEC_INIT;
+		struct arch_choice ch;
+		struct xcc_error e = { 0 };
+		int ok;
+
+		strvec_push(&spec, (*c)[0]);
+		ok = flags_resolve(db, t, v, &spec, PTX_NONE, &ch, &e) == 0;
+		if (ok)
+			arch_choice_free(&ch);
+		strvec_free(&spec);
+		if (ok)
+			return xasprintf("-arch %s for %s", (*c)[0], (*c)[1]);
+	}
+	return xstrdup("-arch sm_XX, the device's own");
+}
+
 /* Expand a keyword into capabilities; returns 1 if tok was a keyword. */
 static int expand_keyword(const struct gpudb *db, const struct target_profile *t,
 			  struct cuda_version v, const char *tok, struct arch_choice *out,
@@ -200,23 +241,27 @@ static int expand_keyword(const struct gpudb *db, const struct target_profile *t
 
 	*failed = 0;
 	if (strcmp(tok, "native") == 0) {
+		char *ex = example_arch(db, t, v);
+
 		*failed = 1;
 		xcc_fail(err, XCC_EUSAGE,
 			 "-arch native asks the build machine's GPU, which says nothing about the "
-			 "target device; name the device's capability instead (e.g. -arch sm_87 for Orin)");
+			 "target device; name the device's capability instead (e.g. %s)", ex);
+		free(ex);
 		return 1;
 	}
 	if (!all && !major_only && !dflt)
 		return 0;
 	if (t->jetson_only && !all) {
-		char *boards = flags_jetson_boards(db, v);
+		char *boards = flags_jetson_boards(db, v), *ex = example_arch(db, t, v);
 
 		*failed = 1;
 		xcc_fail(err, XCC_EUSAGE,
 			 "-arch %s means nothing for --target %s: the board decides. Jetson boards "
 			 "and their capabilities (CUDA %s):\n%s\nPass the board's capability, "
-			 "e.g. -arch sm_87 for Orin.", tok, t->name, ver(v, b), boards);
+			 "e.g. %s.", tok, t->name, ver(v, b), boards, ex);
 		free(boards);
+		free(ex);
 		return 1;
 	}
 	if (t->jetson_only) {
@@ -289,6 +334,39 @@ static void list_known(const struct gpudb *db, struct cuda_version v, char *buf,
 			break;
 		off += (size_t)n;
 	}
+}
+
+/* compute_XX is SASS and PTX for XX in cuda-xcc (-gencode arch=compute_XX,
+ * code=[sm_XX,compute_XX]); nvcc's own -arch=compute_XX alone embeds PTX
+ * only. Said once per capability where the driver rewrites it. */
+static void note_compute(struct strvec *notes, const struct gpu_cap *c)
+{
+	char tok[16];
+
+	gpu_cap_token(c, tok, sizeof tok);
+	strvec_pushf(notes, "compute_%s means SASS and PTX for %d.%d in cuda-xcc "
+		     "(-gencode=arch=compute_%s,code=sm_%s and code=compute_%s), where nvcc's "
+		     "own -arch=compute_%s embeds PTX only; for nvcc's meaning pass "
+		     "-gencode=arch=compute_%s,code=compute_%s yourself", tok, c->major, c->minor,
+		     tok, tok, tok, tok, tok, tok);
+}
+
+void flags_compute_notes(const struct gpudb *db, const struct strvec *arch, struct strvec *notes)
+{
+	struct strvec toks = STRVEC_INIT;
+
+	for (size_t i = 0; i < arch->n; i++)
+		strvec_split(&toks, arch->v[i]);
+	for (size_t i = 0; i < toks.n; i++) {
+		struct gpu_cap_spelling how;
+		const struct gpu_cap *c;
+
+		for (char *p = toks.v[i]; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if ((c = gpudb_cap_named(db, toks.v[i], &how)) && how.prefix == GPU_CAP_COMPUTE)
+			note_compute(notes, c);
+	}
+	strvec_free(&toks);
 }
 
 static int collect(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
@@ -447,6 +525,28 @@ static int check_jetson(const struct gpudb *db, const struct target_profile *t,
 	return 0;
 }
 
+/* "Use --cuda 12.9 or older, or --cuda 13.2 or newer.": only the versions
+ * every GPU of c is in (sm_110 has no 12.9), else the set to split. */
+static char *cuda_way_out(const struct arch_choice *c, struct cuda_version from)
+{
+	struct cuda_version last_l4t = { 12, 9, -1 };
+	int lower = 1, upper = 1;
+	char b[16];
+
+	for (size_t i = 0; i < c->n; i++) {
+		lower &= gpu_cap_supported_by(c->entries[i].cap, last_l4t);
+		upper &= gpu_cap_supported_by(c->entries[i].cap, from);
+	}
+	ver(from, b);
+	if (lower && upper)
+		return xasprintf("Use --cuda 12.9 or older, or --cuda %s or newer.", b);
+	if (upper)
+		return xasprintf("Use --cuda %s or newer.", b);
+	if (lower)
+		return xstrdup("Use --cuda 12.9 or older.");
+	return xstrdup("No CUDA release serves all of these GPUs: build once per board family.");
+}
+
 /* cuda-facts section 1: linux-aarch64 iff some Jetson capability is below
  * T(V); those pre-SBSA capabilities cannot share a build with anything else. */
 static int choose_tag(const struct gpudb *db, const struct target_profile *t, struct cuda_version v,
@@ -480,17 +580,18 @@ static int choose_tag(const struct gpudb *db, const struct target_profile *t, st
 
 			if (!cap->jetson)
 				continue;
-			if (!jetson_sbsa_ok(cap, v))
-				return xcc_fail(err, XCC_EUSAGE,
-						"%s (%s) cannot be served by CUDA %s: its L4T "
-						"(linux-aarch64) libraries ended with CUDA 12.9, and linux-sbsa "
-						"serves it only from CUDA %s on.\n"
-						"Use --cuda 12.9 or older, or --cuda %s or newer.",
-						capname(cap, n1), cap->boards, ver(v, b),
-						ver(cap->sbsa_from, b2), ver(cap->sbsa_from, (char[16]){0}));
-			for (size_t k = 0; k < cap->n_sbsa_components; k++)
-				if (!strvec_contains(&c->extra_components, cap->sbsa_components[k]))
-					strvec_push(&c->extra_components, cap->sbsa_components[k]);
+			if (!jetson_sbsa_ok(cap, v)) {
+				char *way = cuda_way_out(c, cap->sbsa_from);
+
+				xcc_fail(err, XCC_EUSAGE,
+					 "%s (%s) cannot be served by CUDA %s: its L4T "
+					 "(linux-aarch64) libraries ended with CUDA 12.9, and linux-sbsa "
+					 "serves it only from CUDA %s on.\n%s",
+					 capname(cap, n1), cap->boards, ver(v, b),
+					 ver(cap->sbsa_from, b2), way);
+				free(way);
+				return -1;
+			}
 		}
 	}
 	tt = target_find_tag(t, tag);
@@ -636,7 +737,6 @@ int flags_target_accepts(const struct gpudb *db, const struct target_profile *t,
 void arch_choice_free(struct arch_choice *c)
 {
 	free(c->entries);
-	strvec_free(&c->extra_components);
 	strvec_free(&c->warnings);
 	memset(c, 0, sizeof *c);
 }

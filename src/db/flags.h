@@ -36,7 +36,6 @@ struct arch_choice {
 	size_t n, cap_entries;
 	const char *tag;        /* linux-aarch64, linux-sbsa, linux-x86_64 */
 	const char *target_dir; /* aarch64-linux, sbsa-linux, x86_64-linux */
-	struct strvec extra_components; /* e.g. cuda_compat_orin */
 	struct strvec warnings;         /* for the command to print */
 };
 
@@ -90,5 +89,9 @@ char *flags_newest_jetson_arch(const struct gpudb *db, const struct target_profi
 
 /* The list of Jetson boards known for CUDA v (for error messages). */
 char *flags_jetson_boards(const struct gpudb *db, struct cuda_version v);
+/* For the driver, which rewrites nvcc's -arch: a note per compute_XX among
+ * the -arch spellings arch, saying that it is SASS and PTX here, where
+ * nvcc's own -arch=compute_XX is PTX only. */
+void flags_compute_notes(const struct gpudb *db, const struct strvec *arch, struct strvec *notes);
 
 #endif

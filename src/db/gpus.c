@@ -225,7 +225,6 @@ static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
 {
 	const char *where = "gpus.json capabilities";
 	const char *cap, *variant;
-	const cJSON *comps;
 
 	memset(c, 0, sizeof *c);
 	if (want_string(j, "cap", where, &cap, 0, err) ||
@@ -252,23 +251,6 @@ static int load_cap(struct gpu_cap *c, const cJSON *j, struct xcc_error *err)
 	c->tegra = c->jetson;
 	if (cJSON_GetObjectItemCaseSensitive(j, "tegra") && want_bool(j, "tegra", where, &c->tegra, err))
 		return -1;
-	comps = cJSON_GetObjectItemCaseSensitive(j, "sbsa_components");
-	if (comps) {
-		const cJSON *it;
-		size_t i = 0;
-
-		if (!cJSON_IsArray(comps))
-			return xcc_fail(err, XCC_EFAIL, "%s: sbsa_components of %s must be an array",
-					where, cap);
-		c->n_sbsa_components = (size_t)cJSON_GetArraySize(comps);
-		c->sbsa_components = xmalloc(c->n_sbsa_components * sizeof *c->sbsa_components);
-		cJSON_ArrayForEach(it, comps) {
-			if (!cJSON_IsString(it))
-				return xcc_fail(err, XCC_EFAIL, "%s: sbsa_components of %s must be strings",
-						where, cap);
-			c->sbsa_components[i++] = it->valuestring;
-		}
-	}
 	return 0;
 }
 
@@ -780,8 +762,6 @@ fail:
 
 void gpudb_free(struct gpudb *db)
 {
-	for (size_t i = 0; i < db->n_caps; i++)
-		free(db->caps[i].sbsa_components);
 	free(db->caps);
 	free(db->hostcc);
 	free(db->unverified_cuda);

@@ -44,11 +44,10 @@ struct gpu_cap {
 	int has_default_until;
 	struct cuda_version default_until;
 	/* A Jetson capability served by linux-sbsa only from this version on
-	 * (Orin: 13.2), with these extra components. */
+	 * (Orin: 13.2); what its boards then need is the JetPack table's
+	 * (jetpack.json gpu_compat). */
 	int has_sbsa_from;
 	struct cuda_version sbsa_from;
-	const char **sbsa_components;
-	size_t n_sbsa_components;
 };
 
 /* "8.7", "9.0a": writes the dotted name. */

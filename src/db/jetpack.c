@@ -53,6 +53,83 @@ static int load_compat_from(struct jetpack_release *r, const cJSON *o, struct xc
 	return 0;
 }
 
+static int version_field(const cJSON *o, const char *key, const char *where,
+			 struct cuda_version *out, struct xcc_error *err)
+{
+	const char *t = NULL;
+
+	if (str_field(o, key, where, &t, err))
+		return -1;
+	if (cuda_version_parse(t, out))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: bad %s %s", where, key, t);
+	return 0;
+}
+
+/* One gpu_compat rule: a board of the line, a redist component, a CUDA
+ * range past cuda_reachable, its source and whether it is unverified. */
+static int load_gpu_compat_rule(struct jetpack_release *r, const cJSON *o,
+				struct jetpack_gpu_compat *g, struct xcc_error *err)
+{
+	static const char *const keys[] = { "board", "component", "cuda_from", "cuda_to",
+					    "unverified", "source", NULL };
+	const cJSON *uv = cJSON_GetObjectItemCaseSensitive(o, "unverified");
+	const char *board = NULL;
+	struct gpu_cap_spelling sp;
+
+	memset(g, 0, sizeof *g);
+	if (!cJSON_IsObject(o))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: each gpu_compat rule is an object",
+				r->version);
+	if (gpudb_only_keys(o, keys, "jetpack.json gpu_compat", err) ||
+	    str_field(o, "board", r->version, &board, err) ||
+	    str_field(o, "component", r->version, &g->component, err) ||
+	    str_field(o, "source", r->version, &g->source, err) ||
+	    version_field(o, "cuda_from", r->version, &g->from, err) ||
+	    version_field(o, "cuda_to", r->version, &g->to, err))
+		return -1;
+	if (gpu_cap_parse(board, &sp) || sp.prefix != GPU_CAP_BARE || sp.variant)
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: gpu_compat board %s is no "
+				"capability", r->version, board);
+	g->major = sp.major;
+	g->minor = sp.minor;
+	g->unverified = cJSON_IsTrue(uv);
+	if (uv && !cJSON_IsBool(uv))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: gpu_compat unverified is true or "
+				"false", r->version);
+	if (!jetpack_supports_board(r, &(struct gpu_cap){ .major = g->major, .minor = g->minor }))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: gpu_compat board %s is not one of "
+				"its boards", r->version, board);
+	if (cuda_version_cmp(g->from, jetpack_cuda_max(r)) <= 0 || cuda_version_cmp(g->to, g->from) < 0)
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: gpu_compat's CUDA range must start "
+				"past cuda_reachable and not end before it starts", r->version);
+	return 0;
+}
+
+/* gpu_compat (optional, after boards) and cuda_min (optional). */
+static int load_line_extras(struct jetpack_release *r, const cJSON *o, struct xcc_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "gpu_compat"), *it;
+
+	if (cJSON_GetObjectItemCaseSensitive(o, "cuda_min")) {
+		const char *src;
+
+		if (version_field(o, "cuda_min", r->version, &r->cuda_min, err) ||
+		    str_field(o, "cuda_min_source", r->version, &src, err))
+			return -1;
+		r->has_min = 1;
+	}
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return xcc_fail(err, XCC_EFAIL, "jetpack.json %s: gpu_compat must be an array",
+				r->version);
+	r->gpu_compat = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof *r->gpu_compat);
+	cJSON_ArrayForEach(it, arr)
+		if (load_gpu_compat_rule(r, it, &r->gpu_compat[r->n_gpu_compat++], err))
+			return -1;
+	return 0;
+}
+
 /* A list of strings (l4t, unverified); unverified entries must name one of
  * fields, so that a misspelt field is refused instead of never said. */
 static int str_list(const cJSON *o, const char *key, const char *version,
@@ -221,6 +298,7 @@ static int load_release(struct jetpack_release *r, const cJSON *o, const struct 
 {
 	static const char *const keys[] = { "jetpack", "ubuntu", "glibc", "glibcxx", "cxxabi",
 					    "gcc_s", "cuda", "cuda_reachable", "cuda_compat_from",
+					    "cuda_min", "cuda_min_source", "gpu_compat",
 					    "boards", "unverified", "source", "points", NULL };
 	static const char *const fields[] = { "ubuntu", "glibc", "glibcxx", "cxxabi", "gcc_s",
 					      "cuda", "cuda_reachable", "cuda_compat_from",
@@ -239,6 +317,7 @@ static int load_release(struct jetpack_release *r, const cJSON *o, const struct 
 	    str_field(o, "gcc_s", r->version, &r->gcc_s, err) ||
 	    str_field(o, "source", r->version, &r->source, err) ||
 	    load_cuda(o, r->version, r, err) || load_boards(o, r, gdb, err) ||
+	    load_line_extras(r, o, err) ||
 	    str_list(o, "unverified", r->version, fields, &r->unverified, &r->n_unverified, err))
 		return -1;
 	return load_points(r, o, err);
@@ -299,6 +378,7 @@ void jetpack_db_free(struct jetpack_db *db)
 		free(r->l4t);
 		free(r->unverified);
 		free(r->boards);
+		free(r->gpu_compat);
 	}
 	free(db->releases);
 	cJSON_Delete(db->json_root);
@@ -451,9 +531,47 @@ char *jetpack_compat_dir(struct cuda_version v)
 	return xasprintf("/usr/local/cuda-%d.%d/compat", v.major, v.minor);
 }
 
+const struct jetpack_gpu_compat *jetpack_gpu_compat_for(const struct jetpack_release *r,
+							const struct gpu_cap *cap,
+							struct cuda_version v)
+{
+	const struct jetpack_release *line = jetpack_line(r);
+
+	for (size_t i = 0; i < line->n_gpu_compat; i++) {
+		const struct jetpack_gpu_compat *g = &line->gpu_compat[i];
+
+		if (g->major == cap->major && g->minor == cap->minor &&
+		    cuda_version_cmp(v, g->from) >= 0 && cuda_version_cmp(v, g->to) <= 0)
+			return g;
+	}
+	return NULL;
+}
+
+const struct jetpack_gpu_compat *jetpack_gpu_compat_any(const struct jetpack_release *r,
+							struct cuda_version v)
+{
+	const struct jetpack_release *line = jetpack_line(r);
+
+	for (size_t i = 0; i < line->n_gpu_compat; i++)
+		if (cuda_version_cmp(v, line->gpu_compat[i].from) >= 0 &&
+		    cuda_version_cmp(v, line->gpu_compat[i].to) <= 0)
+			return &line->gpu_compat[i];
+	return NULL;
+}
+
+int jetpack_runs(const struct jetpack_release *r, const struct gpu_cap *cap, struct cuda_version v)
+{
+	const struct jetpack_release *line = jetpack_line(r);
+
+	if (!jetpack_supports_board(r, cap) ||
+	    (line->has_min && cuda_version_cmp(v, line->cuda_min) < 0))
+		return 0;
+	return cuda_version_cmp(v, jetpack_cuda_max(r)) <= 0 || jetpack_gpu_compat_for(r, cap, v);
+}
+
 static int runs(const struct jetpack_release *r, const struct gpu_cap *cap, struct cuda_version v)
 {
-	return jetpack_supports_board(r, cap) && cuda_version_cmp(v, jetpack_cuda_max(r)) <= 0;
+	return jetpack_runs(r, cap, v);
 }
 
 static int runs_all(const struct jetpack_release *r, const struct arch_choice *c)
@@ -517,6 +635,85 @@ static char *owners(const struct strvec *v)
 	return last;
 }
 
+/* The gpu_compat rule that every release running c (jp alone when given)
+ * needs for Jetson GPU cap, or NULL; into owner the releases' names. */
+static const struct jetpack_gpu_compat *gpu_need(const struct jetpack_db *db,
+						 const struct jetpack_release *jp,
+						 const struct arch_choice *c, const struct gpu_cap *cap,
+						 struct strvec *owner)
+{
+	const struct jetpack_gpu_compat *rule = NULL;
+	size_t n = jp ? 1 : db->n;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct jetpack_release *r = jp ? jp : &db->releases[k];
+		const struct jetpack_gpu_compat *g;
+
+		if (!runs_all(r, c))
+			continue;
+		if (!(g = jetpack_gpu_compat_for(r, cap, c->cuda)) ||
+		    (rule && strcmp(rule->component, g->component) != 0))
+			return NULL;
+		rule = g;
+		strvec_push(owner, r->version);
+	}
+	return rule;
+}
+
+/* "cuda_compat_orin" -> "cuda-compat-orin-13-2": NVIDIA's board package of
+ * a compat component, named as cuda-compat-X-Y is. */
+static char *compat_package(const char *component, struct cuda_version v)
+{
+	char *s = xasprintf("%s-%d-%d", component, v.major, v.minor);
+
+	for (char *p = s; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	return s;
+}
+
+static void add_gpu_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
+			  const struct arch_choice *c, struct board_needs *out)
+{
+	char tok[16];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gpu_cap *cap = c->entries[i].cap;
+		struct strvec owner = STRVEC_INIT;
+		const struct jetpack_gpu_compat *g;
+		struct board_need *n;
+		char *list;
+		int dup = 0;
+
+		if (!cap->jetson || !(g = gpu_need(db, jp, c, cap, &owner)) || !owner.n) {
+			strvec_free(&owner);
+			continue;
+		}
+		for (size_t k = 0; k < out->n; k++)
+			dup |= strcmp(out->v[k].component, g->component) == 0;
+		if (dup) {
+			strvec_free(&owner);
+			continue;
+		}
+		n = add_need(out, g->component);
+		n->planned = 1;
+		n->package = compat_package(g->component, c->cuda);
+		n->dir = xasprintf("/usr/local/cuda-%d.%d/%s", c->cuda.major, c->cuda.minor,
+				   n->subdir);
+		list = owners(&owner);
+		gpu_cap_token(cap, tok, sizeof tok);
+		n->why = xasprintf("JetPack %s sm_%s (%s) runs CUDA %d.%d only with NVIDIA's compat "
+				   "libraries for it installed on the board (%s, libcuda.so.* in %s; "
+				   "the %s component %s)%s", list, tok, cap->boards, c->cuda.major,
+				   c->cuda.minor, n->package, n->dir, c->tag, g->component,
+				   g->unverified ? "; unverified: no NVIDIA page states this pairing, "
+				   "cuda-xcc's table has it from NVIDIA's container toolkit and the "
+				   "projects that run it" : "");
+		free(list);
+		strvec_free(&owner);
+	}
+}
+
 void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_release *jp,
 			 const struct arch_choice *c, struct board_needs *out)
 {
@@ -535,14 +732,7 @@ void jetpack_board_needs(const struct jetpack_db *db, const struct jetpack_relea
 				   "in %s)", list, c->cuda.major, c->cuda.minor, n->package, n->dir);
 		free(list);
 	}
-	for (size_t i = 0; i < c->extra_components.n; i++) {
-		struct board_need *n = add_need(out, c->extra_components.v[i]);
-
-		n->planned = 1;
-		n->why = xasprintf("with CUDA %d.%d these GPUs run only with NVIDIA's compat "
-				   "libraries for them installed on the board (the %s component %s)",
-				   c->cuda.major, c->cuda.minor, c->tag, n->component);
-	}
+	add_gpu_needs(db, jp, c, out);
 	strvec_free(&needs);
 	strvec_free(&plain);
 }
@@ -576,27 +766,69 @@ struct cJSON *board_need_to_json(const struct board_need *n)
 	return e;
 }
 
+/* "CUDA 12.6, up to 12.9": what r runs on cap ("CUDA 13.2, 13.0 to 13.4"
+ * with a floor; "; 13.2 with cuda_compat_orin" through a gpu_compat rule,
+ * "unverified" when so). Caller frees. */
+static char *runs_text(const struct jetpack_release *r, const struct gpu_cap *cap)
+{
+	const struct jetpack_release *line = jetpack_line(r);
+	struct cuda_version max = jetpack_cuda_max(r);
+	char b1[16], b2[16], b3[16], *s;
+
+	cuda_version_str(r->cuda, b1, sizeof b1);
+	cuda_version_str(max, b2, sizeof b2);
+	if (line->has_min && cuda_version_cmp(line->cuda_min, r->cuda) < 0)
+		s = xasprintf("CUDA %s, %s to %s", b1,
+			      cuda_version_str(line->cuda_min, b3, sizeof b3), b2);
+	else if (cuda_version_cmp(max, r->cuda) > 0)
+		s = xasprintf("CUDA %s, up to %s", b1, b2);
+	else
+		s = xasprintf("CUDA %s", b1);
+	for (size_t i = 0; i < line->n_gpu_compat; i++) {
+		const struct jetpack_gpu_compat *g = &line->gpu_compat[i];
+		char *t;
+
+		if (g->major != cap->major || g->minor != cap->minor)
+			continue;
+		cuda_version_str(g->from, b1, sizeof b1);
+		cuda_version_str(g->to, b2, sizeof b2);
+		t = xasprintf("%s; %s%s%s with %s%s", s, b1, strcmp(b1, b2) ? " to " : "",
+			      strcmp(b1, b2) ? b2 : "", g->component, g->unverified ? ", unverified" : "");
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* "CUDA up to 12.9", "CUDA 13.0 to 13.4": the range of r's line. */
+static char *range_text(const struct jetpack_release *r)
+{
+	const struct jetpack_release *line = jetpack_line(r);
+	char b1[16], b2[16];
+
+	cuda_version_str(jetpack_cuda_max(r), b2, sizeof b2);
+	if (line->has_min)
+		return xasprintf("CUDA %s to %s", cuda_version_str(line->cuda_min, b1, sizeof b1), b2);
+	return xasprintf("CUDA up to %s", b2);
+}
+
 /* "5.1 (CUDA 11.4, up to 12.2), 6.0 (...)": the releases that support
  * cap, or with only_v those that run CUDA *only_v on it; NULL when none. */
 static char *releases_for(const struct jetpack_db *db, const struct gpu_cap *cap,
 			  const struct cuda_version *only_v)
 {
 	struct strvec v = STRVEC_INIT;
-	char *s = NULL, b1[16], b2[16];
+	char *s = NULL;
 
 	for (size_t i = 0; i < db->n; i++) {
 		const struct jetpack_release *r = &db->releases[i];
-		struct cuda_version max = jetpack_cuda_max(r);
+		char *t;
 
 		if (!jetpack_supports_board(r, cap) || (only_v && !runs(r, cap, *only_v)))
 			continue;
-		if (cuda_version_cmp(max, r->cuda) > 0)
-			strvec_pushf(&v, "%s (CUDA %s, up to %s)", r->version,
-				     cuda_version_str(r->cuda, b1, sizeof b1),
-				     cuda_version_str(max, b2, sizeof b2));
-		else
-			strvec_pushf(&v, "%s (CUDA %s)", r->version,
-				     cuda_version_str(r->cuda, b1, sizeof b1));
+		t = runs_text(r, cap);
+		strvec_pushf(&v, "%s (%s)", r->version, t);
+		free(t);
 	}
 	if (v.n)
 		s = strvec_join(&v, ", ");
@@ -660,6 +892,20 @@ static void warn_unverified(const struct jetpack_release *jp, struct arch_choice
 		strvec_pushf(&c->warnings,
 			     "that JetPack %s runs CUDA up to %s is unverified in cuda-xcc's table",
 			     jp->version, cuda_version_str(jp->reachable, b, sizeof b));
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gpu_cap *cap = c->entries[i].cap;
+		const struct jetpack_gpu_compat *g;
+		char tok[16];
+
+		if (!cap->jetson || !(g = jetpack_gpu_compat_for(jp, cap, c->cuda)) || !g->unverified)
+			continue;
+		gpu_cap_token(cap, tok, sizeof tok);
+		strvec_pushf(&c->warnings,
+			     "that JetPack %s runs CUDA %d.%d on sm_%s through %s is unverified in "
+			     "cuda-xcc's table (no NVIDIA page states it; sysroots/jetpack.json names "
+			     "what it rests on)", jp->version, c->cuda.major, c->cuda.minor, tok,
+			     g->component);
+	}
 }
 
 int jetpack_check(const struct jetpack_db *db, const struct jetpack_release *jp,
@@ -692,11 +938,14 @@ int jetpack_check(const struct jetpack_db *db, const struct jetpack_release *jp,
 			xcc_fail(err, XCC_EUSAGE, "JetPack %s does not support %s (%s). %s",
 				 jp->version, name, cap->boards, rel);
 		} else if (jp) {
+			char *t = range_text(jp);
+
 			rel = releases_that_run(db, cap, c->cuda);
 			xcc_fail(err, XCC_EUSAGE,
-				 "JetPack %s runs CUDA up to %s on %s (%s), not CUDA %s. %s",
-				 jp->version, cuda_version_str(jetpack_cuda_max(jp), b1, sizeof b1), name,
-				 cap->boards, cuda_version_str(c->cuda, b2, sizeof b2), rel);
+				 "JetPack %s runs %s on %s (%s), not CUDA %s. %s",
+				 jp->version, t, name, cap->boards,
+				 cuda_version_str(c->cuda, b2, sizeof b2), rel);
+			free(t);
 		} else {
 			rel = releases_any(db, cap);
 			strvec_pushf(&c->warnings,

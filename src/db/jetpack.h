@@ -11,6 +11,17 @@
 #include "db/flags.h"
 #include "db/gpus.h"
 
+/* A GPU that runs CUDA releases past its line's cuda_reachable only with
+ * NVIDIA's compat libraries for that GPU on the board (jetpack.json
+ * gpu_compat: Orin on JetPack 6.2 with cuda_compat_orin). */
+struct jetpack_gpu_compat {
+	int major, minor;        /* the board's capability */
+	const char *component;   /* the redist component: "cuda_compat_orin" */
+	struct cuda_version from, to;
+	int unverified;          /* no NVIDIA page states it */
+	const char *source;
+};
+
 struct jetpack_release {
 	const char *version;   /* "5.1" (a line) or "5.1.2" (a point release) */
 	/* A line: its points' L4T releases, newest first; a point: its own.
@@ -28,6 +39,11 @@ struct jetpack_release {
 	struct cuda_version reachable; /* newest through compat packages */
 	int has_compat_from;
 	struct cuda_version compat_from; /* oldest that needs cuda-compat on the board */
+	int has_min;
+	struct cuda_version cuda_min;    /* the oldest CUDA its boards run (JetPack 7: 13.0) */
+	/* The line's (a point shares them). */
+	struct jetpack_gpu_compat *gpu_compat;
+	size_t n_gpu_compat;
 	struct { int major, minor; } *boards;
 	size_t n_boards;
 	const char *source;
@@ -87,6 +103,18 @@ struct cuda_version jetpack_cuda_max(const struct jetpack_release *r);
  * installed on the board (v newer than r ships, from cuda_compat_from up
  * to cuda_reachable). */
 int jetpack_needs_compat(const struct jetpack_release *r, struct cuda_version v);
+/* The rule of r's line by which cap runs CUDA v only with NVIDIA's compat
+ * libraries for that GPU (cuda_compat_orin), or NULL. */
+const struct jetpack_gpu_compat *jetpack_gpu_compat_for(const struct jetpack_release *r,
+							const struct gpu_cap *cap,
+							struct cuda_version v);
+/* Any rule of r's line for CUDA v, whatever the GPU (doctor without a
+ * sysroot), or NULL. */
+const struct jetpack_gpu_compat *jetpack_gpu_compat_any(const struct jetpack_release *r,
+							struct cuda_version v);
+/* Whether r runs CUDA v on cap at all: its board, v in the CUDA range of
+ * its line or through a gpu_compat rule. */
+int jetpack_runs(const struct jetpack_release *r, const struct gpu_cap *cap, struct cuda_version v);
 /* Where the package puts its libraries on the board:
  * "/usr/local/cuda-12.2/compat". Caller frees. */
 char *jetpack_compat_dir(struct cuda_version v);

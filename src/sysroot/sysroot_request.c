@@ -23,7 +23,7 @@
  * (NVIDIA's cuda-compat: the board may have its own), offered. */
 static void offer_board_needs(const struct jetpack_db *jdb, const struct jetpack_release *jp,
 			      const struct sysroot_create_opts *o, struct sysroot_request *rq,
-			      struct strvec *notes)
+			      struct strvec *notes, struct strvec *planned)
 {
 	struct board_needs needs;
 	struct strvec asked = STRVEC_INIT;
@@ -31,6 +31,9 @@ static void offer_board_needs(const struct jetpack_db *jdb, const struct jetpack
 	for (size_t i = 0; i < o->components.n; i++)
 		strvec_split(&asked, o->components.v[i]);
 	jetpack_board_needs(jdb, jp, &rq->choice, &needs);
+	for (size_t i = 0; i < needs.n; i++)
+		if (needs.v[i].planned)
+			strvec_push(planned, needs.v[i].component);
 	for (size_t i = 0; i < needs.n; i++)
 		if (!needs.v[i].planned && !strvec_contains(&asked, needs.v[i].component))
 			strvec_pushf(notes, "%s; --components %s puts it in the sysroot "
@@ -42,7 +45,8 @@ static void offer_board_needs(const struct jetpack_db *jdb, const struct jetpack
 }
 
 static int resolve_jetpack(const struct gpudb *db, const struct sysroot_create_opts *o,
-			   struct sysroot_request *rq, struct strvec *notes, struct xcc_error *err)
+			   struct sysroot_request *rq, struct strvec *notes, struct strvec *planned,
+			   struct xcc_error *err)
 {
 	struct jetpack_db jdb;
 	const struct jetpack_release *jp = NULL;
@@ -55,7 +59,7 @@ static int resolve_jetpack(const struct gpudb *db, const struct sysroot_create_o
 	if (rc == 0 && jp)
 		rq->jetpack = xstrdup(jp->version);
 	if (rc == 0)
-		offer_board_needs(&jdb, jp, o, rq, notes);
+		offer_board_needs(&jdb, jp, o, rq, notes, planned);
 	jetpack_db_free(&jdb);
 	return rc;
 }
@@ -64,6 +68,7 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 			    struct sysroot_request *rq, struct strvec *notes,
 			    struct xcc_error *err)
 {
+	struct strvec planned = STRVEC_INIT;
 	char b[32], *cuda_mm;
 
 	memset(rq, 0, sizeof *rq);
@@ -74,16 +79,19 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	if (flags_resolve(db, rq->target, rq->cuda, &o->arch, PTX_DEFAULT, &rq->choice, err))
 		return -1;
 	rq->have_choice = 1;
-	if (resolve_jetpack(db, o, rq, notes, err))
+	if (resolve_jetpack(db, o, rq, notes, &planned, err)) {
+		strvec_free(&planned);
 		return -1;
+	}
 	strvec_extend(notes, &rq->choice.warnings);
 	for (size_t i = 0; i < rq->choice.n; i++)
 		strvec_push(&rq->capabilities, gpu_cap_name(rq->choice.entries[i].cap, b, sizeof b));
 	for (size_t i = 0; i < o->components.n; i++)
 		strvec_split(&rq->components, o->components.v[i]);
-	for (size_t i = 0; i < rq->choice.extra_components.n; i++)
-		if (!strvec_contains(&rq->components, rq->choice.extra_components.v[i]))
-			strvec_push(&rq->components, rq->choice.extra_components.v[i]);
+	for (size_t i = 0; i < planned.n; i++)
+		if (!strvec_contains(&rq->components, planned.v[i]))
+			strvec_push(&rq->components, planned.v[i]);
+	strvec_free(&planned);
 	rq->plan.db = db;
 	rq->plan.target = rq->target->name;
 	rq->plan.cuda = rq->cuda;

@@ -495,7 +495,16 @@ static void check_jetpack(struct doctor_ctx *c, struct doctor_report *r)
 
 		cuda_version_str(c->cuda, b, sizeof b);
 		cuda_version_str(max, m, sizeof m);
-		if (cuda_version_cmp(c->cuda, max) > 0)
+		const struct jetpack_gpu_compat *g = jetpack_gpu_compat_any(c->jp, c->cuda);
+
+		if (cuda_version_cmp(c->cuda, max) > 0 && g)
+			doctor_add(r, "jetpack", DOCTOR_SKIP,
+			    xasprintf("JetPack %s runs CUDA up to %s; CUDA %s only on sm_%d%d, with "
+				      "NVIDIA's %s on the board%s; no sysroot to say which GPUs",
+				      c->jp->version, m, b, g->major, g->minor, g->component,
+				      g->unverified ? " (unverified in cuda-xcc's table: no NVIDIA "
+				      "page states it)" : ""), NULL);
+		else if (cuda_version_cmp(c->cuda, max) > 0)
 			doctor_add(r, "jetpack", DOCTOR_FAIL,
 			    xasprintf("JetPack %s runs CUDA up to %s, not %s", c->jp->version, m, b),
 			    xasprintf("use CUDA %s or older, or a newer JetPack on the board (%s)", m,

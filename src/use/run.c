@@ -192,7 +192,7 @@ static void plan_compat(const struct gpudb *db, const struct run_opts *o, const 
 		c->package = n->package ? xstrdup(n->package) : NULL;
 		c->why = xstrdup(n->why);
 		if (n->dir && o->device_cuda)
-			c->device_dir = xasprintf("%s/compat", o->device_cuda);
+			c->device_dir = xasprintf("%s/%s", o->device_cuda, n->subdir);
 		else if (n->dir)
 			c->device_dir = xstrdup(n->dir);
 		compat_files(plan->sysroot, s->meta.target_dir, n->subdir, &c->files);

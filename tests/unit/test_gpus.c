@@ -157,7 +157,7 @@ int main(void)
 	ok(cuda_version_cmp(V("12.3.2"), V("12.3")) == 0, "patch levels do not matter in comparisons");
 
 	c = gpudb_find_cap(&db, 8, 7, 0);
-	ok(c && c->jetson && c->has_sbsa_from && c->n_sbsa_components == 1, "8.7 is Orin, sbsa from 13.2");
+	ok(c && c->jetson && c->has_sbsa_from, "8.7 is Orin, sbsa from 13.2");
 	is_str(gpu_cap_token(c, buf, sizeof buf), "87", "token of 8.7");
 	c = gpudb_find_cap(&db, 10, 0, 'f');
 	is_str(gpu_cap_token(c, buf, sizeof buf), "100f", "token of 10.0f");

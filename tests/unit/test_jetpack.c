@@ -49,19 +49,19 @@ static void point_releases(const struct gpudb *gdb)
 	   "5.1.2 is L4T 35.4.1 (%s)", r && r->n_l4t ? r->l4t[0] : "?");
 	ok(r && jetpack_line(r) == jetpack_find(&jdb, "5.1"), "5.1.2 belongs to the 5.1 line");
 	r = jetpack_find(&jdb, "5.1.3");
-	ok(r && strcmp(r->l4t[0], "35.5.0") == 0 && jetpack_unverified(r, "l4t"),
-	   "5.1.3 is L4T 35.5.0, unverified");
+	ok(r && strcmp(r->l4t[0], "35.5.0") == 0 && !jetpack_unverified(r, "l4t"),
+	   "5.1.3 is L4T 35.5.0 (meta-tegra's release notes)");
 	r = jetpack_find(&jdb, "5.1");
-	ok(r && strcmp(r->version, "5.1") == 0 && !r->line && r->n_points == 6,
-	   "--jetpack 5.1 is still the line, with its 6 point releases");
+	ok(r && strcmp(r->version, "5.1") == 0 && !r->line && r->n_points == 7,
+	   "--jetpack 5.1 is still the line, with its 7 point releases");
 	ok(jetpack_find(&jdb, "5.1.0") == &jetpack_find(&jdb, "5.1")->points[0],
 	   "5.1.0 is the point release 5.1");
 	ok(jetpack_find(&jdb, "5.1.9") == NULL && jetpack_find_line(&jdb, "5.1.9") != NULL,
 	   "an unlisted point release is not taken for another");
 	ok(jetpack_find(&jdb, "5.0.1") == NULL, "the 5.0.1 Developer Preview is no release");
 	r = jetpack_find(&jdb, "6.2.1");
-	ok(r && strcmp(r->l4t[0], "36.4.4") == 0 && jetpack_unverified(r, "cuda"),
-	   "6.2.1 is L4T 36.4.4, its CUDA unverified");
+	ok(r && strcmp(r->l4t[0], "36.4.4") == 0 && !jetpack_unverified(r, "cuda"),
+	   "6.2.1 is L4T 36.4.4, CUDA 12.6 (meta-tegra's release notes)");
 	jetpack_db_free(&jdb);
 }
 

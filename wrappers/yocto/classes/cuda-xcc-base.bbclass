@@ -6,7 +6,8 @@
 CUDA_XCC ?= "cuda-xcc"
 CUDA_XCC_TARGET ??= "jetson"
 # CUDA 12.6 (JetPack 6) takes gcc up to 13, scarthgap's; 11.8 stops at gcc 11.
-CUDA_XCC_CUDA_VERSION ??= "12.6"
+# meta-tegra's machines set CUDA_VERSION ("12.6", "13.0"): the build's then.
+CUDA_XCC_CUDA_VERSION ??= "${@d.getVar('CUDA_VERSION') or '12.6'}"
 CUDA_ARCHITECTURES ??= ""
 CUDA_XCC_ARCH ??= "${CUDA_ARCHITECTURES}"
 

@@ -45,6 +45,13 @@ CUDA_XCC_MESON_CROSS ?= "${WORKDIR}/meson-cuda.cross"
 CUDA_XCC_RDEPENDS ??= "cuda-cudart"
 RDEPENDS:${PN}:append = " ${CUDA_XCC_RDEPENDS}"
 
+# The package's GPU code is the MACHINE's, not the tune's: meta-tegra's SoC
+# package arch where the MACHINE has one (SOC_FAMILY_PKGARCH, "tegra234"),
+# else MACHINE_ARCH, so two machines of one tune with other GPUs never
+# publish the same package.
+CUDA_XCC_PACKAGE_ARCH ??= "${@d.getVar('SOC_FAMILY_PKGARCH') or d.getVar('MACHINE_ARCH')}"
+PACKAGE_ARCH = "${CUDA_XCC_PACKAGE_ARCH}"
+
 # nvcc's host compiler command, as meta-tegra's cuda-gcc class names it:
 # the MACHINE's own by default.
 CXX_FOR_CUDA ??= "${CXX}"
@@ -79,10 +86,26 @@ OECMAKE_CUDA_COMPILER_LAUNCHER ?= "${@(d.getVar('CCACHE') or '').strip()}"
 # meta-tegra's flag parts: machines and recipes append to them. The
 # architectures reach CMake as CMAKE_CUDA_ARCHITECTURES (validated by
 # cuda-xcc); CUDA_NVCC_ARCH_FLAGS is for recipes that call nvcc themselves.
-CUDA_NVCC_ARCH_FLAGS ??= ""
+# For one GPU as meta-tegra's machines set it ("--gpu-architecture=compute_87
+# --gpu-code=sm_87" for Orin), for several one -gencode each: SASS only, as
+# for every Jetson build. Makefile recipes (cuda-samples' SMS) read it.
+def cuda_xcc_nvcc_arch_flags(d):
+    caps = [c.lower().replace("sm_", "").replace(".", "")
+            for c in (d.getVar("CUDA_XCC_ARCH") or "").replace(",", " ").split()]
+    if len(caps) == 1:
+        return "--gpu-architecture=compute_%s --gpu-code=sm_%s" % (caps[0], caps[0])
+    return " ".join("-gencode=arch=compute_%s,code=sm_%s" % (c, c) for c in caps)
+CUDA_NVCC_ARCH_FLAGS ??= "${@cuda_xcc_nvcc_arch_flags(d)}"
 CUDA_NVCC_COMPAT_FLAGS ??= ""
 CUDA_NVCC_EXTRA_FLAGS ??= ""
-CUDA_NVCC_FLAGS ?= "${CUDA_NVCC_ARCH_FLAGS} ${CUDA_NVCC_COMPAT_FLAGS} ${CUDA_NVCC_EXTRA_FLAGS}"
+# cmake and meson recipes get the GPUs as CMAKE_CUDA_ARCHITECTURES and in the
+# cross file, validated: the arch flags again in CUDAFLAGS would add a second
+# set. Others (Makefiles) get them in CUDA_NVCC_FLAGS, as meta-tegra's do.
+def cuda_xcc_flags_arch(d):
+    if bb.data.inherits_class("cmake", d) or bb.data.inherits_class("meson", d):
+        return ""
+    return d.getVar("CUDA_NVCC_ARCH_FLAGS") or ""
+CUDA_NVCC_FLAGS ?= "${@cuda_xcc_flags_arch(d)} ${CUDA_NVCC_COMPAT_FLAGS} ${CUDA_NVCC_EXTRA_FLAGS}"
 export CUDAHOSTCXX = "${CUDA_XCC_HOST_CXX}"
 # (nvcc refuses an empty -Xcompiler=: a CXX_FOR_CUDA without flags has none)
 CUDA_XCC_XCOMPILER_ARG = "${@'-Xcompiler=' + d.getVar('CUDA_XCC_XCOMPILER') if d.getVar('CUDA_XCC_XCOMPILER') else ''}"

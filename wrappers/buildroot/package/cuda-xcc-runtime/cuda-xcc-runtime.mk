@@ -87,6 +87,11 @@ CUDA_XCC_RUNTIME_TARGET_DIR = $(CUDA_XCC_RUNTIME_SYSROOT)/targets/$$(cat $(CUDA_
 # Kconfig offers only the GPUs cuda-xcc accepts for the CUDA version and
 # target, but cannot require one.
 ifeq ($(BR2_PACKAGE_CUDA_XCC_RUNTIME)$(BR_BUILDING),yy)
+# A gcc newer than every CUDA release offered takes leaves no version (and
+# so no GPU) to choose: say which gcc to pick instead.
+ifeq ($(CUDA_XCC_RUNTIME_VERSION),)
+$(error cuda-xcc-runtime: no CUDA release cuda-xcc offers takes this toolchain's gcc (the newest any takes is gcc $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_NEWEST_GCC))): in menuconfig, Toolchain, GCC compiler Version, pick gcc $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_NEWEST_GCC)).x or older, or an external toolchain with such a gcc)
+endif
 ifeq ($(CUDA_XCC_RUNTIME_GPU_ARCH),)
 $(error cuda-xcc-runtime: no GPU chosen: pick one in menuconfig, External options, cuda-xcc CUDA sysroot and runtime, GPUs)
 endif
@@ -132,6 +137,10 @@ define CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
 	$(if $(filter cuda_compat,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
 		mkdir -p $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)
 		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/compat/. $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)/
+	)
+	$(if $(filter cuda_compat_orin,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
+		mkdir -p $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)_orin
+		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/compat_orin/. $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)_orin/
 	)
 endef
 

@@ -27,7 +27,10 @@ CUDA_XCC_FROM ??= ""
 # "libcublas libcufft": one for the whole build, as there is one sysroot.
 CUDA_XCC_COMPONENTS ??= ""
 
-S = "${WORKDIR}"
+# The fetcher's directory: UNPACKDIR from styhead (5.1) on, where file://
+# sources land (whinlatter, wrynose, blacksail); scarthgap has none and
+# unpacks into WORKDIR. Only scarthgap's parse is tested here.
+S = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
 B = "${WORKDIR}/build"
 CUDA_XCC_SYSROOT_BUILD = "${B}/sysroot"
 
@@ -76,6 +79,10 @@ do_install() {
         install -d ${D}${CUDA_XCC_COMPAT_DIR}
         cp -P "$compat"/* ${D}${CUDA_XCC_COMPAT_DIR}/
     fi
+    if [ -d "$compat"_orin ]; then
+        install -d ${D}${CUDA_XCC_COMPAT_ORIN_DIR}
+        cp -P "$compat"_orin/* ${D}${CUDA_XCC_COMPAT_ORIN_DIR}/
+    fi
     # The target side's terms only: licenses/<component>-host/ are those
     # of the x86_64 tools (nvcc), which never reach the image.
     for f in ${CUDA_XCC_SYSROOT_BUILD}/licenses/*/*; do
@@ -119,8 +126,12 @@ CUDA_XCC_COMPONENT_LIBS[cuda_cupti] = "libcupti.so.* libnvperf_host.so* libnvper
 # one runs it only with NVIDIA's cuda-compat on the board): its libraries
 # where the board's own cuda-compat package puts them, not in libdir.
 CUDA_XCC_COMPAT_DIR ??= "/usr/local/cuda-${@'.'.join(d.getVar('CUDA_XCC_CUDA_VERSION').split('.')[:2])}/compat"
+# cuda_compat_orin (JetPack 6.2's Orin with CUDA 13.2: cuda-xcc's note says
+# when a board needs it) where NVIDIA's cuda-compat-orin-X-Y puts it.
+CUDA_XCC_COMPAT_ORIN_DIR ??= "${CUDA_XCC_COMPAT_DIR}_orin"
 # each component's files, where they are not libraries in libdir
 CUDA_XCC_COMPONENT_FILES[cuda_compat] = "${CUDA_XCC_COMPAT_DIR}"
+CUDA_XCC_COMPONENT_FILES[cuda_compat_orin] = "${CUDA_XCC_COMPAT_ORIN_DIR}"
 
 def cuda_xcc_components(d):
     words = (d.getVar("CUDA_XCC_BASE_COMPONENTS") + " " +

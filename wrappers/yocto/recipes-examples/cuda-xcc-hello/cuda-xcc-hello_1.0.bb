@@ -6,6 +6,9 @@ recipe) and depends at run time on its cuda-cudart package."
 LICENSE = "CLOSED"
 
 SRC_URI = "file://CMakeLists.txt file://hello.cu"
-S = "${WORKDIR}"
+# The fetcher's directory: UNPACKDIR from styhead (5.1) on, where file://
+# sources land (whinlatter, wrynose, blacksail); scarthgap has none and
+# unpacks into WORKDIR. Only scarthgap's parse is tested here.
+S = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
 
 inherit cmake cuda-xcc
