@@ -422,6 +422,20 @@ move_libc_aside() {
 	EOS
 }
 
+# The bullseye root copied to $d/root, move_libc_aside's sysroot in $d/sr, for a test whose
+# decoy is this machine's cross glibc 2.36 (where links or scripts lead here), or skip.
+decoy_root() {
+	need_root
+	need aarch64-linux-gnu-gcc "links the programs"
+	need readelf "reads the programs' version needs"
+	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
+		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
+	fi
+	d=$(scratch)
+	cp -a "$R" "$d/root"
+	move_libc_aside "$d/root" "$d/sr"
+}
+
 # Root $1, whose libc.so.6 (in-root: $2, bullseye's 2.31) is reached through links that
 # this machine, following them itself, would take to its own glibc 2.36: each reader
 # reads the device's. $3 is a fake sysroot for the toolchain flags.
@@ -458,16 +472,7 @@ assert_read_inside() {
 }
 
 @test "target-root: a link with more .. than its depth is read inside the root, not this machine's glibc" {
-	need_root
-	need aarch64-linux-gnu-gcc "links the programs"
-	need readelf "reads the programs' version needs"
-	# The decoy: where the link leads on this machine, Debian 12's cross glibc 2.36.
-	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
-		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
-	fi
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	move_libc_aside "$d/root" "$d/sr"
+	decoy_root
 	mv "$d/root/lib/aarch64-linux-gnu/libc-2.31.so" "$d/root/usr/aarch64-linux-gnu/lib/libc.so.6"
 	# Deeper than any test directory: on this machine it reaches /, on the device too.
 	up=$(printf '../%.0s' $(seq 40))
@@ -487,15 +492,7 @@ assert_read_inside() {
 }
 
 @test "target-root: an absolute directory link is read inside the root, not this machine's glibc" {
-	need_root
-	need aarch64-linux-gnu-gcc "links the programs"
-	need readelf "reads the programs' version needs"
-	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
-		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
-	fi
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	move_libc_aside "$d/root" "$d/sr"
+	decoy_root
 	rmdir "$d/root/usr/aarch64-linux-gnu/lib"
 	mv "$d/root/lib/aarch64-linux-gnu" "$d/root/usr/aarch64-linux-gnu/lib"
 	ln -s /usr/aarch64-linux-gnu/lib "$d/root/lib/aarch64-linux-gnu"
@@ -512,16 +509,7 @@ plant_script() {
 }
 
 @test "target-root: a linker script's paths with .. are read inside the root, or the script is refused naming the path" {
-	need_root
-	need aarch64-linux-gnu-gcc "links the programs"
-	need readelf "reads the programs' version needs"
-	# The decoy: where the .. lead on this machine, Debian 12's cross glibc 2.36.
-	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
-		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
-	fi
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	move_libc_aside "$d/root" "$d/sr"
+	decoy_root
 	# Deeper than any test directory: on this machine they reach /; on the device they stop there.
 	up=$(printf '../%.0s' $(seq 40))
 	nonshared=/usr/lib/aarch64-linux-gnu/libc_nonshared.a

@@ -243,14 +243,15 @@ static int check_replaceable(const char *dest, struct xcc_error *err)
 	return 0;
 }
 
-/* The stored fingerprint of an existing sysroot, or NULL. */
+/* The stored fingerprint of an existing sysroot, or NULL; NULL too where
+ * its sysroot.json was edited after create (it is then made again). */
 static char *existing_fingerprint(const char *dest)
 {
 	struct sysroot_meta m;
 	struct xcc_error err = { 0 };
 	char *f = NULL;
 
-	if (sysroot_meta_load(dest, &m, &err))
+	if (sysroot_meta_unchanged(dest, &err) || sysroot_meta_load(dest, &m, &err))
 		return NULL;
 	if (m.fingerprint)
 		f = xstrdup(m.fingerprint);
