@@ -514,8 +514,9 @@ plant_script() {
 	up=$(printf '../%.0s' $(seq 40))
 	nonshared=/usr/lib/aarch64-linux-gnu/libc_nonshared.a
 	printf 'int main(void) { return 0; }\n' > "$d/m.c"
-	# Paths the device reads inside the root: the root's glibc 2.31 is linked.
-	plant_script "$d/root" "GROUP ( /lib/${up}lib/aarch64-linux-gnu/libc.so.6 $nonshared AS_NEEDED ( =/${up}lib/ld-linux-aarch64.so.1 ) )"
+	# Paths the device reads inside the root: the root's glibc 2.31 is linked. An
+	# assignment's = names no file.
+	plant_script "$d/root" "PROVIDE(xcc_probe = 1); GROUP ( /lib/${up}lib/aarch64-linux-gnu/libc.so.6 $nonshared AS_NEEDED ( =/${up}lib/ld-linux-aarch64.so.1 ) )"
 	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
 	assert_status 0
 	fl=$output

@@ -471,7 +471,8 @@ static int script_name(const char *rootfs, const char *script, const char *tok,
 	char *host = NULL;
 	int esc, rc;
 
-	if (*tok == '=' || strncmp(tok, "$SYSROOT", 8) == 0)
+	/* A lone = or == is an assignment's or a comparison's, no file. */
+	if ((*tok == '=' && tok[1] && tok[1] != '=') || strncmp(tok, "$SYSROOT", 8) == 0)
 		path = tok + (*tok == '=' ? 1 : 8);
 	if (path != tok && *path != '/')
 		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the linker script %s names %s, "
