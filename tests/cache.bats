@@ -213,11 +213,15 @@ swap_sysroot_cuda() {
 	# shellcheck disable=SC2016 # $0 and $@ are the wrapper's
 	printf '#!/bin/sh\ntouch %s\nexec "$0.real" "$@"\n' "$2" > "$ptxas"
 	chmod +x "$ptxas"
+	# Another sysroot's records: its digest of itself as create makes it.
 	python3 - "$1/sysroot.json" <<'EOF'
-import json, sys
+import hashlib, json, sys
 with open(sys.argv[1]) as f:
     meta = json.load(f)
 meta["fingerprint"] = "0" * 64
+meta.pop("digest", None)
+text = json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
+meta["digest"] = hashlib.sha256(text.encode()).hexdigest()
 with open(sys.argv[1], "w") as f:
     json.dump(meta, f)
 EOF
@@ -261,7 +265,7 @@ EOF
 	assert_output_contains "\"fingerprint\":"
 	run "$CUDA_XCC" sysroot info "$S" --json --fingerprint
 	assert_status 2
-	assert_output_contains "--json or --fingerprint, not both"
+	assert_output_contains "one of --json, --fingerprint and --tree-digest, not two"
 }
 
 @test "cache: a second runner at another path, its sysroot at another path, hits ccache's HTTP storage for every compile" {

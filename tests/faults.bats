@@ -461,3 +461,28 @@ swap_mirrors() {
 	assert_output_contains "the partial download $t/small/c/url-"
 	[ -z "$(ls -A "$t/small/c")" ]
 }
+
+@test "faults: create of an up-to-date sysroot on a read-only file system says up to date, exit 0; a change is refused naming it" {
+	local mnt=$BATS_TEST_TMPDIR/ro sig
+	small_tmpfs "$mnt" 65536
+	D=$mnt/sr
+	mk sm_87
+	sig=$(tree_sig "$D")
+	# The file system read-only afterwards (an image, a read-only mount in CI), the lock file left.
+	[ -e "$D.lock" ]
+	mount -o remount,ro "$mnt"
+	run touch "$mnt/x"
+	assert_status 1
+	run mk sm_87
+	assert_status 0
+	assert_output_contains "up to date"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	# Another GPU would change it: refused, the read-only file system named.
+	run mk sm_72
+	assert_status 1
+	assert_output_contains "cannot open the lock $D.lock: Read-only file system"
+	assert_output_contains "choose a --dest on a writable file system"
+	[ "$(tree_sig "$D")" = "$sig" ]
+	run xcc sysroot verify "$D"
+	assert_status 0
+}

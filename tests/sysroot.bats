@@ -970,9 +970,10 @@ for line in open(p).read().splitlines():
     f = line.split(" ", 4)
     out.append(" ".join(f[:3] + [f[4]]) if f[0] == "f" else line)
 open(p, "w").write("\n".join(out) + "\n")' "$D/sysroot.files"
+	edit_records -digest -files_sha256
 	run xcc sysroot verify "$D"
 	assert_status 0
-	assert_output_contains "records no digests"
+	assert_output_contains "$D: NOT VERIFIED: metadata only: this sysroot records no digests"
 	assert_output_contains "CANNOT be checked"
 	case "$output" in *"contents match"*) false ;; esac
 	# its metadata is still checked
@@ -980,6 +981,149 @@ open(p, "w").write("\n".join(out) + "\n")' "$D/sysroot.files"
 	run xcc sysroot verify "$D"
 	assert_status 1
 	assert_output_contains "changed: targets/aarch64-linux/include/cuda_runtime_api.h"
+}
+
+# Rewrite $D's records as one who rewrites the tree would: sysroot.json's members
+# (python's json: "KEY=VALUE" sets one, "-KEY" drops one), then, with "resign", the
+# digests of sysroot.files and of sysroot.json made again as create makes them.
+edit_records() {
+	python3 - "$D" "$@" <<-'EOF'
+	import hashlib, json, sys
+	d = sys.argv[1]
+	meta = json.load(open(d + "/sysroot.json"))
+	for a in sys.argv[2:]:
+	    if a == "resign":
+	        meta.pop("digest", None)
+	        meta["files_sha256"] = hashlib.sha256(open(d + "/sysroot.files", "rb").read()).hexdigest()
+	        text = json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
+	        meta["digest"] = hashlib.sha256(text.encode()).hexdigest()
+	    elif a.startswith("-"):
+	        meta.pop(a[1:], None)
+	    else:
+	        k, v = a.split("=", 1)
+	        meta[k] = v
+	open(d + "/sysroot.json", "w").write(json.dumps(meta, indent=1) + "\n")
+	EOF
+}
+
+@test "sysroot: verify covers sysroot.json and sysroot.files by their digests; an edit of either is found" {
+	mk126
+	local fp good
+	good=$(cat "$D/sysroot.json")
+	run xcc sysroot verify "$D"
+	assert_status 0
+	assert_output_contains "$D: OK: every file's contents match the sha256 create recorded, and sysroot.json and sysroot.files their digests"
+	# sysroot.json edited in place: another host compiler.
+	edit_records host_compiler=aarch64-linux-gnu-g++-13
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "changed: sysroot.json (digest made as "
+	assert_output_contains "edited after create; make the sysroot again"
+	[[ "$output" != *": OK:"* ]]
+	# The driver's --sysroot-fingerprint names the inputs; the edit is found beside it.
+	fp=$(xcc sysroot info "$D" --fingerprint)
+	run xcc --sysroot "$D" --sysroot-fingerprint "$fp" -arch sm_87 -### x.cu -o x
+	assert_status 2
+	assert_output_contains "the sysroot $D has the fingerprint asked, but its sysroot.json was edited after create"
+	run xcc sysroot info "$D" --tree-digest
+	assert_status 1
+	assert_output_contains "no tree digest of records that do not hold together"
+	# create does not take it for up to date: it is made again.
+	run mk126
+	assert_status 0
+	assert_output_contains "sysroot ready"
+	run xcc sysroot verify "$D"
+	assert_status 0
+	printf '%s\n' "$good" > "$D/sysroot.json"
+	run xcc --sysroot "$D" --sysroot-fingerprint "$fp" -arch sm_87 -### x.cu -o x
+	assert_status 0
+	# sysroot.files edited: a line no entry of the tree has is the least of it.
+	echo '# a note' >> "$D/sysroot.files"
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "changed: sysroot.files (sha256 made as "
+}
+
+@test "sysroot: a tree rewritten together with its records passes verify; only verify --expect with the digest kept outside finds it" {
+	mk126
+	local t f=$D/targets/aarch64-linux/include/cuda.h
+	run xcc sysroot info "$D" --tree-digest
+	assert_status 0
+	[[ "$output" =~ ^[0-9a-f]{64}$ ]]
+	t=$output
+	run xcc sysroot verify "$D" --expect "$t"
+	assert_status 0
+	assert_output_contains "$D: OK: "
+	# The same inputs, another destination: the same tree digest.
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D.2" --progress never
+	assert_status 0
+	[ "$(xcc sysroot info "$D.2" --tree-digest)" = "$t" ]
+	# A file changed, its line in sysroot.files and both digests made again.
+	echo '#define CUDA_XCC_PLANTED 1' >> "$f"
+	python3 - "$D" "$f" <<-'EOF'
+	import hashlib, os, sys
+	d, f = sys.argv[1], sys.argv[2]
+	rel = os.path.relpath(f, d)
+	new = hashlib.sha256(open(f, "rb").read()).hexdigest()
+	out = []
+	for line in open(d + "/sysroot.files").read().splitlines():
+	    p = line.split(" ", 4)
+	    if p[0] == "f" and len(p) == 5 and p[4] == rel:
+	        line = " ".join([p[0], p[1], str(os.path.getsize(f)), new, rel])
+	    out.append(line)
+	open(d + "/sysroot.files", "w").write("\n".join(out) + "\n")
+	EOF
+	edit_records resign
+	run xcc sysroot verify "$D"
+	assert_status 0
+	run xcc sysroot verify "$D" --expect "$t"
+	assert_status 1
+	assert_output_contains "tree digest "
+	assert_output_contains ", not the expected $t: this is not the sysroot that digest was taken of"
+	[[ "$output" != *": OK:"* ]]
+	# What is not a digest, and a check that would not read the contents: usage errors.
+	run xcc sysroot verify "$D" --expect "${t:0:63}"
+	assert_status 2
+	assert_output_contains "--expect ${t:0:63} is not a tree digest: 64 lowercase hex digits"
+	run xcc sysroot verify "$D" --expect "${t^^}"
+	assert_status 2
+	run xcc sysroot verify "$D" --metadata-only --expect "$t"
+	assert_status 2
+	assert_output_contains "--expect needs every file's contents checked: not with --metadata-only"
+	run xcc sysroot info "$D" --json --tree-digest
+	assert_status 2
+	assert_output_contains "one of --json, --fingerprint and --tree-digest, not two"
+}
+
+@test "sysroot: a sysroot whose records carry no digests (an older cuda-xcc's) is read; verify says what it cannot check, never OK" {
+	mk126
+	local fp
+	fp=$(xcc sysroot info "$D" --fingerprint)
+	# What the release before wrote: the same sysroot.json without the two digests.
+	edit_records -digest -files_sha256
+	run xcc sysroot info "$D"
+	assert_status 0
+	run xcc --sysroot "$D" --sysroot-fingerprint "$fp" -arch sm_87 -### x.cu -o x
+	assert_status 0
+	run xcc sysroot verify "$D"
+	assert_status 0
+	assert_output_contains "$D: NOT VERIFIED: every file's contents match the sha256 sysroot.files records, but sysroot.json and sysroot.files carry no digest of their own"
+	assert_output_contains "CANNOT be told"
+	[[ "$output" != *": OK:"* ]]
+	run xcc sysroot verify "$D" --metadata-only
+	assert_status 0
+	assert_output_contains "$D: NOT VERIFIED: metadata only (--metadata-only): contents NOT checked, and sysroot.json and sysroot.files carry no digest"
+	run xcc sysroot verify "$D" --expect "$(printf '%064d' 0)"
+	assert_status 1
+	assert_output_contains "tree digest: $D records none (an older cuda-xcc made it), so it cannot be checked against --expect"
+	run xcc sysroot info "$D" --tree-digest
+	assert_status 1
+	assert_output_contains "$D records no tree digest (an older cuda-xcc made it)"
+	# Its files are still checked.
+	printf 'X' | dd of="$D/targets/aarch64-linux/include/cuda.h" bs=1 seek=3 conv=notrunc status=none
+	run xcc sysroot verify "$D"
+	assert_status 1
+	assert_output_contains "changed contents: targets/aarch64-linux/include/cuda.h"
 }
 
 @test "sysroot: a --cuda the packages are not is refused, naming both; verify fails on a CUDA record the files are not" {

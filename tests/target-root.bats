@@ -422,6 +422,20 @@ move_libc_aside() {
 	EOS
 }
 
+# The bullseye root copied to $d/root, move_libc_aside's sysroot in $d/sr, for a test whose
+# decoy is this machine's cross glibc 2.36 (where links or scripts lead here), or skip.
+decoy_root() {
+	need_root
+	need aarch64-linux-gnu-gcc "links the programs"
+	need readelf "reads the programs' version needs"
+	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
+		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
+	fi
+	d=$(scratch)
+	cp -a "$R" "$d/root"
+	move_libc_aside "$d/root" "$d/sr"
+}
+
 # Root $1, whose libc.so.6 (in-root: $2, bullseye's 2.31) is reached through links that
 # this machine, following them itself, would take to its own glibc 2.36: each reader
 # reads the device's. $3 is a fake sysroot for the toolchain flags.
@@ -458,16 +472,7 @@ assert_read_inside() {
 }
 
 @test "target-root: a link with more .. than its depth is read inside the root, not this machine's glibc" {
-	need_root
-	need aarch64-linux-gnu-gcc "links the programs"
-	need readelf "reads the programs' version needs"
-	# The decoy: where the link leads on this machine, Debian 12's cross glibc 2.36.
-	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
-		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
-	fi
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	move_libc_aside "$d/root" "$d/sr"
+	decoy_root
 	mv "$d/root/lib/aarch64-linux-gnu/libc-2.31.so" "$d/root/usr/aarch64-linux-gnu/lib/libc.so.6"
 	# Deeper than any test directory: on this machine it reaches /, on the device too.
 	up=$(printf '../%.0s' $(seq 40))
@@ -487,15 +492,7 @@ assert_read_inside() {
 }
 
 @test "target-root: an absolute directory link is read inside the root, not this machine's glibc" {
-	need_root
-	need aarch64-linux-gnu-gcc "links the programs"
-	need readelf "reads the programs' version needs"
-	if [ ! -f /usr/aarch64-linux-gnu/lib/libc.so.6 ]; then
-		skip "no /usr/aarch64-linux-gnu/lib/libc.so.6 (libc6-arm64-cross) to be the decoy"
-	fi
-	d=$(scratch)
-	cp -a "$R" "$d/root"
-	move_libc_aside "$d/root" "$d/sr"
+	decoy_root
 	rmdir "$d/root/usr/aarch64-linux-gnu/lib"
 	mv "$d/root/lib/aarch64-linux-gnu" "$d/root/usr/aarch64-linux-gnu/lib"
 	ln -s /usr/aarch64-linux-gnu/lib "$d/root/lib/aarch64-linux-gnu"
@@ -504,6 +501,60 @@ assert_read_inside() {
 	run "$CUDA_XCC" run --target-fs "$d/root" "$BATS_TEST_TMPDIR/m"
 	assert_status 1
 	assert_output_contains "the program's loader $d/root/lib/ld-linux-aarch64.so.1 is a link to aarch64-linux-gnu/ld-2.31.so, which qemu follows on this machine, not in the root"
+}
+
+# Root $1's libc.so as the linker script $2 (one line).
+plant_script() {
+	printf '/* planted */\nOUTPUT_FORMAT(elf64-littleaarch64)\n%s\n' "$2" > "$1/usr/lib/aarch64-linux-gnu/libc.so"
+}
+
+@test "target-root: a linker script's paths with .. are read inside the root, or the script is refused naming the path" {
+	decoy_root
+	# Deeper than any test directory: on this machine they reach /; on the device they stop there.
+	up=$(printf '../%.0s' $(seq 40))
+	nonshared=/usr/lib/aarch64-linux-gnu/libc_nonshared.a
+	printf 'int main(void) { return 0; }\n' > "$d/m.c"
+	# Paths the device reads inside the root: the root's glibc 2.31 is linked. An
+	# assignment's = names no file.
+	plant_script "$d/root" "PROVIDE(xcc_probe = 1); GROUP ( /lib/${up}lib/aarch64-linux-gnu/libc.so.6 $nonshared AS_NEEDED ( =/${up}lib/ld-linux-aarch64.so.1 ) )"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
+	assert_status 0
+	fl=$output
+	# shellcheck disable=SC2086 # the flags are words
+	run "$CUDA_XCC" check-link --target sbsa --strict --target-fs "$d/root" -- aarch64-linux-gnu-gcc $fl -o "$d/m" "$d/m.c"
+	assert_status 0
+	assert_output_equals ""
+	[ "$(glibc_max "$d/m")" = GLIBC_2.17 ]
+	# Paths that name nothing in the root, where this machine's glibc 2.36 is: refused.
+	decoy=${up}usr/aarch64-linux-gnu/lib/libc.so.6
+	for group in "GROUP ( /$decoy $nonshared )" "INPUT ( /$decoy )" \
+		"GROUP ( /lib/aarch64-linux-gnu/libc.so.6 AS_NEEDED ( /$decoy ) )" \
+		"GROUP ( \"/$decoy\" )" "GROUP ( \$SYSROOT/$decoy )"; do
+		plant_script "$d/root" "$group"
+		run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
+		assert_status 2
+		assert_output_contains "--target-fs $d/root: the linker script usr/lib/aarch64-linux-gnu/libc.so names "
+		assert_output_contains "$decoy, no file in that root (read as the device reads it, / being the root and .. stopping there)"
+	done
+	# The driver refuses it too, before nvcc runs.
+	run xcc --target sbsa --cuda 11.8 -arch sm_90 --target-fs "$d/root" -### x.cu -o x
+	assert_status 2
+	assert_output_contains "the linker script usr/lib/aarch64-linux-gnu/libc.so names \$SYSROOT/$decoy"
+	# A relative path with .., and a = that names a file beside the root.
+	plant_script "$d/root" "GROUP ( $decoy )"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
+	assert_status 2
+	assert_output_contains "names $decoy, a relative path with '..'"
+	plant_script "$d/root" "GROUP ( =2/lib/aarch64-linux-gnu/libc.so.6 )"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
+	assert_status 2
+	assert_output_contains "names =2/lib/aarch64-linux-gnu/libc.so.6, which ld joins to the root's path without a '/'"
+	# Behind a link that stays in the root, the same script is read the same way.
+	mv "$d/root/usr/lib/aarch64-linux-gnu/libc.so" "$d/root/usr/lib/libc-script"
+	ln -s ../libc-script "$d/root/usr/lib/aarch64-linux-gnu/libc.so"
+	run "$CUDA_XCC" toolchain flags --sysroot "$d/sr" --target-fs "$d/root"
+	assert_status 2
+	assert_output_contains "the linker script usr/lib/aarch64-linux-gnu/libc.so names =2/lib"
 }
 
 @test "target-root: a root whose libc links loop or name nothing inside it is refused, the link named" {

@@ -17,9 +17,9 @@ static const char sysroot_usage[] =
 	"                               [--max-expand SIZE] [--max-download SIZE]\n"
 	"                               [--no-sync] [--cache DIR] [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
-	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
+	"       cuda-xcc sysroot info DIR [--json | --fingerprint | --tree-digest]\n"
 	"       cuda-xcc sysroot list\n"
-	"       cuda-xcc sysroot verify DIR [--metadata-only]\n"
+	"       cuda-xcc sysroot verify DIR [--metadata-only | --expect DIGEST]\n"
 	"\n"
 	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
 	"DIR/nvvm, the target's headers and libraries in DIR/targets/<dir>/{include,lib}.\n"
@@ -60,9 +60,18 @@ static const char sysroot_usage[] =
 	"                     'sysroot info DIR --fingerprint' prints once it is made),\n"
 	"                     change nothing: a CI cache key\n"
 	"\n"
+	"info options:\n"
+	"  --json             the description as JSON\n"
+	"  --fingerprint      only the fingerprint of the inputs (a CI cache key)\n"
+	"  --tree-digest      only the tree digest: the sha256 of the sysroot's records\n"
+	"                     (sysroot.json, which covers sysroot.files, which covers every\n"
+	"                     file); keep it outside the tree for 'verify --expect'\n"
+	"\n"
 	"verify options:\n"
 	"  --metadata-only    check each file's type, mode, size and link target, not its\n"
-	"                     contents (faster; by default every file's sha256 is checked)\n";
+	"                     contents (faster; by default every file's sha256 is checked)\n"
+	"  --expect DIGEST    also require this tree digest ('info --tree-digest'): catches\n"
+	"                     a tree rewritten together with its records\n";
 
 /* 1000, 900K, 900M, 40G, 1T: powers of 1024, as du and df speak. */
 static int parse_byte_size(const char *s, uint64_t *out)
@@ -239,12 +248,15 @@ static int read_options(int argc, char **argv, const char *verb, const struct op
 	while ((c = cmd_getopt(argc, argv, "h", opts, verb)) != -1) {
 		switch (c) {
 		case 'j':
-		case 'f': {
-			enum sysroot_info_form f = c == 'j' ? SYSROOT_INFO_JSON
-							    : SYSROOT_INFO_FINGERPRINT;
+		case 'f':
+		case 't': {
+			enum sysroot_info_form f = c == 'j'   ? SYSROOT_INFO_JSON
+						   : c == 'f' ? SYSROOT_INFO_FINGERPRINT
+							      : SYSROOT_INFO_TREE_DIGEST;
 
 			if (*form != SYSROOT_INFO_TEXT && *form != f) {
-				*rc = cmd_usage_error(verb, "--json or --fingerprint, not both");
+				*rc = cmd_usage_error(verb, "one of --json, --fingerprint and "
+						      "--tree-digest, not two");
 				return 1;
 			}
 			*form = f;
@@ -262,6 +274,7 @@ static int info(int argc, char **argv, struct cmd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "fingerprint", no_argument, NULL, 'f' },
+		{ "tree-digest", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -309,6 +322,7 @@ static int verify(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "metadata-only", no_argument, NULL, 'm' },
+		{ "expect", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -316,29 +330,38 @@ static int verify(int argc, char **argv, struct cmd_ctx *ctx)
 	struct strvec problems = STRVEC_INIT;
 	enum sysroot_verify_depth depth;
 	const struct gpudb *db;
-	const char *dir;
+	const char *dir, *expect = NULL;
 	int metadata_only = 0, rc;
 
 	cmd_getopt_begin();
 	while ((rc = cmd_getopt(argc, argv, "h", opts, "sysroot verify")) != -1) {
 		switch (rc) {
 		case 'm': metadata_only = 1; break;
+		case 'e': expect = optarg; break;
 		case 'h': fputs(sysroot_usage, stdout); return 0;
 		default: return XCC_EUSAGE;
 		}
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error("sysroot verify", "which sysroot? (sysroot verify DIR)");
+	if (expect && (strlen(expect) != 64 || expect[strspn(expect, "0123456789abcdef")]))
+		return cmd_usage_error("sysroot verify", "--expect %s is not a tree digest: 64 "
+				       "lowercase hex digits, as 'sysroot info DIR --tree-digest' "
+				       "prints them", expect);
+	if (expect && metadata_only)
+		return cmd_usage_error("sysroot verify", "--expect needs every file's contents "
+				       "checked: not with --metadata-only");
 	dir = argv[optind];
 	if (!(db = cmd_gpudb(ctx, &err)))
 		return cmd_report(&err);
-	rc = sysroot_verify(db, dir, metadata_only, &problems, &depth, &err);
+	rc = sysroot_verify_expect(db, dir, metadata_only, expect, &problems, &depth, &err);
 	for (size_t i = 0; i < problems.n; i++)
 		printf("%s\n", problems.v[i]);
 	if (rc)
 		rc = cmd_report(&err);
 	else
-		printf("%s: OK: %s\n", dir, sysroot_verify_depth_text(depth));
+		printf("%s: %s: %s\n", dir, sysroot_verify_depth_ok(depth) ? "OK" : "NOT VERIFIED",
+		       sysroot_verify_depth_text(depth));
 	strvec_free(&problems);
 	return rc;
 }

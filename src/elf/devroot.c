@@ -438,24 +438,178 @@ static int list_libdir(const char *rootfs, const char *rel, size_t d, struct ent
 	return 0;
 }
 
+/* The characters that end a name in a linker script (ld's lexer reads a
+ * file name as a run of other characters, or as a "quoted" string). */
+#define SCRIPT_DELIMS " \t\n\r\f\v(),;{}\""
+
+/* Whether path has a .. component. */
+static int has_dotdot(const char *path)
+{
+	for (const char *s = path; (s = strstr(s, "..")); s += 2)
+		if ((s == path || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return 1;
+	return 0;
+}
+
+/*
+ * One name of a linker script as ld would read it, as the device reads it:
+ * an absolute path (ld puts the sysroot in front of /PATH, =/PATH and
+ * $SYSROOT/PATH) appended to out as the quoted host path of the file the
+ * device has there, with *escapes set where this machine would read
+ * another file than the device (a .. above the root, a link leaving it).
+ * Names that are no paths go through as they are. Refused, naming the
+ * script and the name: a path that names nothing in the root and that
+ * ld here would read outside it; a relative path with .. (ld tries it
+ * against the current directory and every search directory: outside the
+ * root on this machine); a = or $SYSROOT not followed by / (ld joins the
+ * rest to the root's own path: a file beside the root).
+ */
+static int script_name(const char *rootfs, const char *script, const char *tok,
+		       struct strvec *out, int *escapes, int *paths, struct xcc_error *err)
+{
+	const char *path = tok;
+	char *host = NULL;
+	int esc, rc;
+
+	/* A lone = or == is an assignment's or a comparison's, no file. */
+	if ((*tok == '=' && tok[1] && tok[1] != '=') || strncmp(tok, "$SYSROOT", 8) == 0)
+		path = tok + (*tok == '=' ? 1 : 8);
+	if (path != tok && *path != '/')
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the linker script %s names %s, "
+				"which ld joins to the root's path without a '/' (a file beside the "
+				"root, not in it): write it as =/PATH", rootfs, script, tok);
+	if (*path != '/') {
+		if (has_dotdot(tok))
+			return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the linker script %s names "
+					"%s, a relative path with '..', which ld looks up from the "
+					"current directory and each search directory, outside the root: "
+					"name the file by its absolute path in the root", rootfs, script,
+					tok);
+		strvec_push(out, tok);
+		return 0;
+	}
+	esc = devroot_escapes(rootfs, path);
+	rc = devroot_lookup(rootfs, path, &host, err);
+	if (rc == DEVROOT_DANGLING || rc < 0) {
+		xcc_error_prefix(err, "the linker script %s", script);
+		return -1;
+	}
+	if (rc == DEVROOT_ABSENT && esc)
+		return xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the linker script %s names %s, "
+				"no file in that root (read as the device reads it, / being the root "
+				"and .. stopping there), and ld on this machine would read a file "
+				"outside the root: fix the path in the script, or copy the device's "
+				"file into the root", rootfs, script, tok);
+	/* Nothing there, and nothing on the way leaves the root: ld's own
+	 * "cannot find", naming the root's path. */
+	if (rc == DEVROOT_ABSENT)
+		host = host_path(rootfs, path + strspn(path, "/"));
+	if (strpbrk(host, "\"\n")) {
+		xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the path %s holds a '\"' or a line "
+			 "break, which a linker script cannot quote: move the root", rootfs, host);
+		free(host);
+		return -1;
+	}
+	*escapes |= esc;
+	(*paths)++;
+	strvec_pushf(out, "\"%s\"", host);
+	free(host);
+	return 0;
+}
+
+/*
+ * The linker script at host (in the root), which ld finds by the name
+ * rel: when ld here would read another file than the device for one of
+ * its paths (a .. above the root, a link that leaves it), or when ld
+ * finds the script through the overlay (via_overlay: rel is a link that
+ * leaves the root, so the script is not read as in the sysroot), its twin,
+ * each absolute path replaced by the quoted host path of the device's
+ * file, goes in the overlay: ld finds the overlay's first and reads the
+ * paths of a script outside the sysroot as they are. Only scripts are
+ * read: an ELF file's first bytes say it is none. 1 when a twin was made.
+ */
+static int check_script(const char *rootfs, const char *rel, const char *host, int via_overlay,
+			struct strvec *scripts, struct xcc_error *err)
+{
+	struct strvec parts = STRVEC_INIT;
+	char *text, *joined, *tok;
+	struct stat st;
+	size_t len = 0, n;
+	int escapes = 0, paths = 0, rc = 0;
+	const char *p;
+
+	/* ELF libraries are large, scripts a few lines: only small files are read. */
+	text = stat(host, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= 65536 ?
+		       file_read_text(host, &len) : NULL;
+	if (!text || strlen(text) != len || strncmp(text, "\177ELF", 4) == 0) {
+		free(text);
+		return 0;
+	}
+	for (p = text; *p && !rc;) {
+		if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+
+			n = end ? (size_t)(end + 2 - p) : strlen(p);
+			strvec_pushf(&parts, "%.*s", (int)n, p);
+			p += n;
+			continue;
+		}
+		if (*p != '"' && strchr(SCRIPT_DELIMS, *p)) {
+			strvec_pushf(&parts, "%c", *p++);
+			continue;
+		}
+		/* A quoted name is a name without its quotes (ld has no escapes in it). */
+		n = *p == '"' ? strcspn(p + 1, "\"") : strcspn(p, SCRIPT_DELIMS);
+		tok = xasprintf("%.*s", (int)n, p + (*p == '"'));
+		p += n + (*p == '"' ? 1 + (p[n + 1] == '"') : 0);
+		rc = script_name(rootfs, rel, tok, &parts, &escapes, &paths, err);
+		free(tok);
+	}
+	if (!rc && (escapes || (via_overlay && paths))) {
+		joined = strvec_join(&parts, "");
+		strvec_push(scripts, strrchr(rel, '/') + 1);
+		strvec_push(scripts, joined);
+		free(joined);
+		rc = 1;
+	}
+	strvec_free(&parts);
+	free(text);
+	return rc;
+}
+
+static int is_so(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
 /* rel (a link in the root) if this machine would follow it elsewhere than
  * the device does: an absolute target, or more .. than its depth. A loop
- * refuses the root; a link to nothing in the root goes in with no file. */
+ * refuses the root; a link to nothing in the root goes in with no file.
+ * With scripts, a link to a linker script gets the script checked too. */
 static int check_link(const char *rootfs, char *rel, struct devroot_links *out,
-		      struct xcc_error *err)
+		      struct strvec *scripts, struct xcc_error *err)
 {
 	char target[PATH_MAX], *host = xasprintf("%s/%s", rootfs, rel), *resolved = NULL;
 	ssize_t len = readlink(host, target, sizeof target - 1);
 	struct xcc_error why = { 0 };
-	int rc;
+	int rc, esc = len > 0 && devroot_escapes(rootfs, rel);
 
 	free(host);
-	if (len <= 0 || !devroot_escapes(rootfs, rel)) {
+	if (len <= 0 || (!esc && !(scripts && is_so(rel)))) {
 		free(rel);
 		return 0;
 	}
 	target[len] = '\0';
 	rc = devroot_lookup(rootfs, rel, &resolved, &why);
+	/* A link that stays in the root is ld's to follow; only a script behind it matters. */
+	if (!esc) {
+		rc = rc == 0 ? check_script(rootfs, rel, resolved, 0, scripts, err) : 0;
+		free(resolved);
+		free(rel);
+		return rc < 0 ? -1 : 0;
+	}
 	if (rc < 0) {
 		*err = why;
 		free(rel);
@@ -465,93 +619,15 @@ static int check_link(const char *rootfs, char *rel, struct devroot_links *out,
 		free(resolved);
 		resolved = NULL;
 	}
-	links_push(out, rel, xstrdup(target), resolved);
-	return 0;
-}
-
-/* The absolute path token at *p in a linker script (after an optional =,
- * ld's sysroot prefix), as the in-root host path it names, appended to out. */
-static int script_path(const char *rootfs, const char **p, struct strvec *out, int *escapes,
-		       struct xcc_error *err)
-{
-	const char *s = *p + (**p == '=');
-	size_t n = strcspn(s, " \t\n\r(),;");
-	char *tok = xasprintf("%.*s", (int)n, s), *host = NULL;
-	int rc;
-
-	*p = s + n;
-	if (devroot_escapes(rootfs, tok))
-		*escapes = 1;
-	rc = devroot_lookup(rootfs, tok, &host, err);
-	if (rc == DEVROOT_DANGLING || rc < 0) {
-		free(tok);
+	/* Found through the overlay, a script's paths are read as they are: its twin. */
+	if (resolved && scripts && is_so(rel) &&
+	    check_script(rootfs, rel, resolved, 1, scripts, err) < 0) {
+		free(resolved);
+		free(rel);
 		return -1;
 	}
-	/* Nothing there: ld's own "cannot find", naming the root's path. */
-	if (rc == DEVROOT_ABSENT)
-		host = host_path(rootfs, tok + 1);
-	strvec_push(out, host);
-	free(host);
-	free(tok);
+	links_push(out, rel, xstrdup(target), resolved);
 	return 0;
-}
-
-/*
- * A linker script in the root (libc.so: GROUP ( /lib/.../libc.so.6 ... ))
- * whose absolute paths, which ld reads under --sysroot, reach a link that
- * would leave the root on this machine: its twin, with each absolute path
- * replaced by the in-root host path, goes in the overlay (ld finds the
- * overlay's first, and reads paths in a script outside the sysroot as they
- * are). Only scripts are read: an ELF file's first bytes say it is none.
- */
-static int check_script(const char *rootfs, const char *rel, struct strvec *scripts,
-			struct xcc_error *err)
-{
-	char *host = host_path(rootfs, rel), *text, *joined;
-	struct strvec parts = STRVEC_INIT;
-	struct stat st;
-	size_t len = 0;
-	int escapes = 0, rc = 0;
-	const char *p;
-
-	/* ELF libraries are large, scripts a few lines: only small files are read. */
-	text = stat(host, &st) == 0 && st.st_size <= 65536 ? file_read_text(host, &len) : NULL;
-	free(host);
-	if (!text || strlen(text) != len || strncmp(text, "\177ELF", 4) == 0 ||
-	    (!strstr(text, "GROUP") && !strstr(text, "INPUT"))) {
-		free(text);
-		return 0;
-	}
-	for (p = text; *p && !rc;) {
-		const char *q = p;
-
-		/* Up to the next absolute path, comments (/ * ... * /) as they are. */
-		while (*q) {
-			if (q[0] == '/' && q[1] == '*') {
-				const char *end = strstr(q + 2, "*/");
-
-				q = end ? end + 2 : q + strlen(q);
-				continue;
-			}
-			if ((*q == '/' || (*q == '=' && q[1] == '/')) &&
-			    (q == text || strchr(" \t\n\r(,", q[-1])))
-				break;
-			q++;
-		}
-		strvec_pushf(&parts, "%.*s", (int)(q - p), p);
-		p = q;
-		if (*p)
-			rc = script_path(rootfs, &p, &parts, &escapes, err);
-	}
-	if (!rc && escapes) {
-		joined = strvec_join(&parts, "");
-		strvec_push(scripts, strrchr(rel, '/') + 1);
-		strvec_push(scripts, joined);
-		free(joined);
-	}
-	strvec_free(&parts);
-	free(text);
-	return rc;
 }
 
 static int scan_libdirs(const char *rootfs, const char *triple, struct devroot_links *out,
@@ -561,7 +637,6 @@ static int scan_libdirs(const char *rootfs, const char *triple, struct devroot_l
 	size_t n = 0, cap = 0;
 	char *rels[4] = { NULL }, *rel, *host;
 	struct stat st;
-	size_t n_len;
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
@@ -581,12 +656,11 @@ static int scan_libdirs(const char *rootfs, const char *triple, struct devroot_l
 		rel = xasprintf("%s/%s", rels[ents[i].dir], ents[i].name);
 		host = host_path(rootfs, rel);
 		if (lstat(host, &st) == 0 && S_ISREG(st.st_mode)) {
-			n_len = strlen(ents[i].name);
-			if (scripts && n_len > 3 && strcmp(ents[i].name + n_len - 3, ".so") == 0)
-				rc = check_script(rootfs, rel, scripts, err);
+			if (scripts && is_so(ents[i].name))
+				rc = check_script(rootfs, rel, host, 0, scripts, err) < 0 ? -1 : 0;
 			free(rel);
 		} else {
-			rc = check_link(rootfs, rel, out, err);
+			rc = check_link(rootfs, rel, out, scripts, err);
 		}
 		free(host);
 	}

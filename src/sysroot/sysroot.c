@@ -23,6 +23,7 @@
 
 #include "base/fileio.h"
 #include "base/interrupt.h"
+#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "sysroot/plan.h"
 #include "sysroot/sysroot.h"
@@ -120,17 +121,23 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 			  struct sysroot_serving *serving, const struct sysroot_flavour *flavour,
 			  struct xcc_error *err)
 {
-	char *listing = sysroot_files_listing(root, 1);
+	char *listing = sysroot_files_listing(root, 1), hex[65];
 	char *path = xasprintf("%s/%s", root, SYSROOT_FILES_LIST);
 	struct sysroot_meta meta;
+	struct xcc_sha256 h;
 	int rc = file_write_atomic(path, listing, strlen(listing), 0644, err);
 
+	/* sysroot.json records the list's digest, and its own (sysroot_meta_save). */
+	xcc_sha256_init(&h);
+	xcc_sha256_update(&h, listing, strlen(listing));
+	xcc_sha256_hex(&h, hex);
 	free(path);
 	free(listing);
 	if (rc)
 		return -1;
 	sysroot_meta_from_plan(&meta, p, rq->host_compiler.name, rq->target_fs, rq->jetpack,
 			       fingerprint, serving);
+	meta.files_sha256 = xstrdup(hex);
 	meta.flavour = flavour->tag ? xstrdup(flavour->tag) : NULL;
 	meta.flavour_evidence = flavour->evidence ? xstrdup(flavour->evidence) : NULL;
 	rc = sysroot_meta_save(root, &meta, err);

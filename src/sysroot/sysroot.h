@@ -52,9 +52,15 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 void sysroot_create_result_free(struct sysroot_create_result *r);
 void sysroot_create_opts_free(struct sysroot_create_opts *o);
 
-/* What `sysroot info` prints: the description as text or JSON, or the
- * fingerprint alone (a cache key: equal for equal trees at any path). */
-enum sysroot_info_form { SYSROOT_INFO_TEXT, SYSROOT_INFO_JSON, SYSROOT_INFO_FINGERPRINT };
+/* What `sysroot info` prints: the description as text or JSON, the
+ * fingerprint alone (a cache key: equal for equal trees at any path), or
+ * the tree digest alone (sysroot_meta.h: what verify --expect checks). */
+enum sysroot_info_form {
+	SYSROOT_INFO_TEXT,
+	SYSROOT_INFO_JSON,
+	SYSROOT_INFO_FINGERPRINT,
+	SYSROOT_INFO_TREE_DIGEST,
+};
 
 /* `sysroot info`: the description in form. Caller frees. */
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
@@ -66,6 +72,10 @@ enum sysroot_verify_depth {
 	SYSROOT_VERIFY_CONTENTS,   /* each file's sha256 too */
 	SYSROOT_VERIFY_METADATA,   /* type, mode, size, link target: as asked */
 	SYSROOT_VERIFY_NO_DIGESTS, /* the same: the sysroot records no digests */
+	/* An older cuda-xcc's sysroot: sysroot.json and sysroot.files carry no
+	 * digest of their own, so an edit of them cannot be told. */
+	SYSROOT_VERIFY_UNCOVERED,          /* each file's sha256 against sysroot.files */
+	SYSROOT_VERIFY_METADATA_UNCOVERED, /* --metadata-only on such a sysroot */
 };
 
 /* `sysroot verify`: every problem found goes to problems; returns 0 when
@@ -74,6 +84,13 @@ enum sysroot_verify_depth {
 int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err);
+/* sysroot_verify, and with expect (a tree digest kept outside the tree,
+ * 64 lowercase hex digits) a problem unless the tree digest is that one. */
+int sysroot_verify_expect(const struct gpudb *db, const char *dir, int metadata_only,
+			  const char *expect, struct strvec *problems,
+			  enum sysroot_verify_depth *depth, struct xcc_error *err);
+/* Whether depth is a verdict of OK (the records covered by their digests). */
+int sysroot_verify_depth_ok(enum sysroot_verify_depth depth);
 struct sysroot;
 /* The cross compiler (TRIPLE-gcc) that verify finds the target's libstdc++
  * and libgcc_s with, when s records no device root and it is not on PATH:

@@ -42,13 +42,19 @@ void sysroot_crash_point(const char *name)
 	nanosleep(&settle, NULL);
 }
 
-static int take_lock(const char *dest, int *fd_out, struct xcc_error *err)
+/* *unwritable: the lock could not be opened because dest's directory is
+ * read-only to us (a read-only mount, an image, another user's tree). */
+static int take_lock(const char *dest, int *fd_out, int *unwritable, struct xcc_error *err)
 {
 	char *path = xasprintf("%s.lock", dest);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
+	*unwritable = 0;
 	if (fd < 0) {
-		xcc_fail(err, XCC_EFAIL, "cannot open the lock %s: %s", path, strerror(errno));
+		*unwritable = errno == EROFS || errno == EACCES || errno == EPERM;
+		xcc_fail(err, XCC_EFAIL, "cannot open the lock %s: %s%s", path, strerror(errno),
+			 *unwritable ? "; a sysroot can be made or changed only where it can be "
+				       "written: choose a --dest on a writable file system" : "");
 		free(path);
 		return -1;
 	}
@@ -237,14 +243,15 @@ static int check_replaceable(const char *dest, struct xcc_error *err)
 	return 0;
 }
 
-/* The stored fingerprint of an existing sysroot, or NULL. */
+/* The stored fingerprint of an existing sysroot, or NULL; NULL too where
+ * its sysroot.json was edited after create (it is then made again). */
 static char *existing_fingerprint(const char *dest)
 {
 	struct sysroot_meta m;
 	struct xcc_error err = { 0 };
 	char *f = NULL;
 
-	if (sysroot_meta_load(dest, &m, &err))
+	if (sysroot_meta_unchanged(dest, &err) || sysroot_meta_load(dest, &m, &err))
 		return NULL;
 	if (m.fingerprint)
 		f = xstrdup(m.fingerprint);
@@ -257,15 +264,26 @@ int sysroot_commit_begin(struct sysroot_commit *c, const char *dest, const char 
 			 int *up_to_date, struct xcc_error *err)
 {
 	char *parent = file_dir_name(dest), *old;
-	int rc;
+	int rc, unwritable = 0;
 
 	memset(c, 0, sizeof *c);
 	c->dest = dest;
 	c->lock_fd = -1;
 	c->tmp_fd = -1;
 	*up_to_date = 0;
-	rc = file_mkdir_p(parent, err) || take_lock(dest, &c->lock_fd, err) ? -1 : 0;
+	rc = file_mkdir_p(parent, err) || take_lock(dest, &c->lock_fd, &unwritable, err) ? -1 : 0;
 	free(parent);
+	/* Where this create can write nothing next to dest it changes nothing
+	 * either: an up-to-date sysroot there is what was asked, and the lock,
+	 * which keeps writers apart, is not needed to read it (a swap is atomic). */
+	if (rc && unwritable) {
+		old = existing_fingerprint(dest);
+		*up_to_date = old && strcmp(old, fingerprint) == 0;
+		free(old);
+		if (*up_to_date)
+			xcc_error_clear(err);
+		return *up_to_date ? 0 : -1;
+	}
 	if (rc)
 		return -1;
 	remove_stale(dest);

@@ -98,6 +98,31 @@ static char *board_needs_json(const struct sysroot_meta *m, const struct board_n
 	return s;
 }
 
+/* The tree digest, once the records agree with their digests (the tree
+ * itself against them is verify's, which takes long). */
+static int tree_digest(const char *dir, char **out, struct xcc_error *err)
+{
+	struct sysroot_records r;
+	struct strvec problems = STRVEC_INIT;
+	int rc = 0;
+
+	*out = NULL;
+	sysroot_records_read(dir, 1, &r);
+	sysroot_records_problems(dir, &r, &problems);
+	if (!sysroot_records_covered(&r))
+		rc = xcc_fail(err, XCC_EFAIL, "%s records no tree digest (an older cuda-xcc made "
+			      "it): create it again with 'cuda-xcc sysroot create'", dir);
+	else if (problems.n)
+		rc = xcc_fail(err, XCC_EFAIL, "%s: %s; no tree digest of records that do not hold "
+			      "together ('cuda-xcc sysroot verify %s' says more)", dir,
+			      problems.v[0], dir);
+	else
+		*out = xasprintf("%s\n", r.tree);
+	strvec_free(&problems);
+	sysroot_records_free(&r);
+	return rc;
+}
+
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err)
 {
@@ -116,6 +141,12 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 		board_needs_free(&needs);
 		sysroot_close(&s);
 		return 0;
+	}
+	if (form == SYSROOT_INFO_TREE_DIGEST) {
+		int rc = tree_digest(dir, out, err);
+
+		sysroot_close(&s);
+		return rc;
 	}
 	if (form == SYSROOT_INFO_FINGERPRINT) {
 		int rc = mp->fingerprint ? 0 : xcc_fail(err, XCC_EFAIL,
@@ -286,14 +317,53 @@ static void verify_files(const char *dir, int metadata_only, struct strvec *prob
 	free(path);
 }
 
+/* sysroot.json and sysroot.files against their digests; an older
+ * cuda-xcc's sysroot, which records none, is said to be checked less. */
+static void verify_records(const char *dir, const char *expect, struct strvec *problems,
+			   enum sysroot_verify_depth *depth)
+{
+	struct sysroot_records r;
+
+	sysroot_records_read(dir, 1, &r);
+	sysroot_records_problems(dir, &r, problems);
+	if (!sysroot_records_covered(&r) && *depth == SYSROOT_VERIFY_CONTENTS)
+		*depth = SYSROOT_VERIFY_UNCOVERED;
+	else if (!sysroot_records_covered(&r) && *depth == SYSROOT_VERIFY_METADATA)
+		*depth = SYSROOT_VERIFY_METADATA_UNCOVERED;
+	if (expect && !sysroot_records_covered(&r))
+		strvec_pushf(problems, "tree digest: %s records none (an older cuda-xcc made it), "
+			     "so it cannot be checked against --expect %s: make it again with "
+			     "'cuda-xcc sysroot create'", dir, expect);
+	else if (expect && strcmp(r.tree, expect) != 0)
+		strvec_pushf(problems, "tree digest %s, not the expected %s: this is not the sysroot "
+			     "that digest was taken of (made again, or changed together with its "
+			     "records)", r.tree[0] ? r.tree : "unreadable", expect);
+	sysroot_records_free(&r);
+}
+
+int sysroot_verify_depth_ok(enum sysroot_verify_depth depth)
+{
+	return depth == SYSROOT_VERIFY_CONTENTS || depth == SYSROOT_VERIFY_METADATA;
+}
+
 const char *sysroot_verify_depth_text(enum sysroot_verify_depth depth)
 {
 	switch (depth) {
 	case SYSROOT_VERIFY_CONTENTS:
-		return "every file's contents match the sha256 create recorded";
+		return "every file's contents match the sha256 create recorded, and sysroot.json "
+		       "and sysroot.files their digests";
 	case SYSROOT_VERIFY_METADATA:
 		return "metadata only (--metadata-only): each file's type, mode, size and link "
 		       "target; contents NOT checked";
+	case SYSROOT_VERIFY_UNCOVERED:
+		return "every file's contents match the sha256 sysroot.files records, but "
+		       "sysroot.json and sysroot.files carry no digest of their own (an older "
+		       "cuda-xcc made it), so an edit of them CANNOT be told; make it again with "
+		       "'cuda-xcc sysroot create' to record them";
+	case SYSROOT_VERIFY_METADATA_UNCOVERED:
+		return "metadata only (--metadata-only): contents NOT checked, and sysroot.json "
+		       "and sysroot.files carry no digest of their own (an older cuda-xcc made "
+		       "it), so an edit of them CANNOT be told";
 	default:
 		return "metadata only: this sysroot records no digests (made by an older "
 		       "cuda-xcc), so its contents CANNOT be checked; make it again with "
@@ -327,6 +397,13 @@ int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 		   struct strvec *problems, enum sysroot_verify_depth *depth,
 		   struct xcc_error *err)
 {
+	return sysroot_verify_expect(db, dir, metadata_only, NULL, problems, depth, err);
+}
+
+int sysroot_verify_expect(const struct gpudb *db, const char *dir, int metadata_only,
+			  const char *expect, struct strvec *problems,
+			  enum sysroot_verify_depth *depth, struct xcc_error *err)
+{
 	static const struct sysroot_want inspect = { .inspect = 1 };
 	struct sysroot s;
 	struct sysroot_meta *mp = &s.meta;
@@ -342,6 +419,7 @@ int sysroot_verify(const struct gpudb *db, const char *dir, int metadata_only,
 	if (s.target_fs_problem)
 		strvec_push(problems, s.target_fs_problem);
 	verify_files(dir, metadata_only, problems, depth);
+	verify_records(dir, expect, problems, depth);
 	n_before = problems->n;
 	if (unpack_check_tree_links(dir, problems, err)) {
 		sysroot_close(&s);

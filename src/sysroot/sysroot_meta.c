@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/sha256.h"
 #include "base/xalloc.h"
+#include "sysroot/sysroot_files.h"
 #include "sysroot/sysroot_meta.h"
 
 static char *dup_string(const cJSON *obj, const char *key)
@@ -214,6 +216,7 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 	m->flavour = dup_string(root, "flavour");
 	m->flavour_evidence = dup_string(root, "flavour_evidence");
 	m->fingerprint = dup_string(root, "fingerprint");
+	m->files_sha256 = dup_string(root, "files_sha256");
 	if (!m->cuda || !m->target || !m->tag || !m->target_dir) {
 		xcc_fail(err, XCC_EFAIL, "%s lacks one of cuda, target, tag, target_dir; "
 			 "recreate the sysroot", path);
@@ -258,10 +261,9 @@ static void add_str(cJSON *obj, const char *key, const char *val)
 		cJSON_AddNullToObject(obj, key);
 }
 
-char *sysroot_meta_to_json(const struct sysroot_meta *m)
+static cJSON *meta_object(const struct sysroot_meta *m)
 {
 	cJSON *root = cJSON_CreateObject(), *caps, *comps;
-	char *text;
 
 	cJSON_AddNumberToObject(root, "format", SYSROOT_META_FORMAT);
 	add_str(root, "cuda", m->cuda);
@@ -306,24 +308,128 @@ char *sysroot_meta_to_json(const struct sysroot_meta *m)
 	}
 	if (m->fingerprint)
 		cJSON_AddStringToObject(root, "fingerprint", m->fingerprint);
+	if (m->files_sha256)
+		cJSON_AddStringToObject(root, "files_sha256", m->files_sha256);
 	if (m->serving.recorded)
 		cJSON_AddItemToObject(root, "serving", serving_to_json(&m->serving));
 	cJSON_AddStringToObject(root, "created_by", PACKAGE_STRING);
-	text = cJSON_Print(root);
+	return root;
+}
+
+char *sysroot_meta_to_json(const struct sysroot_meta *m)
+{
+	cJSON *root = meta_object(m);
+	char *text = cJSON_Print(root);
+
 	cJSON_Delete(root);
 	return text;
 }
 
+/* The sha256 of obj as cJSON prints it unformatted: the same for the
+ * object create built and for the one parsed back from its file. */
+static void object_sha256(const cJSON *obj, char hex[65])
+{
+	char *text = cJSON_PrintUnformatted(obj);
+	struct xcc_sha256 h;
+
+	xcc_sha256_init(&h);
+	xcc_sha256_update(&h, text, strlen(text));
+	xcc_sha256_hex(&h, hex);
+	free(text);
+}
+
 int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_error *err)
 {
-	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
-	char *json = sysroot_meta_to_json(m), *text = xasprintf("%s\n", json);
-	int rc = file_write_atomic(path, text, strlen(text), 0644, err);
+	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE), *json, *text, hex[65];
+	cJSON *root = meta_object(m);
+	int rc;
 
+	object_sha256(root, hex);
+	cJSON_AddStringToObject(root, "digest", hex);
+	json = cJSON_Print(root);
+	text = xasprintf("%s\n", json);
+	rc = file_write_atomic(path, text, strlen(text), 0644, err);
+	cJSON_Delete(root);
 	free(text);
 	free(json);
 	free(path);
 	return rc;
+}
+
+void sysroot_records_read(const char *dir, int files, struct sysroot_records *r)
+{
+	char *path = xasprintf("%s/%s", dir, SYSROOT_FILES_LIST), *text;
+	size_t len = 0;
+	cJSON *root, *digest;
+	struct xcc_sha256 h;
+
+	memset(r, 0, sizeof *r);
+	if (files && (text = file_read_text(path, &len))) {
+		xcc_sha256_init(&h);
+		xcc_sha256_update(&h, text, len);
+		xcc_sha256_hex(&h, r->files);
+		free(text);
+	}
+	free(path);
+	path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
+	text = file_read_text(path, NULL);
+	free(path);
+	root = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return;
+	}
+	r->files_recorded = dup_string(root, "files_sha256");
+	digest = cJSON_DetachItemFromObjectCaseSensitive(root, "digest");
+	if (cJSON_IsString(digest))
+		r->recorded = xstrdup(digest->valuestring);
+	cJSON_Delete(digest);
+	object_sha256(root, r->tree);
+	cJSON_Delete(root);
+}
+
+int sysroot_records_covered(const struct sysroot_records *r)
+{
+	return r->recorded && r->files_recorded;
+}
+
+void sysroot_records_problems(const char *dir, const struct sysroot_records *r,
+			      struct strvec *problems)
+{
+	if (!r->tree[0])
+		strvec_pushf(problems, "%s/%s cannot be read as JSON: its digest cannot be checked",
+			     dir, SYSROOT_META_FILE);
+	else if (r->recorded && strcmp(r->recorded, r->tree) != 0)
+		strvec_pushf(problems, "changed: %s (digest made as %s, now %s): edited after "
+			     "create; make the sysroot again", SYSROOT_META_FILE, r->recorded, r->tree);
+	if (r->files_recorded && strcmp(r->files_recorded, r->files) != 0)
+		strvec_pushf(problems, "changed: %s (sha256 made as %s, now %s): edited after "
+			     "create; make the sysroot again", SYSROOT_FILES_LIST,
+			     r->files_recorded, r->files[0] ? r->files : "unreadable");
+}
+
+int sysroot_meta_unchanged(const char *dir, struct xcc_error *err)
+{
+	struct sysroot_records r;
+	int rc = 0;
+
+	sysroot_records_read(dir, 0, &r);
+	if (r.recorded && strcmp(r.recorded, r.tree) != 0)
+		rc = xcc_fail(err, XCC_EUSAGE, "the sysroot %s has the fingerprint asked, but its %s "
+			      "was edited after create (digest made as %s, now %s): its host "
+			      "compiler, GPUs or device root may not be what the fingerprint "
+			      "stands for. Make the sysroot again, or see 'cuda-xcc sysroot verify "
+			      "%s'", dir, SYSROOT_META_FILE, r.recorded, r.tree, dir);
+	sysroot_records_free(&r);
+	return rc;
+}
+
+void sysroot_records_free(struct sysroot_records *r)
+{
+	free(r->recorded);
+	free(r->files_recorded);
+	memset(r, 0, sizeof *r);
 }
 
 void sysroot_meta_free(struct sysroot_meta *m)
@@ -340,6 +446,7 @@ void sysroot_meta_free(struct sysroot_meta *m)
 	free(m->flavour_evidence);
 	strvec_free(&m->products);
 	free(m->fingerprint);
+	free(m->files_sha256);
 	sysroot_serving_free(&m->serving);
 	strvec_free(&m->capabilities);
 	for (size_t i = 0; i < m->n_components; i++) {

@@ -65,6 +65,7 @@ struct sysroot_meta {
 	struct strvec capabilities; /* "8.7" */
 	struct strvec products; /* "cudnn 9.14.0": other products' releases */
 	char *fingerprint;  /* of the plan that made it: equal means up to date */
+	char *files_sha256; /* of sysroot.files as create wrote it; NULL: an older cuda-xcc's */
 	struct sysroot_serving serving;
 	struct sysroot_component *components;
 	size_t n_components;
@@ -76,6 +77,37 @@ struct sysroot_meta {
 int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error *err);
 /* Write DIR/sysroot.json atomically (temporary file, fsync, rename). */
 int sysroot_meta_save(const char *dir, const struct sysroot_meta *m, struct xcc_error *err);
+/*
+ * What a sysroot's records are now and what they say of themselves.
+ * sysroot.json records the sha256 of sysroot.files (which records every
+ * entry of the tree with each file's sha256) and, in its member "digest",
+ * the sha256 of itself without that member (as cJSON prints it
+ * unformatted). That sha256, recomputed, is the tree digest: it changes
+ * with any byte of the records, so with the tree checked against them it
+ * names the whole tree, and a CI can pin it outside the tree.
+ */
+struct sysroot_records {
+	char tree[65];        /* sysroot.json now, less "digest"; "" when unreadable */
+	char *recorded;       /* its "digest": NULL in a sysroot of an older cuda-xcc */
+	char files[65];       /* sysroot.files now; "" when unreadable */
+	char *files_recorded; /* sysroot.json's files_sha256: NULL likewise */
+};
+
+/* Read dir's records into r (which it sets up; errors show as "" digests):
+ * sysroot.json, and with files sysroot.files too. */
+void sysroot_records_read(const char *dir, int files, struct sysroot_records *r);
+/* Whether the records carry both digests (not a sysroot of an older cuda-xcc). */
+int sysroot_records_covered(const struct sysroot_records *r);
+/* Each digest that does not match, one problem a line naming both values. */
+void sysroot_records_problems(const char *dir, const struct sysroot_records *r,
+			      struct strvec *problems);
+void sysroot_records_free(struct sysroot_records *r);
+/* 0 unless dir's sysroot.json differs from the digest it records (one of
+ * an older cuda-xcc, which records none, passes): what the driver's
+ * --sysroot-fingerprint adds to the fingerprint, which names the inputs,
+ * not the tree. -1 with err (XCC_EUSAGE) naming both digests. */
+int sysroot_meta_unchanged(const char *dir, struct xcc_error *err);
+
 /* The JSON text of m; caller frees. */
 char *sysroot_meta_to_json(const struct sysroot_meta *m);
 void sysroot_meta_free(struct sysroot_meta *m);

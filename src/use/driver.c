@@ -253,7 +253,7 @@ int driver_check_fingerprint(const char *dir, const char *have, const char *want
 			     struct xcc_error *err)
 {
 	if (have && strcmp(have, want) == 0)
-		return 0;
+		return sysroot_meta_unchanged(dir, err);
 	return xcc_fail(err, XCC_EUSAGE,
 			"the sysroot %s is not the one this command was written for "
 			"(--sysroot-fingerprint %s, the sysroot's %s): it was made again or swapped "
