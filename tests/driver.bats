@@ -149,7 +149,7 @@ fake_sysroot() {
 	FAKE_NVCC_STATUS=7 run xcc --sysroot "$s" -arch sm_90 -c a.cu
 	assert_status 7
 	run cat "$s/nvcc.args"
-	assert_output_equals "$(printf '%s\n' "-ccbin=$(command -v aarch64-linux-gnu-g++-12)" -target-dir=sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
+	assert_output_equals "$(printf '%s\n' "-ccbin=$(command -v aarch64-linux-gnu-g++-12)" -target-dir=sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu "-Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot" -objtemp)"
 }
 
 @test "driver: the target_fs a sysroot was made for is used unless --target-fs names another" {
@@ -591,4 +591,36 @@ foreign_cuda() {
 	LIBRARY_PATH="$f/lib64/stubs" run xcc check-link --sysroot "$s" -- sh -c 'echo "[${LIBRARY_PATH-unset}]"'
 	assert_status 0
 	assert_output_equals "[unset]"
+}
+
+@test "driver: the sysroot is mapped for nvcc's host compiler; one source to an object gets -objtemp and, under a map, its mapped path for cudafe++" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/ws/sr
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	mkdir -p "$BATS_TEST_TMPDIR/ws/src"
+	cd "$BATS_TEST_TMPDIR/ws/src"
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c k/a.cu -o a.o "-Xcompiler=-ffile-prefix-map=$BATS_TEST_TMPDIR/ws=/ws"
+	assert_status 0
+	assert_output_contains " -Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot -objtemp -Xcudafe=--orig_src_path_name=/ws/src/k/a.cu"
+	# two sources: nvcc names their intermediate files itself, each its own module id
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu b.cu
+	assert_status 0
+	assert_output_contains " -Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot"
+	[[ "$output" != *-objtemp* ]]
+	# no map covers the source: its path stays nvcc's
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu -keep
+	assert_status 0
+	[[ "$output" != *orig_src_path_name* ]]
+	[[ "$output" != *-objtemp* ]]
+}
+
+@test "driver: a sysroot path with a comma is left unmapped, with a warning that names the way out" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/a,b/sr
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	assert_output_contains "holds a comma, an '=', a space or a quote, which nvcc's -Xcompiler cannot carry"
+	assert_output_contains "move the sysroot to a path without one"
+	[[ "$output" != *-ffile-prefix-map* ]]
 }

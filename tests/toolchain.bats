@@ -42,7 +42,7 @@ fake_rootfs() {
 	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--compiler=aarch64-linux-gnu-g++-12']"
 	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
 	assert_output_contains "', 'run', '--sysroot', '$d/sr']"
-	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
+	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include', '-ffile-prefix-map=$d/sr=/cuda-xcc/sysroot'"
 	assert_output_contains "cpu_family = 'aarch64'"
 	# The driver is named by its absolute path, so PATH does not matter.
 	line=$(grep '^cuda = ' <<<"$output")

@@ -433,7 +433,13 @@ sim_app() {
 		# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
 		run grep CMAKE_CUDA_FLAGS "$cache"
 		assert_status 1
-		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
+		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' '-Xcompiler=-f.*' \"\\\$@\"\$" "$nvcc"
+		# the class's prefix maps reach nvcc's host compiler (buildpaths QA), each
+		# through its own -Xcompiler; not gcc 13's -fcanon-prefix-map
+		grep -qF "'-Xcompiler=-fmacro-prefix-map=$(sim_var STAGING_DIR_HOST)=' " "$nvcc"
+		grep -qF "'-Xcompiler=-fdebug-prefix-map=$(sim_var S)=$(sim_var TARGET_DBGSRC_DIR)' " "$nvcc"
+		run grep -F -- -fcanon-prefix-map "$nvcc"
+		assert_status 1
 		cross=$(sim_var CUDA_XCC_MESON_CROSS)
 		grep -qxF "cuda = ['$nvcc']" "$cross"
 		grep -qxF "cuda_args = ['-ccbin=aarch64-poky-linux-g++', '-gencode=arch=compute_90,code=sm_90', '-gencode=arch=compute_90,code=compute_90']" "$cross"
