@@ -624,3 +624,49 @@ foreign_cuda() {
 	assert_output_contains "move the sysroot to a path without one"
 	[[ "$output" != *-ffile-prefix-map* ]]
 }
+
+# The static binary is one program (no loader to pay): the split is a dynamic build's.
+skip_static() {
+	readelf -d "$CUDA_XCC" | grep -q NEEDED || skip "$CUDA_XCC is a static binary, one program"
+}
+
+@test "driver: cuda-xcc runs driver mode without libcurl and libarchive, and hands every command to cuda-xcc-full" {
+	local full
+	full=$(dirname "$CUDA_XCC")/cuda-xcc-full
+	need readelf
+	skip_static
+	need strace "shows which program ran"
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run readelf -d "$CUDA_XCC"
+	assert_status 0
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	# driver mode: one program, no second exec
+	run strace -f -s 1000 -e trace=execve -o "$BATS_TEST_TMPDIR/trace" "$CUDA_XCC" --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	run grep -c cuda-xcc-full "$BATS_TEST_TMPDIR/trace"
+	assert_output_equals 0
+	# a command: cuda-xcc-full, with the same arguments
+	run strace -f -s 1000 -e trace=execve -o "$BATS_TEST_TMPDIR/trace" "$CUDA_XCC" gpus --target sbsa --cuda 12.6
+	assert_status 0
+	grep -qF "execve(\"$full\", [\"$CUDA_XCC\", \"gpus\", \"--target\", \"sbsa\", \"--cuda\", \"12.6\"]" "$BATS_TEST_TMPDIR/trace"
+}
+
+@test "driver: cuda-xcc without its cuda-xcc-full says where it looked and the way out" {
+	need readelf
+	skip_static
+	need strings
+	local installed
+	installed=$(strings "$CUDA_XCC" | grep '^/.*/cuda-xcc-full$' || true)
+	if [ -n "$installed" ] && [ -x "$installed" ]; then
+		skip "cuda-xcc-full is installed in $installed"
+	fi
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cp "$CUDA_XCC" "$BATS_TEST_TMPDIR/bin/cuda-xcc"
+	run "$BATS_TEST_TMPDIR/bin/cuda-xcc" gpus
+	assert_status 1
+	assert_output_contains "/cuda-xcc-full"
+	assert_output_contains "which runs every command but driver mode: reinstall cuda-xcc"
+}
