@@ -160,7 +160,8 @@ bb() {
 	grep '^CUDA_XCC_DRIVER=' <<<"$output" > "$BATS_TEST_TMPDIR/driver"
 	grep -q -- ' --target-fs [^ ]*/cuda-xcc-hello/recipe-sysroot ' "$BATS_TEST_TMPDIR/driver"
 	grep -q -- ' -ccbin=aarch64-poky-linux-g++ -Xcompiler=-mcpu=cortex-a57' "$BATS_TEST_TMPDIR/driver"
-	grep -q -- ',--sysroot=[^ ]*/cuda-xcc-hello/recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"$' "$BATS_TEST_TMPDIR/driver"
+	# and the class's prefix maps, each through its own -Xcompiler
+	grep -q -- ',--sysroot=[^ ]*/cuda-xcc-hello/recipe-sysroot -Xcompiler=-f[a-z]*-prefix-map=.* -arbin=aarch64-poky-linux-gcc-ar"$' "$BATS_TEST_TMPDIR/driver"
 	sed -n '/^do_cuda_xcc_setup() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
 	run grep 'sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	assert_status 1
@@ -285,6 +286,11 @@ sim_prepare() {
 	toolchain=$(sim_var STAGING_BINDIR_TOOLCHAIN)
 	mkdir -p "$native" "$toolchain"
 	cp "$CUDA_XCC" "$native/cuda-xcc"
+	# a dynamic build's commands run in cuda-xcc-full, installed in libexec
+	if [ -x "$(dirname "$CUDA_XCC")/cuda-xcc-full" ]; then
+		mkdir -p "$native/../libexec/cuda-xcc"
+		cp "$(dirname "$CUDA_XCC")/cuda-xcc-full" "$native/../libexec/cuda-xcc/"
+	fi
 	for cc in g++ gcc-ar; do
 		printf '#!/bin/sh\necho "%s $*" >> "%s"\nexec %s "$@"\n' "aarch64-poky-linux-$cc" \
 			"$W/toolchain.log" "$(command -v "aarch64-linux-gnu-$cc-12")" \
@@ -571,5 +577,5 @@ sim_app() {
 	printf '#!/bin/sh\necho "nvcc $*"\n' > "$sr/bin/nvcc"
 	run "$nvcc" -O3 -c hello.cu
 	assert_status 0
-	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
+	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs(\ -Xcompiler=-f[a-z]*-prefix-map=[^\ ]*)+\ -O3\ -c\ hello.cu$ ]]
 }
