@@ -150,8 +150,9 @@ fake_rootfs() {
 	[ -f "$output/cmake/cuda-xcc-toolchain.cmake" ]
 }
 
-@test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc" {
+@test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc, and cuda-xcc-full in libexec/cuda-xcc" {
 	need make
+	need readelf
 	[ -f "${XCC_BUILDDIR:-}/Makefile" ] || skip "needs the build tree (XCC_BUILDDIR)"
 	[ "$CUDA_XCC" = "$XCC_BUILDDIR/src/cuda-xcc" ] || skip "installs the build tree's binary, not $CUDA_XCC"
 	d=$(scratch)
@@ -159,6 +160,13 @@ fake_rootfs() {
 	assert_status 0
 	[ -f "$d/dest/opt/xcc/share/cuda-xcc/cmake/cuda-xcc-toolchain.cmake" ]
 	[ -x "$d/dest/opt/xcc/bin/cuda-xcc" ]
+	# a dynamic build's commands run in cuda-xcc-full, found from cuda-xcc wherever the
+	# tree was moved (DESTDIR here, as Yocto's and Buildroot's staged trees)
+	readelf -d "$CUDA_XCC" | grep -q NEEDED || return 0
+	[ -x "$d/dest/opt/xcc/libexec/cuda-xcc/cuda-xcc-full" ]
+	run "$d/dest/opt/xcc/bin/cuda-xcc" gpus --target sbsa --cuda 12.4
+	assert_status 0
+	assert_output_contains "sm_90"
 }
 
 @test "toolchain cmake: a project reading CUDA_HOME gets the sysroot, not another CUDA in the environment" {
