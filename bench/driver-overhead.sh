@@ -71,7 +71,7 @@ printf '  nvcc -dryrun, direct          %7.1f\n' "${med[nvcc]}"
 printf '  nvcc -dryrun, through driver  %7.1f\n' "${med[driver]}"
 [ -z "${med[lean]:-}" ] || printf '  nvcc -dryrun, cuda-xcc-nvcc   %7.1f\n' "${med[lean]}"
 printf '  driver planning alone         %7.1f   (--dry-run: opens the sysroot, no nvcc)\n' "${med[plan]}"
-printf '  cuda-xcc --version            %7.1f   (start-up: the dynamic loader)\n' "${med[start]}"
+printf '  cuda-xcc --version            %7.1f   (a command: the start-up of cuda-xcc-full, where it has one)\n' "${med[start]}"
 printf '  /bin/true                     %7.1f\n' "${med[true]}"
 awk -v d="${med[driver]}" -v v="${med[nvcc]}" 'BEGIN {
 	printf "driver overhead: %.1f ms of CPU per nvcc call (%.2fx nvcc -dryrun); goal: at most 5 ms\n",

@@ -110,9 +110,10 @@ assert_message_contains() {
 }
 
 # The host compiles distccd ran for the split source of $1.cu (nvcc's NAME.cudafe1.cpp,
-# NAME.compute_90.cudafe1.cpp with more than one GPU).
+# NAME.compute_90.cudafe1.cpp with more than one GPU; with -objtemp, which the toolchain
+# file passes, NAME.cu.o.compute_90.cudafe1.cpp beside the object).
 daemon_compiles() {
-	cat "$DISTCC_LOGS"/*.log | grep -Ec "COMPILE_OK .*_$1(\.compute_[0-9]+[af]?)?\.cudafe1\.cpp\$" || true
+	cat "$DISTCC_LOGS"/*.log | grep -Ec "COMPILE_OK .*[_/]$1(\.cu\.o)?(\.compute_[0-9]+[af]?)?\.cudafe1\.cpp\$" || true
 }
 
 @test "distcc: CUDA_XCC_HOST_COMPILER_LAUNCHER sends every .cu's host compile to distccd, and the program is aarch64 with the asked SASS and runs" {
@@ -161,7 +162,7 @@ EOF
 	assert_status 0
 	run cmake --build "$d/build" -j4
 	assert_status 0
-	grep -Eq '_k1(\.compute_[0-9]+)?\.cudafe1\.cpp' "$BATS_TEST_TMPDIR/my-g++.calls"
+	grep -Eq '[_/]k1(\.cu\.o)?(\.compute_[0-9]+)?\.cudafe1\.cpp' "$BATS_TEST_TMPDIR/my-g++.calls"
 	[ "$(daemon_compiles k1)" -eq 1 ]
 }
 

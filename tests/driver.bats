@@ -149,7 +149,7 @@ fake_sysroot() {
 	FAKE_NVCC_STATUS=7 run xcc --sysroot "$s" -arch sm_90 -c a.cu
 	assert_status 7
 	run cat "$s/nvcc.args"
-	assert_output_equals "$(printf '%s\n' "-ccbin=$(command -v aarch64-linux-gnu-g++-12)" -target-dir=sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu)"
+	assert_output_equals "$(printf '%s\n' "-ccbin=$(command -v aarch64-linux-gnu-g++-12)" -target-dir=sbsa-linux -arbin=aarch64-linux-gnu-ar -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 -c a.cu "-Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot" -objtemp)"
 }
 
 @test "driver: the target_fs a sysroot was made for is used unless --target-fs names another" {
@@ -591,4 +591,83 @@ foreign_cuda() {
 	LIBRARY_PATH="$f/lib64/stubs" run xcc check-link --sysroot "$s" -- sh -c 'echo "[${LIBRARY_PATH-unset}]"'
 	assert_status 0
 	assert_output_equals "[unset]"
+}
+
+@test "driver: the sysroot is mapped for nvcc's host compiler; one source to an object gets -objtemp and, under a map, its mapped path for cudafe++" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/ws/sr
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	mkdir -p "$BATS_TEST_TMPDIR/ws/src"
+	cd "$BATS_TEST_TMPDIR/ws/src"
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c k/a.cu -o a.o "-Xcompiler=-ffile-prefix-map=$BATS_TEST_TMPDIR/ws=/ws"
+	assert_status 0
+	assert_output_contains " -Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot -objtemp -Xcudafe=--orig_src_path_name=/ws/src/k/a.cu"
+	# two sources: nvcc names their intermediate files itself, each its own module id
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu b.cu
+	assert_status 0
+	assert_output_contains " -Xcompiler=-ffile-prefix-map=$s=/cuda-xcc/sysroot"
+	[[ "$output" != *-objtemp* ]]
+	# no map covers the source: its path stays nvcc's
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu -keep
+	assert_status 0
+	[[ "$output" != *orig_src_path_name* ]]
+	[[ "$output" != *-objtemp* ]]
+}
+
+@test "driver: a sysroot path with a comma is left unmapped, with a warning that names the way out" {
+	need aarch64-linux-gnu-g++-12
+	local s=$BATS_TEST_TMPDIR/a,b/sr
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run xcc --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	assert_output_contains "holds a comma, an '=', a space or a quote, which nvcc's -Xcompiler cannot carry"
+	assert_output_contains "move the sysroot to a path without one"
+	[[ "$output" != *-ffile-prefix-map* ]]
+}
+
+# The static binary is one program (no loader to pay): the split is a dynamic build's.
+skip_static() {
+	readelf -d "$CUDA_XCC" | grep -q NEEDED || skip "$CUDA_XCC is a static binary, one program"
+}
+
+@test "driver: cuda-xcc runs driver mode without libcurl and libarchive, and hands every command to cuda-xcc-full" {
+	local full
+	full=$(dirname "$CUDA_XCC")/cuda-xcc-full
+	need readelf
+	skip_static
+	need strace "shows which program ran"
+	# (LeakSanitizer cannot run under ptrace: the sanitizer pass's binaries leave it out there)
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	run readelf -d "$CUDA_XCC"
+	assert_status 0
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	# driver mode: one program, no second exec
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 run strace -f -s 1000 -e trace=execve -o "$BATS_TEST_TMPDIR/trace" "$CUDA_XCC" --sysroot "$s" -arch sm_90 --dry-run -c a.cu
+	assert_status 0
+	run grep -c cuda-xcc-full "$BATS_TEST_TMPDIR/trace"
+	assert_output_equals 0
+	# a command: cuda-xcc-full, with the same arguments
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 run strace -f -s 1000 -e trace=execve -o "$BATS_TEST_TMPDIR/trace" "$CUDA_XCC" gpus --target sbsa --cuda 12.6
+	assert_status 0
+	grep -qF "execve(\"$full\", [\"$CUDA_XCC\", \"gpus\", \"--target\", \"sbsa\", \"--cuda\", \"12.6\"]" "$BATS_TEST_TMPDIR/trace"
+}
+
+@test "driver: cuda-xcc without its cuda-xcc-full says where it looked and the way out" {
+	need readelf
+	skip_static
+	need strings
+	local installed
+	installed=$(strings "$CUDA_XCC" | grep '^/.*/cuda-xcc-full$' || true)
+	if [ -n "$installed" ] && [ -x "$installed" ]; then
+		skip "cuda-xcc-full is installed in $installed"
+	fi
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cp "$CUDA_XCC" "$BATS_TEST_TMPDIR/bin/cuda-xcc"
+	run "$BATS_TEST_TMPDIR/bin/cuda-xcc" gpus
+	assert_status 1
+	assert_output_contains "/cuda-xcc-full"
+	assert_output_contains "which runs every command but driver mode: reinstall cuda-xcc"
 }

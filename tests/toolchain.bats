@@ -42,7 +42,7 @@ fake_rootfs() {
 	assert_output_contains "', 'check-link', '--sysroot', '$d/sr', '--compiler=aarch64-linux-gnu-g++-12']"
 	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
 	assert_output_contains "', 'run', '--sysroot', '$d/sr']"
-	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
+	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include', '-ffile-prefix-map=$d/sr=/cuda-xcc/sysroot'"
 	assert_output_contains "cpu_family = 'aarch64'"
 	# The driver is named by its absolute path, so PATH does not matter.
 	line=$(grep '^cuda = ' <<<"$output")
@@ -150,8 +150,9 @@ fake_rootfs() {
 	[ -f "$output/cmake/cuda-xcc-toolchain.cmake" ]
 }
 
-@test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc" {
+@test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc, and cuda-xcc-full in libexec/cuda-xcc" {
 	need make
+	need readelf
 	[ -f "${XCC_BUILDDIR:-}/Makefile" ] || skip "needs the build tree (XCC_BUILDDIR)"
 	[ "$CUDA_XCC" = "$XCC_BUILDDIR/src/cuda-xcc" ] || skip "installs the build tree's binary, not $CUDA_XCC"
 	d=$(scratch)
@@ -159,6 +160,13 @@ fake_rootfs() {
 	assert_status 0
 	[ -f "$d/dest/opt/xcc/share/cuda-xcc/cmake/cuda-xcc-toolchain.cmake" ]
 	[ -x "$d/dest/opt/xcc/bin/cuda-xcc" ]
+	# a dynamic build's commands run in cuda-xcc-full, found from cuda-xcc wherever the
+	# tree was moved (DESTDIR here, as Yocto's and Buildroot's staged trees)
+	readelf -d "$CUDA_XCC" | grep -q NEEDED || return 0
+	[ -x "$d/dest/opt/xcc/libexec/cuda-xcc/cuda-xcc-full" ]
+	run "$d/dest/opt/xcc/bin/cuda-xcc" gpus --target sbsa --cuda 12.4
+	assert_status 0
+	assert_output_contains "sm_90"
 }
 
 @test "toolchain cmake: a project reading CUDA_HOME gets the sysroot, not another CUDA in the environment" {

@@ -162,7 +162,8 @@ bb() {
 	grep '^CUDA_XCC_DRIVER=' <<<"$output" > "$BATS_TEST_TMPDIR/driver"
 	grep -q -- ' --target-fs [^ ]*/cuda-xcc-hello/recipe-sysroot ' "$BATS_TEST_TMPDIR/driver"
 	grep -q -- ' -ccbin=aarch64-poky-linux-g++ -Xcompiler=-mcpu=cortex-a57' "$BATS_TEST_TMPDIR/driver"
-	grep -q -- ',--sysroot=[^ ]*/cuda-xcc-hello/recipe-sysroot -arbin=aarch64-poky-linux-gcc-ar"$' "$BATS_TEST_TMPDIR/driver"
+	# and the class's prefix maps, each through its own -Xcompiler
+	grep -q -- ',--sysroot=[^ ]*/cuda-xcc-hello/recipe-sysroot -Xcompiler=-f[a-z]*-prefix-map=.* -arbin=aarch64-poky-linux-gcc-ar"$' "$BATS_TEST_TMPDIR/driver"
 	sed -n '/^do_cuda_xcc_setup() {/,/^}/p' <<<"$output" > "$BATS_TEST_TMPDIR/task.sh"
 	run grep 'sysroot create' "$BATS_TEST_TMPDIR/task.sh"
 	assert_status 1
@@ -287,6 +288,11 @@ sim_prepare() {
 	toolchain=$(sim_var STAGING_BINDIR_TOOLCHAIN)
 	mkdir -p "$native" "$toolchain"
 	cp "$CUDA_XCC" "$native/cuda-xcc"
+	# a dynamic build's commands run in cuda-xcc-full, installed in libexec
+	if [ -x "$(dirname "$CUDA_XCC")/cuda-xcc-full" ]; then
+		mkdir -p "$native/../libexec/cuda-xcc"
+		cp "$(dirname "$CUDA_XCC")/cuda-xcc-full" "$native/../libexec/cuda-xcc/"
+	fi
 	for cc in g++ gcc-ar; do
 		printf '#!/bin/sh\necho "%s $*" >> "%s"\nexec %s "$@"\n' "aarch64-poky-linux-$cc" \
 			"$W/toolchain.log" "$(command -v "aarch64-linux-gnu-$cc-12")" \
@@ -439,7 +445,13 @@ sim_app() {
 		# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
 		run grep CMAKE_CUDA_FLAGS "$cache"
 		assert_status 1
-		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' \"\\\$@\"\$" "$nvcc"
+		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' '-Xcompiler=-f.*' \"\\\$@\"\$" "$nvcc"
+		# the class's prefix maps reach nvcc's host compiler (buildpaths QA), each
+		# through its own -Xcompiler; not gcc 13's -fcanon-prefix-map
+		grep -qF "'-Xcompiler=-fmacro-prefix-map=$(sim_var STAGING_DIR_HOST)=' " "$nvcc"
+		grep -qF "'-Xcompiler=-fdebug-prefix-map=$(sim_var S)=$(sim_var TARGET_DBGSRC_DIR)' " "$nvcc"
+		run grep -F -- -fcanon-prefix-map "$nvcc"
+		assert_status 1
 		cross=$(sim_var CUDA_XCC_MESON_CROSS)
 		grep -qxF "cuda = ['$nvcc']" "$cross"
 		grep -qxF "cuda_args = ['-ccbin=aarch64-poky-linux-g++', '-gencode=arch=compute_90,code=sm_90', '-gencode=arch=compute_90,code=compute_90']" "$cross"
@@ -571,7 +583,7 @@ sim_app() {
 	printf '#!/bin/sh\necho "nvcc $*"\n' > "$sr/bin/nvcc"
 	run "$nvcc" -O3 -c hello.cu
 	assert_status 0
-	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs\ -O3\ -c\ hello.cu$ ]]
+	[[ "$output" =~ ^nvcc\ -target-dir=sbsa-linux\ -arbin=aarch64-poky-linux-gcc-ar\ -Xcompiler=-mcpu=cortex-a57\+crc,[^\ ]*,--sysroot=$fs(\ -Xcompiler=-f[a-z]*-prefix-map=[^\ ]*)+\ -O3\ -c\ hello.cu$ ]]
 }
 
 @test "yocto: LAYERSERIES_COMPAT names scarthgap and meta-tegra's JetPack 7 series; the layer parses with every poky snapshot here" {

@@ -39,12 +39,18 @@ static const char toolchain_usage[] =
 	"  --data-dir        print where the shipped wrappers (cmake/, yocto/,\n"
 	"                    buildroot/) are and exit\n";
 
-/* The absolute path of this binary, so that the files it writes call the
+/* The absolute path of cuda-xcc, so that the files it writes call the
  * same cuda-xcc whatever PATH the build system runs with. */
 static char *self_path(void)
 {
 	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	const char *launcher = getenv("CUDA_XCC_SELF");
+	ssize_t n;
+
+	/* cuda-xcc-full, run by cuda-xcc for this command: name cuda-xcc. */
+	if (launcher && launcher[0] == '/' && access(launcher, X_OK) == 0)
+		return xstrdup(launcher);
+	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
 
 	if (n <= 0)
 		return xstrdup("cuda-xcc");

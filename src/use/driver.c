@@ -18,6 +18,7 @@
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
 #include "use/driver.h"
+#include "use/prefix_map.h"
 
 /*
  * cuda-xcc's own options in driver mode. This is one of the two exceptions
@@ -583,6 +584,8 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 			strvec_push(&plan->components, s.meta.components[i].name);
 	if (driver_gpu_args(o, &line, plan, err))
 		goto out;
+	prefix_map_args(plan->sysroot_exists ? plan->sysroot : NULL, &o->nvcc_args, &plan->argv,
+			&plan->warnings);
 	rc = 0;
 out:
 	sysroot_close(&s);

@@ -10,6 +10,7 @@
 #include "elf/devroot.h"
 #include "elf/glibc.h"
 #include "pkg/fetch.h"
+#include "use/prefix_map.h"
 #include "use/toolchain.h"
 
 const char *toolchain_data_dir(void)
@@ -223,6 +224,9 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	/* C and C++ sources that include the CUDA runtime's headers and link
 	 * its libraries find them in the one target directory. */
 	strvec_pushf(&v->inc, "-I%s/targets/%s/include", m->dir, m->target_dir);
+	/* Their __FILE__ and debug information name the sysroot by one name on
+	 * every machine, as the driver's CUDA compiles do. */
+	prefix_map_gcc_args(m->dir, &v->inc);
 	strvec_pushf(&v->link, "-L%s/targets/%s/lib", m->dir, m->target_dir);
 	strvec_pushf(&v->link, "-Wl,-rpath-link,%s/targets/%s/lib", m->dir, m->target_dir);
 	strvec_pushf(&v->ar, "%s-ar", t->triple);

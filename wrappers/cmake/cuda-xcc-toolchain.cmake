@@ -12,7 +12,9 @@
 # CUDA_XCC_DEVICE (ssh://user@host[:port]: ctest and try_run run the programs there
 # instead of under qemu here), CUDA_XCC_SSH_CONFIG (an ssh configuration file for it) and
 # CUDA_XCC_HOST_COMPILER_LAUNCHER (e.g. distcc: nvcc's host compiler runs through it; also
-# read from the environment). A CMAKE_CUDA_HOST_COMPILER of the user's is kept where it is
+# read from the environment), CUDA_XCC_PREFIX_MAP_BUILD_TREE (ON: the checkout and the build
+# tree are mapped to fixed names in every compile, as the sysroot always is, so that objects
+# do not depend on where they lie). A CMAKE_CUDA_HOST_COMPILER of the user's is kept where it is
 # the sysroot's cross g++ under another name (same -dumpmachine and GCC release).
 #
 # Every executable and shared library of C, C++ and CUDA targets is checked after its link
@@ -70,7 +72,8 @@ cmake_policy(VERSION 3.21)
 # Toolchain files are read again by try_compile projects: pass the settings on.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
 	CUDA_XCC_SYSROOT CUDA_XCC_ARCH CUDA_XCC_TARGET_FS CUDA_XCC_EXECUTABLE
-	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG CUDA_XCC_STRICT CUDA_XCC_HOST_COMPILER_LAUNCHER)
+	CUDA_XCC_DEVICE CUDA_XCC_SSH_CONFIG CUDA_XCC_STRICT CUDA_XCC_HOST_COMPILER_LAUNCHER
+	CUDA_XCC_PREFIX_MAP_BUILD_TREE)
 
 if(NOT CUDA_XCC_SYSROOT AND DEFINED ENV{CUDA_XCC_SYSROOT})
 	set(CUDA_XCC_SYSROOT "$ENV{CUDA_XCC_SYSROOT}")
@@ -168,9 +171,15 @@ macro(_xcc_ccache_identity)
 	endif()
 	list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
 	if(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)ccache$")
+		# The prefix maps name each tree's own paths, mapped to the same
+		# names: what they do is in the preprocessed text and the object.
+		set(_xcc_ignore "-Xcompiler=-ffile-prefix-map=*")
+		if(NOT "$ENV{CCACHE_IGNOREOPTIONS}" STREQUAL "")
+			set(_xcc_ignore "$ENV{CCACHE_IGNOREOPTIONS} ${_xcc_ignore}")
+		endif()
 		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
 			"CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${_xcc_fingerprint}"
-			${CMAKE_CUDA_COMPILER_LAUNCHER})
+			"CCACHE_IGNOREOPTIONS=${_xcc_ignore}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
 	elseif(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)sccache$")
 		# sccache has no compiler_check: it knows nvcc by nvcc's bytes alone.
 		# SCCACHE_C_CUSTOM_CACHE_BUSTER is the one value of the compile's
@@ -184,6 +193,103 @@ macro(_xcc_ccache_identity)
 			"SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
 	endif()
 endmacro()
+
+# Objects that do not depend on where the sysroot lies (CUB and Thrust pass
+# __FILE__, the sysroot's path, into the preprocessed text; -g writes it into
+# DWARF) nor, with CUDA_XCC_PREFIX_MAP_BUILD_TREE, where the checkout and
+# the build tree lie: every pass that preprocesses maps them to fixed names
+# (nvcc's host compiler through -Xcompiler), as the driver does. -objtemp
+# names nvcc's intermediate files after the object, not after its process
+# id, which the host object's file symbol would carry. A path these
+# command-line strings cannot carry is left unmapped, and said.
+function(_xcc_prefix_map_add old new)
+	if("${old}" MATCHES "[] \t,=\"'\\$#&|;<>()`*?[~!{}]")
+		message(STATUS "cuda-xcc: ${old} holds a space, a comma, an '=' or a shell character, "
+			"which a prefix map in the compile flags cannot carry: objects built here name "
+			"it, and compiler caches miss between trees at other paths")
+		return()
+	endif()
+	set(_maps ${_xcc_maps} "${old}=${new}")
+	set(_xcc_maps "${_maps}" PARENT_SCOPE)
+endfunction()
+macro(_xcc_prefix_maps)
+	set(_xcc_maps)
+	if(CUDA_XCC_PREFIX_MAP_BUILD_TREE)
+		_xcc_prefix_map_add("${CMAKE_SOURCE_DIR}" /cuda-xcc/src)
+		_xcc_prefix_map_add("${CMAKE_BINARY_DIR}" /cuda-xcc/build)
+	endif()
+	# Last, as gcc lets the last matching map win: a sysroot inside the
+	# checkout is still the sysroot.
+	_xcc_prefix_map_add("${CUDA_XCC_SYSROOT}" /cuda-xcc/sysroot)
+	file(REAL_PATH "${CUDA_XCC_SYSROOT}" _xcc_real_sysroot)
+	if(NOT _xcc_real_sysroot STREQUAL CUDA_XCC_SYSROOT)
+		_xcc_prefix_map_add("${_xcc_real_sysroot}" /cuda-xcc/sysroot)
+	endif()
+	# C and C++ only where the trees are mapped as well: sccache hashes gcc's
+	# own map options, paths and all (it counts nvcc's -Xcompiler values
+	# among the preprocessor's, which it leaves out), so a map of the
+	# sysroot alone would cost every C and C++ hit between runners.
+	foreach(_xcc_map IN LISTS _xcc_maps)
+		if(CUDA_XCC_PREFIX_MAP_BUILD_TREE)
+			string(APPEND CMAKE_C_FLAGS_INIT " -ffile-prefix-map=${_xcc_map}")
+			string(APPEND CMAKE_CXX_FLAGS_INIT " -ffile-prefix-map=${_xcc_map}")
+		endif()
+		string(APPEND CMAKE_CUDA_FLAGS_INIT " -Xcompiler=-ffile-prefix-map=${_xcc_map}")
+	endforeach()
+	string(APPEND CMAKE_CUDA_FLAGS_INIT " -objtemp")
+	set_property(GLOBAL PROPERTY _CUDA_XCC_PREFIX_MAPS "${_xcc_maps}")
+endmacro()
+# cudafe++ hashes each CUDA source's absolute path into its module id (the
+# _INTERNAL_<hash> of the object's symbols): with the build tree mapped,
+# each .cu source of the project is given its mapped path, per source.
+function(_xcc_map_cuda_sources)
+	get_property(_maps GLOBAL PROPERTY _CUDA_XCC_PREFIX_MAPS)
+	if(NOT CUDA_XCC_PREFIX_MAP_BUILD_TREE OR NOT _maps)
+		return()
+	endif()
+	list(REVERSE _maps)
+	_xcc_project_targets(_targets)
+	foreach(_t IN LISTS _targets)
+		get_target_property(_srcs ${_t} SOURCES)
+		get_target_property(_tdir ${_t} SOURCE_DIR)
+		foreach(_s IN LISTS _srcs)
+			if(NOT _s MATCHES "\\.cu$" OR _s MATCHES "^\\$<")
+				continue()
+			endif()
+			get_filename_component(_abs "${_s}" ABSOLUTE BASE_DIR "${_tdir}")
+			foreach(_map IN LISTS _maps)
+				string(REGEX MATCH "^(.*)=([^=]*)$" _ "${_map}")
+				string(FIND "${_abs}/" "${CMAKE_MATCH_1}/" _at)
+				if(_at EQUAL 0)
+					string(LENGTH "${CMAKE_MATCH_1}" _n)
+					string(SUBSTRING "${_abs}" ${_n} -1 _rest)
+					set(_opt "-Xcudafe=--orig_src_path_name=${CMAKE_MATCH_2}${_rest}")
+					get_source_file_property(_have "${_s}" TARGET_DIRECTORY ${_t}
+						COMPILE_OPTIONS)
+					if(NOT _opt IN_LIST _have)
+						set_property(SOURCE "${_s}" TARGET_DIRECTORY ${_t} APPEND
+							PROPERTY COMPILE_OPTIONS "${_opt}")
+					endif()
+					break()
+				endif()
+			endforeach()
+		endforeach()
+	endforeach()
+endfunction()
+# Every target of the project, directory by directory (at the end of the
+# configure, when they are all defined).
+function(_xcc_project_targets out_var)
+	set(_all)
+	set(_dirs "${CMAKE_SOURCE_DIR}")
+	while(_dirs)
+		list(POP_FRONT _dirs _dir)
+		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
+		list(APPEND _dirs ${_subdirs})
+		get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
+		list(APPEND _all ${_targets})
+	endwhile()
+	set(${out_var} "${_all}" PARENT_SCOPE)
+endfunction()
 
 # nvcc's host compiler (-ccbin): the sysroot's cross g++, or the user's own
 # CMAKE_CUDA_HOST_COMPILER (or CUDAHOSTCXX, CMake's variable for it), kept
@@ -343,6 +449,7 @@ _xcc_cuda_host_compiler()
 # One word, as the caches parse it: sccache takes a separate value for a
 # second input file ("multiple input files") and caches nothing.
 set(CMAKE_CUDA_FLAGS_INIT "-target-dir=${_xcc_target_dir}")
+_xcc_prefix_maps()
 # The system include spelling ccache's base_dir understands (the file says
 # why); a rules file of the user's is kept.
 if(NOT CMAKE_USER_MAKE_RULES_OVERRIDE_CUDA)
@@ -610,39 +717,34 @@ set(_CUDA_XCC_LIBRARY_COMPONENTS
 	nvjpeg_static=libnvjpeg nppc=libnpp nvrtc=cuda_nvrtc cupti=cuda_cupti
 	nvToolsExt=cuda_nvtx nvml=cuda_nvml_dev)
 function(_cuda_xcc_check_cuda_links)
-	set(_dirs "${CMAKE_SOURCE_DIR}")
-	while(_dirs)
-		list(POP_FRONT _dirs _dir)
-		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
-		list(APPEND _dirs ${_subdirs})
-		get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
-		foreach(_t IN LISTS _targets)
-			get_target_property(_libs ${_t} LINK_LIBRARIES)
-			get_target_property(_ilibs ${_t} INTERFACE_LINK_LIBRARIES)
-			foreach(_l IN LISTS _libs _ilibs)
-				if(NOT _l MATCHES "^CUDA::(.+)$")
-					continue()
+	_xcc_project_targets(_targets)
+	foreach(_t IN LISTS _targets)
+		get_target_property(_libs ${_t} LINK_LIBRARIES)
+		get_target_property(_ilibs ${_t} INTERFACE_LINK_LIBRARIES)
+		foreach(_l IN LISTS _libs _ilibs)
+			if(NOT _l MATCHES "^CUDA::(.+)$")
+				continue()
+			endif()
+			set(_lib "${CMAKE_MATCH_1}")
+			if(NOT "${CUDA_${_lib}_LIBRARY}" MATCHES "-NOTFOUND$")
+				continue()
+			endif()
+			foreach(_pair IN LISTS _CUDA_XCC_LIBRARY_COMPONENTS)
+				if(_pair MATCHES "^${_lib}=(.*)$")
+					message(SEND_ERROR "cuda-xcc: ${_t} links CUDA::${_lib}, but the "
+						"sysroot ${CUDA_XCC_SYSROOT} was made without ${CMAKE_MATCH_1}: "
+						"create it again with 'cuda-xcc sysroot create ... --components "
+						"${CMAKE_MATCH_1}'")
 				endif()
-				set(_lib "${CMAKE_MATCH_1}")
-				if(NOT "${CUDA_${_lib}_LIBRARY}" MATCHES "-NOTFOUND$")
-					continue()
-				endif()
-				foreach(_pair IN LISTS _CUDA_XCC_LIBRARY_COMPONENTS)
-					if(_pair MATCHES "^${_lib}=(.*)$")
-						message(SEND_ERROR "cuda-xcc: ${_t} links CUDA::${_lib}, but the "
-							"sysroot ${CUDA_XCC_SYSROOT} was made without ${CMAKE_MATCH_1}: "
-							"create it again with 'cuda-xcc sysroot create ... --components "
-							"${CMAKE_MATCH_1}'")
-					endif()
-				endforeach()
 			endforeach()
 		endforeach()
-	endwhile()
+	endforeach()
 endfunction()
 # CMake reads a toolchain file more than once per project: check once.
 get_property(_xcc_deferred GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED)
 if(NOT _xcc_deferred)
 	set_property(GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED TRUE)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_map_cuda_sources)
 endif()
 cmake_policy(POP)

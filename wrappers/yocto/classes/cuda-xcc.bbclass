@@ -68,6 +68,16 @@ CUDA_XCC_HOST_CXX ?= "${@cuda_xcc_split_cxx(d)[0]}"
 CUDA_XCC_HOST_CXX_FLAGS ?= "${@' '.join(cuda_xcc_split_cxx(d)[1:])}"
 CUDA_XCC_XCOMPILER = "${@','.join(d.getVar('CUDA_XCC_HOST_CXX_FLAGS').split())}"
 
+# The class's prefix maps (oe-core's DEBUG_PREFIX_MAP: ${S}, ${B} and the
+# recipe sysroots, where this CUDA sysroot lies), for nvcc's host compiler in
+# every pass that preprocesses or compiles: without them __FILE__ (CUB's,
+# Thrust's) and -g's DWARF name TMPDIR, which the buildpaths QA check
+# rejects. Each word through its own -Xcompiler, as meta-tegra forwards it.
+# -fcanon-prefix-map is left out: CUDA releases that stop before gcc 13
+# take an older CXX_FOR_CUDA, which refuses it.
+CUDA_XCC_PREFIX_MAP ?= "${@' '.join(w for w in (d.getVar('DEBUG_PREFIX_MAP') or '').split() if w != '-fcanon-prefix-map')}"
+CUDA_XCC_PREFIX_MAP_ARGS = "${@' '.join('-Xcompiler=' + w for w in d.getVar('CUDA_XCC_PREFIX_MAP').split())}"
+
 # nvcc with what every compilation needs; written by the setup task.
 CUDA_XCC_NVCC ?= "${WORKDIR}/cuda-xcc-bin/nvcc"
 
@@ -75,7 +85,7 @@ CUDA_XCC_NVCC ?= "${WORKDIR}/cuda-xcc-bin/nvcc"
 # are spelled -name=VALUE, one word each, as ccache and sccache parse them
 # (sccache takes a separate value for a second input file).
 CUDA_XCC_DRIVER = "${CUDA_XCC} --sysroot ${CUDA_XCC_SYSROOT} --target-fs ${STAGING_DIR_TARGET} \
-    -ccbin=${CUDA_XCC_HOST_CXX} ${CUDA_XCC_XCOMPILER_ARG} -arbin=${AR}"
+    -ccbin=${CUDA_XCC_HOST_CXX} ${CUDA_XCC_XCOMPILER_ARG} ${CUDA_XCC_PREFIX_MAP_ARGS} -arbin=${AR}"
 
 # ccache (or sccache) in front of nvcc, as meta-tegra sets it: the ccache
 # class's CCACHE. ccache's own compiler check (oe-core's
@@ -115,10 +125,10 @@ export CUDACXX = "${CUDA_XCC_NVCC}"
 export CUDA_XCC_SYSROOT
 
 python () {
-    for flag in d.getVar("CUDA_XCC_HOST_CXX_FLAGS").split():
-        if "," in flag:
-            bb.fatal("CUDA_XCC_HOST_CXX_FLAGS holds %s: nvcc splits -Xcompiler values at "
-                     "commas" % flag)
+    for var in ("CUDA_XCC_HOST_CXX_FLAGS", "CUDA_XCC_PREFIX_MAP"):
+        for flag in d.getVar(var).split():
+            if "," in flag:
+                bb.fatal("%s holds %s: nvcc splits -Xcompiler values at commas" % (var, flag))
 }
 
 # cuda_xcc_cmake_set NAME TYPE VALUE DOC: a set() of the initial cache with
@@ -190,6 +200,9 @@ do_cuda_xcc_setup() {
         if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
             printf ' %s' "$(cuda_xcc_sh_quote "${CUDA_XCC_XCOMPILER_ARG}")"
         fi
+        for w in ${CUDA_XCC_PREFIX_MAP_ARGS}; do
+            printf ' %s' "$(cuda_xcc_sh_quote "$w")"
+        done
         printf ' "$@"\n'
     } > "${CUDA_XCC_NVCC}.tmp"
     chmod +x "${CUDA_XCC_NVCC}.tmp"
@@ -239,7 +252,7 @@ do_cuda_xcc_setup[vardeps] += "cuda_xcc_sh_quote cuda_xcc_target_dir cuda_xcc_cm
     cuda_xcc_meson_list"
 do_cuda_xcc_setup[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
     CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC CUDA_NVCC_FLAGS AR \
-    OECMAKE_CUDA_COMPILER_LAUNCHER"
+    OECMAKE_CUDA_COMPILER_LAUNCHER CUDA_XCC_PREFIX_MAP_ARGS"
 addtask cuda_xcc_setup after do_prepare_recipe_sysroot before do_configure
 
 EXTRA_OECMAKE:append = " -C ${CUDA_XCC_CMAKE_CACHE}"
