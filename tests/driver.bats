@@ -655,6 +655,22 @@ skip_static() {
 	grep -qF "execve(\"$full\", [\"$CUDA_XCC\", \"gpus\", \"--target\", \"sbsa\", \"--cuda\", \"12.6\"]" "$BATS_TEST_TMPDIR/trace"
 }
 
+
+@test "driver: a command run beside a file or directory of its name is still the command" {
+	need aarch64-linux-gnu-g++-12
+	s="$BATS_TEST_TMPDIR/sr"
+	fake_sysroot "$s" sbsa 12.6.3 linux-sbsa sbsa-linux aarch64-linux-gnu-g++-12
+	d=$(scratch)
+	mkdir "$d/sysroot"
+	touch "$d/gpus"
+	cd "$d"
+	run "$CUDA_XCC" sysroot info "$s" --json
+	assert_status 0
+	assert_output_contains '"target":'
+	run "$CUDA_XCC" gpus --target sbsa --cuda 12.6
+	assert_status 0
+	assert_output_contains "9.0"
+}
 @test "driver: cuda-xcc without its cuda-xcc-full says where it looked and the way out" {
 	need readelf
 	skip_static

@@ -20,10 +20,11 @@
 #include "cli/cmd.h"
 
 /* Whether the first argument may be a command (or help, --version): a
- * lower-case word that names no file. Driver mode starts with an option or
- * an input file; a word that is neither goes to cuda-xcc-full, which
- * decides as it always has, so this guess costs time at most, never a
- * different answer. */
+ * lower-case word. Driver mode starts with an option or an input file
+ * (foo.cu, main.o); a bare word goes to cuda-xcc-full, which decides as it
+ * always has (a command's name wins over a file of that name, as in
+ * 'sysroot info' run beside a directory called sysroot), so this guess
+ * costs time at most, never a different answer. */
 static int maybe_command(const char *a)
 {
 	static const char *const whole[] = { "--help", "-h", "--version", "-V", NULL };
@@ -31,9 +32,7 @@ static int maybe_command(const char *a)
 	for (size_t i = 0; whole[i]; i++)
 		if (strcmp(a, whole[i]) == 0)
 			return 1;
-	if (a[0] < 'a' || a[0] > 'z' || strspn(a, "abcdefghijklmnopqrstuvwxyz-") != strlen(a))
-		return 0;
-	return access(a, F_OK) != 0;
+	return a[0] >= 'a' && a[0] <= 'z' && strspn(a, "abcdefghijklmnopqrstuvwxyz-") == strlen(a);
 }
 
 /* Run cuda-xcc-full: beside this binary (a build tree), in
