@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/interrupt.h"
 #include "base/sha256.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
@@ -672,7 +673,7 @@ static int lock_waiting(int fd, const struct fetch_opts *o, const char *part,
 			return xcc_fail(err, XCC_EFAIL, "%s: cannot lock: %s", part,
 					strerror(errno));
 		if (o && o->stop && atomic_load(o->stop))
-			return xcc_fail(err, 128 + atomic_load(o->stop),
+			return xcc_fail(err, interrupt_status(atomic_load(o->stop)),
 					"%s: interrupted while waiting for another download of it",
 					part);
 		nanosleep(&tick, NULL);
