@@ -102,7 +102,7 @@ static char *url_file_name(const char *url)
 
 	while (start > url && start[-1] != '/')
 		start--;
-	return start < end ? strndup(start, (size_t)(end - start)) : xstrdup(url);
+	return start < end ? xstrndup(start, (size_t)(end - start)) : xstrdup(url);
 }
 
 void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
