@@ -434,7 +434,7 @@ build_cjson() {
 	EOF
 }
 
-# SHA-256 for cuda-xcc (src/sha256.c), as in the normal build. Only
+# SHA-256 for cuda-xcc (src/base/sha256.c), as in the normal build. Only
 # libnettle: no public-key half (hogweed, which needs GMP), no tools or
 # documentation. A fat build picks the SHA-NI code at run time where the
 # CPU has it.
@@ -468,7 +468,7 @@ build_mbedtls() {
 
 # HTTP and HTTPS over mbedTLS (fetch reads file:// URLs itself); every
 # other protocol, optional dependency and feature cuda-xcc does not use
-# off. No CA places are compiled in: src/fetch.c names the system's
+# off. No CA places are compiled in: src/pkg/fetch.c names the system's
 # (SSL_CERT_FILE and SSL_CERT_DIR first), where the binary runs.
 build_curl() {
 	# Debian applies its GnuTLS and NSS flavour patches last and pops them

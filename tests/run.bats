@@ -392,7 +392,11 @@ wait_for_pids() {
 	hang_program "$d/hang"
 	for sig in INT TERM HUP; do
 		num=$(kill -l "$sig")
-		"$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" "$d/hang" > "$d/out.$sig" 2> "$d/err.$sig" &
+		# A shell without job control starts '&' commands with SIGINT
+		# ignored, and an ignored signal stays ignored: give it back, as
+		# a terminal's foreground job has it.
+		env --default-signal=INT "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" \
+			"$d/hang" > "$d/out.$sig" 2> "$d/err.$sig" &
 		pid=$!
 		read -r _ prog child dir < <(wait_for_pids "$d/out.$sig" "$d/err.$sig")
 		running "$prog"
@@ -412,6 +416,33 @@ wait_for_pids() {
 		assert_status 1
 		[ ! -e "$dir" ]
 	done
+}
+
+@test "run --device: a hangup ignored at start (trap '' HUP, nohup) stays ignored: the run goes on" {
+	need_x86_64
+	start_sshd
+	d=$(scratch)
+	prog=$(sysroot_for x86_64 "$d/S")
+	mkfifo "$d/in"
+	sh -c 'trap "" HUP; exec "$@"' sh "$CUDA_XCC" run --device "$SSH_DEVICE" --ssh-config "$SSH_CONFIG" \
+		--sysroot "$d/S" "$prog" stdin < "$d/in" > "$d/out" 2> "$d/err" &
+	pid=$!
+	exec 7> "$d/in"
+	# The program runs on the device and waits for its line of stdin.
+	for i in $(seq 200); do grep -q "cudart=" "$d/out" && break; sleep 0.1; done
+	grep -q "cudart=" "$d/out"
+	kill -HUP "$pid"
+	echo hello-after-hup >&7
+	exec 7>&-
+	set +e
+	wait "$pid"
+	st=$?
+	set -e
+	cat "$d/err"
+	[ "$st" -eq 0 ]
+	grep -q "read:hello-after-hup" "$d/out"
+	run grep -c "interrupted" "$d/err"
+	assert_output_equals 0
 }
 
 @test "run --device: a killed ssh is reported as ssh's failure, and the program there is stopped; the program's own 255 is its own" {

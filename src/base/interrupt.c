@@ -19,17 +19,27 @@ static void *wait_signals(void *arg)
 		int sig = sigtimedwait(&in->set, NULL, &tick);
 		int none = 0;
 
-		if (sig > 0)
-			atomic_compare_exchange_strong(&in->signo, &none, sig);
+		if (sig <= 0)
+			continue;
+		atomic_compare_exchange_strong(&in->signo, &none, sig);
+		if (in->notify)
+			in->notify(sig, in->notify_arg);
 	}
 	return NULL;
 }
 
 int interrupt_begin(struct interrupt *in)
 {
+	return interrupt_begin_notify(in, NULL, NULL);
+}
+
+int interrupt_begin_notify(struct interrupt *in, void (*notify)(int signo, void *arg), void *arg)
+{
 	int n = 0;
 
 	memset(in, 0, sizeof *in);
+	in->notify = notify;
+	in->notify_arg = arg;
 	atomic_init(&in->signo, 0);
 	atomic_init(&in->done, 0);
 	sigemptyset(&in->set);
@@ -63,6 +73,12 @@ void interrupt_end(struct interrupt *in)
 	pthread_sigmask(SIG_SETMASK, &in->old, NULL);
 }
 
+void interrupt_child_mask(sigset_t *mask)
+{
+	for (size_t i = 0; i < sizeof watched / sizeof *watched; i++)
+		sigdelset(mask, watched[i]);
+}
+
 int interrupt_signal(const atomic_int *signo)
 {
 	return signo ? atomic_load(signo) : 0;
@@ -78,8 +94,13 @@ const char *interrupt_signal_name(int signo)
 	}
 }
 
+int interrupt_status(int signo)
+{
+	return 128 + signo;
+}
+
 int interrupt_fail(struct xcc_error *err, int signo, const char *what)
 {
-	return xcc_fail(err, 128 + signo, "%s: interrupted by %s", what,
+	return xcc_fail(err, interrupt_status(signo), "%s: interrupted by %s", what,
 			interrupt_signal_name(signo));
 }

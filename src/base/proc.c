@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +13,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "base/xalloc.h"
 
 extern char **environ;
+
+/* posix_spawnp, with the signals base/interrupt.c blocks while it watches
+ * them unblocked in the child (a tool run meanwhile still stops on them;
+ * one ignored stays ignored across exec). An errno value, 0 on success. */
+static int spawn(pid_t *pid, char *const argv[], const posix_spawn_file_actions_t *fa)
+{
+	posix_spawnattr_t attr;
+	sigset_t mask;
+	int rc;
+
+	if ((rc = posix_spawnattr_init(&attr)))
+		return rc;
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	interrupt_child_mask(&mask);
+	posix_spawnattr_setsigmask(&attr, &mask);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawnp(pid, argv[0], fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	return rc;
+}
 
 /* The child's exit status as a shell reports it: 128 + N for signal N. */
 static int wait_exit_status(pid_t pid, struct xcc_error *err)
@@ -42,7 +65,7 @@ int proc_capture(char *const argv[], char **out, struct xcc_error *err)
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = spawn(&pid, argv, &fa);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (rc) {
@@ -91,7 +114,7 @@ int proc_run(char *const argv[], struct xcc_error *err)
 	int rc;
 
 	fflush(NULL);
-	rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	rc = spawn(&pid, argv, NULL);
 	if (rc)
 		return xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));
 	return wait_exit_status(pid, err);
@@ -117,7 +140,7 @@ pid_t proc_spawn_fds(char *const argv[], int stdin_fd, int stdout_fd, int stderr
 		posix_spawn_file_actions_adddup2(&fa, stdout_fd, STDOUT_FILENO);
 	if (stderr_fd >= 0 && stderr_fd != STDERR_FILENO)
 		posix_spawn_file_actions_adddup2(&fa, stderr_fd, STDERR_FILENO);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = spawn(&pid, argv, &fa);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
 		xcc_fail(err, XCC_EFAIL, "cannot run %s: %s", argv[0], strerror(rc));

@@ -24,3 +24,12 @@ void xcc_sha256_hex(struct xcc_sha256 *h, char hex[65])
 	}
 	hex[64] = '\0';
 }
+
+void xcc_sha256_buffer(const void *data, size_t len, char hex[65])
+{
+	struct xcc_sha256 h;
+
+	xcc_sha256_init(&h);
+	xcc_sha256_update(&h, data, len);
+	xcc_sha256_hex(&h, hex);
+}

@@ -17,5 +17,8 @@ void xcc_sha256_update(struct xcc_sha256 *h, const void *data, size_t len);
 /* The digest of everything fed since init, as 64 lowercase hex digits;
  * h starts over, as after init. */
 void xcc_sha256_hex(struct xcc_sha256 *h, char hex[65]);
+/* The digest of data[0..len), as 64 lowercase hex digits: the one way a
+ * buffer (a plan's text, a path) is hashed. */
+void xcc_sha256_buffer(const void *data, size_t len, char hex[65]);
 
 #endif

@@ -12,7 +12,7 @@ struct strvec {
 	size_t cap;
 };
 
-#define STRVEC_INIT { NULL, 0, 0 }
+#define STRVEC_INIT { .v = NULL, .n = 0, .cap = 0 }
 
 void strvec_push(struct strvec *sv, const char *s);
 void strvec_pushf(struct strvec *sv, const char *fmt, ...)

@@ -1,6 +1,7 @@
-/* The command-line layer: one cmd_* per verb (src/cmd_*.c), the helpers
- * they share (src/cmd.c) and the dispatcher (src/main.c). Only this layer
- * prints errors and chooses exit codes. */
+/* The command-line layer: one cmd_* per verb (src/cli/cmd_*.c), the
+ * helpers they share (src/cli/cmd.c) and the dispatcher (src/cli/main.c).
+ * The function that fails classifies its error (XCC_EUSAGE or XCC_EFAIL in
+ * struct xcc_error); only this layer prints it and exits with it. */
 #ifndef XCC_CMD_H
 #define XCC_CMD_H
 
@@ -9,6 +10,7 @@
 #include "base/error.h"
 #include "db/gpus.h"
 #include "db/jetpack.h"
+#include "use/link_check.h"
 
 struct cmd_ctx {
 	struct gpudb db;
@@ -55,24 +57,11 @@ void cmd_getopt_begin(void);
 int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	       const char *verb);
 
-/* A file just linked for the target, and where its runtime floor comes
- * from. */
-struct linked_program {
-	const char *file;
-	/* The libraries it takes from the sysroot go to the device with it:
-	 * their needs count too. NULL without a sysroot. */
-	const char *sysroot, *target_dir;
-	/* The --target-fs root's libc.so.6, libstdc++.so.6 and libgcc_s.so.1;
-	 * NULL without a root (or without that library in it). */
-	const char *target_libc, *target_libstdcxx, *target_libgcc_s;
-	/* The target's triple: the cross toolchain whose static C++ runtime
-	 * the advice weighs. NULL when unknown. */
-	const char *triple;
-};
-
-/* After a link: warn (or with strict fail) when the file needs versions
- * the root's runtime or the JetPack floor (NULL: none) lacks. Returns 0, or
- * XCC_EFAIL with strict when a C++ runtime or JetPack need is above. */
+/* After a link: link_check()'s report as messages, warnings (or with
+ * strict errors). Returns 0, or with strict: XCC_EFAIL when a need is
+ * above the root's runtime or the JetPack floor (NULL: none) or the file
+ * cannot be read or is no ELF file, XCC_EUSAGE when it does not exist. A
+ * static archive is exempt. */
 int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
 		     int strict);
 /* After a check that failed: remove the output the link wrote, saying so. */

@@ -10,38 +10,28 @@
 #include "base/xalloc.h"
 #include "db/flags.h"
 #include "db/request.h"
-#include "elf/elfinfo.h"
 #include "elf/glibc.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
 #include "use/driver.h"
 #include "use/foreign_cuda.h"
 #include "use/nvcc_options.h"
+#include "use/link_check.h"
 #include "cli/cmd.h"
 
 /*
- * The runtime floor checks after a link, shared by driver mode (after
- * nvcc links) and `cuda-xcc check-link` (after any link: the CMake
- * toolchain file's C, C++ and CUDA linker launcher).
+ * The messages and the exit status of the runtime floor checks after a
+ * link (use/link_check.h), shared by driver mode (after nvcc links) and
+ * `cuda-xcc check-link`. Under --strict a check that could not run is
+ * never a pass.
  */
 
-/* After a --target-fs link: will the program start on the device? A
- * failed check warns (the build itself succeeded), or with strict is an
- * error: 1 then. */
-static int warn_glibc(const struct linked_program *prog, int strict)
+static void say_above(const struct linked_program *prog, const struct jetpack_release *jp,
+		      const struct link_check_report *r, const struct link_finding *f,
+		      const char *level)
 {
-	struct xcc_error err = { 0 };
-	struct glibc_report r;
-	const char *level = strict ? "error" : "warning";
-	int bad = 0;
-
-	if (glibc_check(prog->file, prog->target_libc, &r, &err)) {
-		fprintf(stderr, "cuda-xcc: warning: cannot check %s against the device's glibc: %s\n",
-			prog->file, err.msg);
-		return 0;
-	}
-	if (r.missing.n) {
-		char *list = strvec_join(&r.missing, " ");
+	if (f->floor == LINK_FLOOR_ROOT_LIBC) {
+		char *list = strvec_join(&f->needs, " ");
 
 		fprintf(stderr,
 			"cuda-xcc: %s: %s needs %s, but the --target-fs C library %s provides only "
@@ -49,158 +39,73 @@ static int warn_glibc(const struct linked_program *prog, int strict)
 			"cuda-xcc: %s: the newer versions come from the cross toolchain's own glibc "
 			"(start files, libraries or headers the --target-fs lacks, e.g. its libc6-dev) "
 			"or from functions newer than the device's glibc.\n",
-			level, prog->file, r.needed_max, prog->target_libc, r.provided_max, list, level);
+			level, f->file, f->needed_max, prog->target_libc, f->provided_max, list,
+			level);
 		free(list);
-		bad = 1;
-	}
-	glibc_report_free(&r);
-	return bad;
-}
-
-/* The program and the libraries it needs that the sysroot provides (they
- * go to the device with it): the files whose version needs count. */
-static void program_files(const struct linked_program *prog, struct strvec *files)
-{
-	struct xcc_error err = { 0 };
-	struct elfinfo info;
-
-	strvec_push(files, prog->file);
-	if (!prog->sysroot || !prog->target_dir || elfinfo_read(prog->file, &info, &err))
 		return;
-	for (size_t i = 0; i < info.needed.n; i++) {
-		char *lib = xasprintf("%s/targets/%s/lib/%s", prog->sysroot, prog->target_dir,
-				      info.needed.v[i]);
-
-		if (access(lib, R_OK) == 0)
-			strvec_push(files, lib);
-		free(lib);
 	}
-	elfinfo_free(&info);
-}
+	for (size_t k = 0; k < f->needs.n; k++) {
+		const char *need = f->needs.v[k];
+		int is_gcc = strncmp(need, "GCC_", 4) == 0;
+		int is_abi = strncmp(need, "CXXABI_", 7) == 0;
 
-/*
- * After a --target-fs link: the C++ runtime's floor is that root's own
- * libstdc++ and libgcc_s, whatever the JetPack tables say. Debian's cross
- * g++ links its own (newer) libstdc++ when the root has no development
- * link, so a program may need a GLIBCXX_, CXXABI_ or GCC_ version the
- * device does not define. Returns 1 when a need is above it.
- */
-static int check_target_fs_cxx(const struct linked_program *prog, int strict)
-{
-	char *glibcxx = glibc_version_defs_newest(prog->target_libstdcxx, "GLIBCXX_");
-	char *cxxabi = glibc_version_defs_newest(prog->target_libstdcxx, "CXXABI_");
-	char *gcc_s = glibc_version_defs_newest(prog->target_libgcc_s, "GCC_");
-	struct runtime_floor floor = { NULL, glibcxx, cxxabi, gcc_s };
-	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
-	const char *what = strict ? "error" : "warning";
-	int found = 0;
-
-	if (glibcxx || cxxabi || gcc_s)
-		program_files(prog, &files);
-	for (size_t i = 0; i < files.n && !found; i++) {
-		struct xcc_error err = { 0 };
-
-		if (runtime_floor_check(files.v[i], &floor, &above, &err)) {
-			fprintf(stderr, "cuda-xcc: warning: cannot read the version needs of %s: %s\n",
-				files.v[i], err.msg);
-			continue;
-		}
-		for (size_t k = 0; k < above.n; k++) {
-			int is_gcc = strncmp(above.v[k], "GCC_", 4) == 0;
-			int is_abi = strncmp(above.v[k], "CXXABI_", 7) == 0;
-
+		if (f->floor == LINK_FLOOR_ROOT_CXX)
 			fprintf(stderr, "cuda-xcc: %s: %s needs %s, newer than the --target-fs %s "
-				"defines (up to %s%s): it will not start on that device\n", what,
-				files.v[i], above.v[k],
+				"defines (up to %s%s): it will not start on that device\n", level,
+				f->file, need,
 				is_gcc ? prog->target_libgcc_s : prog->target_libstdcxx,
 				is_gcc ? "GCC_" : is_abi ? "CXXABI_" : "GLIBCXX_",
-				is_gcc ? gcc_s : is_abi ? cxxabi : glibcxx);
-		}
-		if (above.n) {
-			struct xcc_error e = { 0 };
-			char *dev = prog->target_libc
-					    ? glibc_version_defs_max(prog->target_libc, "GLIBC_", &e)
-					    : NULL;
-			char *fix = glibc_cxx_runtime_fix(prog->triple, dev);
-
-			fprintf(stderr, "cuda-xcc: %s: the cross g++ linked its own, newer C++ "
-				"runtime; %s\n", what, fix);
-			free(fix);
-			free(dev);
-			found = 1;
-		}
-	}
-	strvec_free(&above);
-	strvec_free(&files);
-	free(glibcxx);
-	free(cxxabi);
-	free(gcc_s);
-	return found;
-}
-
-/*
- * After any link for a Jetson: will the program start on the JetPack it is
- * for (--jetpack, the sysroot's, else the oldest one that runs these GPUs
- * with this CUDA)? The program's version needs, and those of the libraries
- * it takes from the sysroot, are compared with that JetPack's glibc,
- * libstdc++ and libgcc_s. Returns 1 when a need is above the floor.
- */
-static int check_floor(const struct linked_program *prog, const struct jetpack_release *jp,
-		       int strict)
-{
-	struct runtime_floor floor = { jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s };
-	struct strvec files = STRVEC_INIT, above = STRVEC_INIT;
-	struct xcc_error err = { 0 };
-	const char *what = strict ? "error" : "warning";
-
-	program_files(prog, &files);
-	for (size_t i = 0; i < files.n; i++) {
-		xcc_error_clear(&err);
-		if (runtime_floor_check(files.v[i], &floor, &above, &err)) {
-			fprintf(stderr, "cuda-xcc: warning: cannot read the version needs of %s: %s\n",
-				files.v[i], err.msg);
-			continue;
-		}
-		for (size_t k = 0; k < above.n; k++)
+				is_gcc ? r->root_gcc_s : is_abi ? r->root_cxxabi : r->root_glibcxx);
+		else
 			fprintf(stderr, "cuda-xcc: %s: %s needs %s, newer than JetPack %s (Ubuntu %s: "
 				"glibc %s, GLIBCXX_%s, CXXABI_%s, GCC_%s) provides: it will not start "
-				"there\n", what, files.v[i], above.v[k], jp->version, jp->ubuntu,
+				"there\n", level, f->file, need, jp->version, jp->ubuntu,
 				jp->glibc, jp->glibcxx, jp->cxxabi, jp->gcc_s);
-		if (above.n) {
-			char *floor_glibc = xasprintf("GLIBC_%s", jp->glibc);
-			char *fix = glibc_cxx_runtime_fix(prog->triple, floor_glibc);
-
-			fprintf(stderr, "cuda-xcc: %s: for GLIBC_ needs, build against a root "
-				"filesystem with that runtime (--target-fs ROOTFS: the board's own, or "
-				"a distribution root with the same glibc, e.g. Debian bullseye's arm64 "
-				"packages for glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/"
-				"CXXABI_/GCC_ needs, %s\n", what, fix);
-			free(fix);
-			free(floor_glibc);
-		}
-		if (above.n) {
-			strvec_free(&above);
-			strvec_free(&files);
-			return 1;
-		}
 	}
-	strvec_free(&files);
-	return 0;
+	if (f->floor == LINK_FLOOR_ROOT_CXX)
+		fprintf(stderr, "cuda-xcc: %s: the cross g++ linked its own, newer C++ "
+			"runtime; %s\n", level, f->fix);
+	else
+		fprintf(stderr, "cuda-xcc: %s: for GLIBC_ needs, build against a root "
+			"filesystem with that runtime (--target-fs ROOTFS: the board's own, or "
+			"a distribution root with the same glibc, e.g. Debian bullseye's arm64 "
+			"packages for glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/"
+			"CXXABI_/GCC_ needs, %s\n", level, f->fix);
 }
 
 int cmd_check_linked(const struct linked_program *prog, const struct jetpack_release *floor,
 		     int strict)
 {
-	/* A GLIBC_ need above the root's libc: the program does not start on
-	 * that device, whatever made the need (the root may lack the
-	 * development files that would explain it), so --strict fails it. */
-	if (prog->target_libc && warn_glibc(prog, strict) && strict)
-		return XCC_EFAIL;
-	if (prog->target_libc && check_target_fs_cxx(prog, strict) && strict)
-		return XCC_EFAIL;
-	if (floor && check_floor(prog, floor, strict) && strict)
-		return XCC_EFAIL;
-	return 0;
+	const char *level = strict ? "error" : "warning";
+	struct link_check_report r;
+	int rc = 0;
+
+	link_check(prog, floor, &r);
+	switch (r.status) {
+	case LINK_CHECK_PASS:
+	case LINK_CHECK_NO_FLOOR: /* check-link says so once, for all its files */
+		break;
+	case LINK_CHECK_EXEMPT:
+		fprintf(stderr, "cuda-xcc: note: %s is a static archive: not checked; its objects "
+			"are checked in the link that takes them\n", prog->file);
+		break;
+	case LINK_CHECK_UNCHECKED:
+	case LINK_CHECK_ABOVE:
+		if (r.file_error.status)
+			fprintf(stderr, "cuda-xcc: %s: cannot check %s against the device's runtime "
+				"floor: %s\n", level, prog->file, r.file_error.msg);
+		for (size_t i = 0; i < r.n; i++)
+			if (r.v[i].above)
+				say_above(prog, floor, &r, &r.v[i], level);
+			else
+				fprintf(stderr, "cuda-xcc: %s: cannot read the version needs of %s: "
+					"%s\n", level, r.v[i].file, r.v[i].why);
+		if (strict)
+			rc = r.file_error.status ? r.file_error.status : XCC_EFAIL;
+		break;
+	}
+	link_check_report_free(&r);
+	return rc;
 }
 
 static const char check_link_usage[] =
@@ -225,17 +130,19 @@ static const char check_link_usage[] =
 	"  --target-fs ROOTFS the device's root filesystem (default: the sysroot's)\n"
 	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
 	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
-	"                     an error\n"
+	"                     an error, and so is a file that could not be checked\n"
 	"  --sysroot-fingerprint FP  refuse (exit 2) a sysroot whose fingerprint is not FP:\n"
 	"                     the Meson cross file's, so that its command lines, which\n"
 	"                     compiler caches hash, change with the sysroot\n"
 	"\n"
 	"With no floor known (no --jetpack, --target-fs or sysroot) it says so; with\n"
-	"--strict that is an error. A LINK-COMMAND output that fails the check is\n"
-	"removed, as a failed link leaves none.\n"
+	"--strict that is an error. A static archive (.a) is not checked: its objects\n"
+	"are, in the link that takes them. A LINK-COMMAND output that fails the check\n"
+	"is removed, as a failed link leaves none.\n"
 	"\n"
-	"Exit status: LINK-COMMAND's when it fails; else 0, 1 with --strict when a need is\n"
-	"above the floor or no floor is known, 2 for bad options.\n";
+	"Exit status: LINK-COMMAND's when it fails; else 0, or with --strict 1 when a need\n"
+	"is above the floor, no floor is known or a file cannot be read or is no ELF\n"
+	"file; 2 for bad options, and with --strict for a file that does not exist.\n";
 
 /* The file a compiler or linker command line links: -o FILE or -oFILE,
  * the last one winning, as in gcc. NULL when it names none or only
@@ -354,7 +261,7 @@ void cmd_remove_failed_output(const char *file)
 {
 	if (unlink(file) == 0)
 		fprintf(stderr, "cuda-xcc: error: removed %s: it failed the check above\n", file);
-	else
+	else if (errno != ENOENT) /* a link that wrote none leaves nothing to remove */
 		fprintf(stderr, "cuda-xcc: error: cannot remove %s, which failed the check above: "
 			"%s\n", file, strerror(errno));
 }
@@ -478,9 +385,13 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	if (files.n && no_floor(&ca, strict) && strict)
 		rc = XCC_EFAIL;
 	for (size_t i = 0; i < files.n; i++) {
+		int one;
+
 		prog.file = files.v[i];
-		if (cmd_check_linked(&prog, ca.floor, strict))
-			rc = XCC_EFAIL;
+		/* The worst status wins: a named file that does not exist (2)
+		 * over one that failed (1). */
+		if ((one = cmd_check_linked(&prog, ca.floor, strict)) > rc)
+			rc = one;
 	}
 	/* The link command's output is this command's own: it goes when the
 	 * check fails. Files named to check are only reported on. */

@@ -20,6 +20,7 @@ static const char flags_usage[] =
 	"  --cuda V      CUDA version, e.g. 12.6 or 12.6.3\n"
 	"  -arch LIST    comma-separated, repeatable: sm_87, 87, 8.7, compute_87 (adds PTX),\n"
 	"                sm_90a, 100f, all, all-major, default (default: default);\n"
+	"                --gpu-architecture LIST is the same, as nvcc spells it\n"
 	"                compute_87 is SASS and PTX for 8.7 here, where nvcc's own\n"
 	"                -arch=compute_87 alone is PTX only\n"
 	"  --ptx P       PTX to embed: none, highest (the highest capability without an\n"
@@ -109,7 +110,7 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	const struct jetpack_db *jdb;
 	enum ptx_policy ptx = PTX_DEFAULT;
 	struct cuda_version v;
-	int print_tag = 0, c, rc = 0;
+	int print_tag = 0, resolved = 0, c, rc = 0;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "h", opts, "flags")) != -1) {
@@ -119,46 +120,38 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'a': strvec_push(&arch, optarg); break;
 		case 'p':
 			if (ptx_policy_parse(optarg, &ptx)) {
-				strvec_free(&arch);
-				return cmd_usage_error("flags", "--ptx takes none, highest or all, not '%s'", optarg);
+				rc = cmd_usage_error("flags", "--ptx takes none, highest or all, not "
+						     "'%s'", optarg);
+				goto out;
 			}
 			break;
 		case 'f': format = optarg; break;
 		case 'T': print_tag = 1; break;
 		case 'J': jetpack = optarg; break;
-		case 'h': fputs(flags_usage, stdout); strvec_free(&arch); return 0;
-		default:
-			strvec_free(&arch);
-			return XCC_EUSAGE;
+		case 'h': fputs(flags_usage, stdout); goto out;
+		default: rc = XCC_EUSAGE; goto out;
 		}
 	}
 	if (optind < argc) {
-		strvec_free(&arch);
-		return cmd_usage_error("flags", "unexpected argument '%s'", argv[optind]);
+		rc = cmd_usage_error("flags", "unexpected argument '%s'", argv[optind]);
+		goto out;
 	}
 	if (strcmp(format, "nvcc") && strcmp(format, "cmake") && strcmp(format, "json")) {
-		strvec_free(&arch);
-		return cmd_usage_error("flags", "--format takes nvcc, cmake or json, not '%s'", format);
+		rc = cmd_usage_error("flags", "--format takes nvcc, cmake or json, not '%s'", format);
+		goto out;
 	}
 	if (!target || !cuda) {
-		strvec_free(&arch);
-		return cmd_usage_error("flags", "--target and --cuda are required");
+		rc = cmd_usage_error("flags", "--target and --cuda are required");
+		goto out;
 	}
-	if (!(db = cmd_gpudb(ctx, &err))) {
-		strvec_free(&arch);
-		return cmd_report(&err);
-	}
-	if (request_target(db, target, &t, &err) || request_cuda(cuda, &v, &err) ||
-	    !(jdb = cmd_jetpacks(ctx, &err)) || (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
-	    flags_resolve(db, t, v, &arch, ptx, &choice, &err)) {
-		strvec_free(&arch);
-		return cmd_report(&err);
-	}
-	if (jetpack_check(jdb, jp, &choice, &err)) {
-		arch_choice_free(&choice);
-		strvec_free(&arch);
-		return cmd_report(&err);
-	}
+	if (!(db = cmd_gpudb(ctx, &err)) || request_target(db, target, &t, &err) ||
+	    request_cuda(cuda, &v, &err) || !(jdb = cmd_jetpacks(ctx, &err)) ||
+	    (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
+	    flags_resolve(db, t, v, &arch, ptx, &choice, &err))
+		goto report;
+	resolved = 1;
+	if (jetpack_check(jdb, jp, &choice, &err))
+		goto report;
 	for (size_t i = 0; i < choice.warnings.n; i++)
 		fprintf(stderr, "cuda-xcc: warning: %s\n", choice.warnings.v[i]);
 	jetpack_board_needs(jdb, jp, &choice, &needs);
@@ -184,7 +177,12 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 	if (!print_tag)
 		cmd_note_board_needs(&needs, NULL, choice.target_dir);
 	board_needs_free(&needs);
-	arch_choice_free(&choice);
+	goto out;
+report:
+	rc = cmd_report(&err);
+out:
+	if (resolved)
+		arch_choice_free(&choice);
 	strvec_free(&arch);
 	return rc;
 }

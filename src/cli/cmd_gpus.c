@@ -57,7 +57,7 @@ static const char *default_text(const struct gpu_cap *c, const struct cuda_versi
 
 	if (v)
 		return gpu_cap_default_for(c, *v) ? "yes" : "no";
-	if (!c->is_default || c->jetson || c->variant)
+	if (!gpu_cap_in_default_set(c))
 		return "never";
 	if (!c->has_default_until)
 		return "yes";
@@ -153,7 +153,7 @@ int cmd_gpus(int argc, char **argv, struct cmd_ctx *ctx)
 				cJSON_AddStringToObject(o, "max_cuda", cuda_version_str(cap->max_cuda, b, sizeof b));
 			else
 				cJSON_AddNullToObject(o, "max_cuda");
-			if (cap->is_default && !cap->jetson && !cap->variant && cap->has_default_until)
+			if (gpu_cap_in_default_set(cap) && cap->has_default_until)
 				cJSON_AddStringToObject(o, "default_until",
 							cuda_version_str(cap->default_until, b, sizeof b));
 			else

@@ -1,12 +1,12 @@
 #include <config.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "use/run.h"
 #include "cli/cmd.h"
 
@@ -45,23 +45,12 @@ static const char run_usage[] =
 	"when ssh failed. SIGINT, SIGTERM or SIGHUP during a device run stop the program\n"
 	"there (its process group), remove its directory, and exit 128 + N.\n";
 
-/* The signals a device run stops on. */
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
-	case SIGHUP: return "SIGHUP";
-	default: return "a signal";
-	}
-}
-
 /* A device run's exit status, with what was kept or stopped there. */
 static int device_status(const struct run_opts *o, const struct run_remote_result *r)
 {
 	if (r->interrupted)
 		fprintf(stderr, "cuda-xcc: interrupted by signal %d (%s): stopped the program on "
-			"%s%s%s\n", r->interrupted, signal_name(r->interrupted), o->device,
+			"%s%s%s\n", r->interrupted, interrupt_signal_name(r->interrupted), o->device,
 			r->device_dir ? (o->keep ? ", kept " : " and removed ") : "",
 			r->device_dir ? r->device_dir : "");
 	else if (o->keep)

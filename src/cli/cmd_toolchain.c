@@ -178,7 +178,7 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		strvec_free(&flags);
 	} else if (strcmp(kind, "meson") == 0) {
-		text = toolchain_meson(db, &sr.meta, &req, &err);
+		text = toolchain_meson(sr.target, &sr.meta, &req, &err);
 	} else {
 		const char *dir = toolchain_data_dir();
 

@@ -30,12 +30,6 @@ static const struct verb verbs[] = {
 	{ NULL, NULL, NULL },
 };
 
-/* Helpers of the test suite, not part of the product: dispatched, but never
- * listed and without 'cuda-xcc help VERB'. */
-static const struct verb test_verbs[] = {
-	{ NULL, NULL, NULL },
-};
-
 /* Invoked under another name, cuda-xcc becomes that tool. */
 static const struct verb aliases[] = {
 	{ "cuda-xcc-patchelf", cmd_patchelf, NULL },
@@ -148,7 +142,7 @@ int main(int argc, char **argv)
 		}
 		return cmd_usage_error(NULL, "no command '%s'", argv[2]);
 	}
-	if (!(v = find_verb(verbs, argv[1])) && !(v = find_verb(test_verbs, argv[1])))
+	if (!(v = find_verb(verbs, argv[1])))
 		v = &driver;
 	rc = v->fn(argc - 1, argv + 1, &ctx);
 	cmd_ctx_free(&ctx);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_field.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
 #include "db/data.h"
@@ -107,29 +108,40 @@ int gpu_cap_supported_by(const struct gpu_cap *c, struct cuda_version v)
 	return !c->has_max || cuda_version_cmp(v, c->max_cuda) <= 0;
 }
 
+int gpu_cap_in_default_set(const struct gpu_cap *c)
+{
+	return c->is_default && !c->jetson && !c->variant;
+}
+
 int gpu_cap_default_for(const struct gpu_cap *c, struct cuda_version v)
 {
-	if (!c->is_default || c->jetson || c->variant || !gpu_cap_supported_by(c, v))
+	if (!gpu_cap_in_default_set(c) || !gpu_cap_supported_by(c, v))
 		return 0;
 	return !c->has_default_until || cuda_version_cmp(v, c->default_until) <= 0;
 }
 
 /* --- loading ---------------------------------------------------------- */
 
+/* The embedded tables' fields, through base/json_field.h: where names the
+ * table and the entry ("gpus.json capabilities"). */
+static int want(const cJSON *obj, const char *key, const char *where, int type, int optional,
+		const cJSON **it, struct xcc_error *err)
+{
+	char prefix[256];
+
+	snprintf(prefix, sizeof prefix, "embedded data %s", where);
+	return json_member(obj, key, type, optional, it, prefix, NULL, err);
+}
+
 static int want_string(const cJSON *obj, const char *key, const char *where,
 		       const char **out, int optional, struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
-	if (!it || cJSON_IsNull(it)) {
-		*out = NULL;
-		if (optional)
-			return 0;
-		return xcc_fail(err, XCC_EFAIL, "embedded data %s: missing \"%s\"", where, key);
-	}
-	if (!cJSON_IsString(it))
-		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" is not a string", where, key);
-	*out = it->valuestring;
+	*out = NULL;
+	if (want(obj, key, where, cJSON_String, optional, &it, err))
+		return -1;
+	*out = it ? it->valuestring : NULL;
 	return 0;
 }
 
@@ -145,7 +157,7 @@ static int want_version(const cJSON *obj, const char *key, const char *where,
 	if (!s)
 		return 0;
 	if (cuda_version_parse(s, out))
-		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" is not a version: %s",
+		return xcc_fail(err, XCC_EFAIL, "embedded data %s: %s must be a version, not %s",
 				where, key, s);
 	return 0;
 }
@@ -153,11 +165,10 @@ static int want_version(const cJSON *obj, const char *key, const char *where,
 static int want_bool(const cJSON *obj, const char *key, const char *where, int *out,
 		     struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
-	if (!cJSON_IsBool(it))
-		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be true or false",
-				where, key);
+	if (want(obj, key, where, JSON_BOOL, 0, &it, err))
+		return -1;
 	*out = cJSON_IsTrue(it);
 	return 0;
 }
@@ -165,11 +176,10 @@ static int want_bool(const cJSON *obj, const char *key, const char *where, int *
 static int want_int(const cJSON *obj, const char *key, const char *where, int *out,
 		    struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
-	if (!cJSON_IsNumber(it))
-		return xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be a number",
-				where, key);
+	if (want(obj, key, where, cJSON_Number, 0, &it, err))
+		return -1;
 	*out = it->valueint;
 	return 0;
 }
@@ -177,13 +187,9 @@ static int want_int(const cJSON *obj, const char *key, const char *where, int *o
 static const cJSON *want_array(const cJSON *obj, const char *key, const char *where,
 			       struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
-	if (!cJSON_IsArray(it)) {
-		xcc_fail(err, XCC_EFAIL, "embedded data %s: \"%s\" must be an array", where, key);
-		return NULL;
-	}
-	return it;
+	return want(obj, key, where, cJSON_Array, 0, &it, err) ? NULL : it;
 }
 
 static cJSON *parse_embedded(struct gpudb *db, const char *name, struct xcc_error *err)

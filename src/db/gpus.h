@@ -58,6 +58,10 @@ const char *gpu_cap_token(const struct gpu_cap *c, char *buf, size_t len);
 int gpu_cap_cmp(const struct gpu_cap *a, const struct gpu_cap *b);
 int gpu_cap_supported_by(const struct gpu_cap *c, struct cuda_version v);
 int gpu_cap_default_for(const struct gpu_cap *c, struct cuda_version v);
+/* Whether c belongs to the default GPU set of some CUDA release: marked
+ * default, neither a Jetson GPU nor an 'a'/'f' variant. The one place of
+ * that rule; gpu_cap_default_for adds the release's range to it. */
+int gpu_cap_in_default_set(const struct gpu_cap *c);
 
 struct host_compiler_limit {
 	struct cuda_version min_cuda;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_field.h"
 #include "base/xalloc.h"
 #include "db/data.h"
 #include "db/jetpack.h"
@@ -12,11 +13,12 @@
 static int str_field(const cJSON *o, const char *key, const char *where, const char **out,
 		     struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	char prefix[256];
+	const cJSON *it;
 
-	if (!cJSON_IsString(it))
-		return xcc_fail(err, XCC_EFAIL, "embedded data jetpack.json %s: \"%s\" must be a string",
-				where, key);
+	snprintf(prefix, sizeof prefix, "embedded data jetpack.json %s", where);
+	if (json_member(o, key, cJSON_String, 0, &it, prefix, NULL, err))
+		return -1;
 	*out = it->valuestring;
 	return 0;
 }

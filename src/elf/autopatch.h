@@ -91,7 +91,8 @@ struct autopatch_report {
 	int dry_run; /* PATCHED means "would be patched" */
 };
 
-#define AUTOPATCH_OPTS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0 }
+#define AUTOPATCH_OPTS_INIT { .paths = STRVEC_INIT, .libs = STRVEC_INIT, \
+	.ignore_missing = STRVEC_INIT, .append_rpath = STRVEC_INIT }
 
 /*
  * Index, resolve and (unless o->dry_run) patch. r is filled in either way

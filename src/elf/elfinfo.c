@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -79,6 +80,79 @@ void elfinfo_close(struct elfinfo_file *f)
 		close(f->fd);
 	f->elf = NULL;
 	f->fd = -1;
+}
+
+/* Whether every section header of e can be read and every section's bytes
+ * lie within the file's size: a file cut short would otherwise read as one
+ * without the sections (no version needs: nothing above any floor). */
+static int elf_whole(Elf *e, off_t size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t n, seen = 0;
+
+	/* libelf counts no sections when their table lies past the end. */
+	if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &n) || (eh.e_shoff && !n))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return 0;
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > (GElf_Off)size || sh.sh_size > (GElf_Off)size - sh.sh_offset))
+			return 0;
+		seen++;
+	}
+	/* elf_nextscn starts after section 0, the null section. */
+	return seen + (n > 0) == n;
+}
+
+int elfinfo_classify(const char *path, enum elfinfo_kind *kind, struct xcc_error *err)
+{
+	struct stat st;
+	Elf *e = NULL;
+	int fd = -1, rc = -1;
+
+	if (stat(path, &st)) {
+		rc = xcc_fail(err, errno == ENOENT || errno == ENOTDIR ? XCC_EUSAGE : XCC_EFAIL,
+			      "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = xcc_fail(err, XCC_EUSAGE, "%s: not a regular file", path);
+		goto out;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (libelf_ready(err))
+		goto out;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	switch (e ? elf_kind(e) : ELF_K_NONE) {
+	case ELF_K_ELF:
+		if (!elf_whole(e, st.st_size)) {
+			rc = xcc_fail(err, XCC_EFAIL, "%s: not an ELF file (the file is truncated "
+				      "or corrupt)", path);
+			break;
+		}
+		*kind = ELFINFO_KIND_ELF;
+		rc = 0;
+		break;
+	case ELF_K_AR:
+		*kind = ELFINFO_KIND_AR;
+		rc = 0;
+		break;
+	default:
+		rc = xcc_fail(err, XCC_EFAIL, "%s: not an ELF file", path);
+	}
+out:
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 int elfinfo_file_machine(const char *path)

@@ -55,6 +55,18 @@ struct elfinfo_file {
 int elfinfo_open(const char *path, struct elfinfo_file *f, struct xcc_error *err);
 void elfinfo_close(struct elfinfo_file *f);
 
+/* What a file named to a check is. */
+enum elfinfo_kind {
+	ELFINFO_KIND_ELF, /* an ELF file */
+	ELFINFO_KIND_AR,  /* a static archive (ar), which libelf reads too */
+};
+
+/* Classify path for a check that reads ELF files: 0 and *kind, or -1 with
+ * err: XCC_EUSAGE when path does not exist or is no regular file (the
+ * command line named the wrong thing), XCC_EFAIL when it cannot be read or
+ * is neither ELF nor an archive. */
+int elfinfo_classify(const char *path, enum elfinfo_kind *kind, struct xcc_error *err);
+
 /* e_machine of the ELF file at path, -1 when it is none or unreadable. */
 int elfinfo_file_machine(const char *path);
 

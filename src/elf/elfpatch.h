@@ -44,8 +44,10 @@ struct elfpatch_ops {
 	const char *output;      /* write here instead of in place; NULL: in place */
 };
 
-#define ELFPATCH_OPS_INIT { -1, NULL, NULL, ELFPATCH_RPATH_KEEP, NULL, NULL, 0, \
-	STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, 0, 0, -1, 0, NULL }
+/* Every field keeps the file as it is; the rest are 0, NULL or empty. */
+#define ELFPATCH_OPS_INIT { .set_os_abi = -1, .rpath_op = ELFPATCH_RPATH_KEEP, .execstack = -1, \
+	.remove_needed = STRVEC_INIT, .replace_needed = STRVEC_INIT, .add_needed = STRVEC_INIT, \
+	.clear_symbol_version = STRVEC_INIT, .rename_symbols = STRVEC_INIT }
 
 struct elfpatch_result {
 	int changed;            /* something was written */

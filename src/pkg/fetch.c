@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/interrupt.h"
 #include "base/sha256.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
@@ -730,7 +731,7 @@ static void cache_names(const char *url, const char *sha, char part[80], char in
 		index[0] = '\0';
 		return;
 	}
-	fetch_sha256_buffer(url, strlen(url), h);
+	xcc_sha256_buffer(url, strlen(url), h);
 	snprintf(part, 80, "url-%s.part", h);
 	snprintf(index, 80, "url-%s", h);
 }

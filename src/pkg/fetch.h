@@ -68,9 +68,6 @@ char *fetch_fd_path(int fd);
 int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t *len,
 	       struct xcc_error *err);
 
-/* sha256 of a buffer as 64 hex digits. */
-void fetch_sha256_buffer(const void *data, size_t len, char hex[65]);
-
 /* sha256 of a file as 64 hex digits, and its size. */
 int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err);
 

@@ -16,15 +16,6 @@
 #include "pkg/fetch.h"
 #include "pkg/fetch_local.h"
 
-void fetch_sha256_buffer(const void *data, size_t len, char hex[65])
-{
-	struct xcc_sha256 h;
-
-	xcc_sha256_init(&h);
-	xcc_sha256_update(&h, data, len);
-	xcc_sha256_hex(&h, hex);
-}
-
 int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_field.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
 #include "pkg/manifest.h"
@@ -40,36 +41,17 @@ static int in_list(const char *s, const char *const *list)
 	return 0;
 }
 
-static const char *json_type_name(const cJSON *it)
-{
-	if (cJSON_IsString(it))
-		return "a string";
-	if (cJSON_IsNumber(it))
-		return "a number";
-	if (cJSON_IsObject(it))
-		return "an object";
-	if (cJSON_IsArray(it))
-		return "an array";
-	if (cJSON_IsBool(it))
-		return "a boolean";
-	if (cJSON_IsNull(it))
-		return "null";
-	return "something else";
-}
-
 /* An optional string field: absent or null is fine, another type is not. */
 static int opt_string(const cJSON *obj, const char *key, const char *path, char **out,
 		      const char *src, struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
 	*out = NULL;
-	if (!it || cJSON_IsNull(it))
-		return 0;
-	if (!cJSON_IsString(it))
-		return xcc_fail(err, XCC_EFAIL, "%s: %s%s%s must be a string, not %s", src,
-				path ? path : "", path ? "." : "", key, json_type_name(it));
-	*out = xstrdup(it->valuestring);
+	if (json_member(obj, key, cJSON_String, 1, &it, src, path, err))
+		return -1;
+	if (it)
+		*out = xstrdup(it->valuestring);
 	return 0;
 }
 

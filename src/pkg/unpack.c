@@ -285,7 +285,7 @@ static int open_parent(struct unpacker *u, const char *mapped, const char *membe
 		       const char **leaf, struct xcc_error *err)
 {
 	const char *slash = strrchr(mapped, '/');
-	char *key = slash ? strndup(mapped, (size_t)(slash - mapped)) : xstrdup("");
+	char *key = slash ? xstrndup(mapped, (size_t)(slash - mapped)) : xstrdup("");
 	enum resolve_result r;
 
 	*leaf = slash ? slash + 1 : mapped;

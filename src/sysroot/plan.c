@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "pkg/fetch.h"
 #include "sysroot/plan.h"
@@ -713,7 +714,7 @@ char *plan_fingerprint(const struct plan *p, const char *extra)
 			     a->version ? a->version : "-");
 	}
 	text = strvec_join(&fields, "\n");
-	fetch_sha256_buffer(text, strlen(text), hex);
+	xcc_sha256_buffer(text, strlen(text), hex);
 	free(text);
 	strvec_free(&fields);
 	return xstrdup(hex);

@@ -37,22 +37,6 @@ static void userland_free(struct userland *u)
 	memset(u, 0, sizeof *u);
 }
 
-/* "GLIBC_2.31" -> "2.31"; takes v. */
-static char *version_number(char *v)
-{
-	const char *us = v ? strrchr(v, '_') : NULL;
-	char *n = us ? xstrdup(us + 1) : NULL;
-
-	free(v);
-	return n;
-}
-
-static char *defs_max(const char *lib, const char *prefix)
-{
-	struct xcc_error err = { 0 };
-
-	return lib ? version_number(glibc_version_defs_max(lib, prefix, &err)) : NULL;
-}
 
 /* The board's floor: the root's own libraries when there is a root, else the
  * JetPack's. Returns 0 with u empty when neither is known. */
@@ -67,8 +51,8 @@ static int board_userland(const struct gpudb *db, const struct sysroot_request *
 		char *libc = glibc_find_libc(rq->target_fs, rq->target->triple);
 		char *cxx = glibc_find_in_rootfs(rq->target_fs, rq->target->triple, "libstdc++.so.6");
 
-		u->glibc = defs_max(libc, "GLIBC_");
-		u->glibcxx = defs_max(cxx, "GLIBCXX_");
+		u->glibc = glibc_version_defs_newest(libc, "GLIBC_");
+		u->glibcxx = glibc_version_defs_newest(cxx, "GLIBCXX_");
 		u->what = xstrdup("the --target-fs root");
 		u->glibc_defined = 1;
 		free(libc);
@@ -107,8 +91,8 @@ static void compiler_userland(const char *cc, struct userland *u)
 		free(out);
 		free(arg);
 	}
-	u->glibc = defs_max(found[0], "GLIBC_");
-	u->glibcxx = defs_max(found[1], "GLIBCXX_");
+	u->glibc = glibc_version_defs_newest(found[0], "GLIBC_");
+	u->glibcxx = glibc_version_defs_newest(found[1], "GLIBCXX_");
 	free(found[0]);
 	free(found[1]);
 }
@@ -195,8 +179,8 @@ char *sysroot_hostcc_link_hint(const struct gpudb *db, const char *cc, const cha
 	char *hint = NULL, *path, *then;
 	const struct cross_toolchain *match;
 
-	board.glibc = defs_max(root_libc, "GLIBC_");
-	board.glibcxx = defs_max(root_libstdcxx, "GLIBCXX_");
+	board.glibc = glibc_version_defs_newest(root_libc, "GLIBC_");
+	board.glibcxx = glibc_version_defs_newest(root_libstdcxx, "GLIBCXX_");
 	board.what = xstrdup("the --target-fs root");
 	board.glibc_defined = 1;
 	compiler_userland(cc, &have);

@@ -11,16 +11,21 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/json_field.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "sysroot/sysroot_files.h"
 #include "sysroot/sysroot_meta.h"
 
+/* A string field, or NULL: absent, null or of another type (the opener
+ * validates the fields it needs). */
 static char *dup_string(const cJSON *obj, const char *key)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it;
 
-	return cJSON_IsString(it) ? xstrdup(it->valuestring) : NULL;
+	if (json_member(obj, key, cJSON_String, 1, &it, "sysroot.json", NULL, NULL) || !it)
+		return NULL;
+	return xstrdup(it->valuestring);
 }
 
 /* ---- the serving table ------------------------------------------------------ */

@@ -99,7 +99,6 @@ static int stub_libcuda_dir(const char *sysroot, const char *target_dir, struct 
 	char *stub = xasprintf("%s/targets/%s/lib/stubs/libcuda.so", sysroot, target_dir);
 	char *abs = file_absolute(stub), *cache = fetch_default_cache_dir(), *dir = NULL,
 	     *link = NULL, *old = NULL, hex[65];
-	struct xcc_sha256 h;
 	int rc = -1;
 
 	if (access(stub, R_OK)) {
@@ -107,9 +106,7 @@ static int stub_libcuda_dir(const char *sysroot, const char *target_dir, struct 
 			 "the driver's libcuda.so.1", stub);
 		goto out;
 	}
-	xcc_sha256_init(&h);
-	xcc_sha256_update(&h, abs, strlen(abs));
-	xcc_sha256_hex(&h, hex);
+	xcc_sha256_buffer(abs, strlen(abs), hex);
 	hex[16] = '\0';
 	dir = xasprintf("%s/stub-libcuda/%s", cache, hex);
 	link = xasprintf("%s/libcuda.so.1", dir);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/interrupt.h"
 #include "base/proc.h"
 #include "base/xalloc.h"
 #include "use/run.h"
@@ -146,39 +148,35 @@ void ssh_target_free(struct ssh_target *t)
 
 /* --- ssh ------------------------------------------------------------------ */
 
-static volatile sig_atomic_t run_signal;
-static volatile pid_t run_child;
+/* The signals of one device run (base/interrupt.h: a signal ignored at
+ * start, under nohup or `trap '' HUP`, stays ignored) and the ssh in
+ * flight, which a signal ends so that the program on the device can still
+ * be stopped and its directory removed before this process exits. */
+struct run_watch {
+	struct interrupt in;
+	atomic_int signals; /* how many came */
+	atomic_int child;   /* the ssh in flight, 0 when none */
+	/* ssh_start ends at once an ssh started after more than this many
+	 * signals: those stop_remote answers do not count. */
+	int answered;
+};
 
-/* Remember the signal and end the ssh in flight, so that the program on the
- * device can still be stopped and its directory removed before this
- * process exits. */
-static void on_signal(int sig)
+/* From the waiter's thread, at each signal. */
+static void on_signal(int signo, void *arg)
 {
-	run_signal = sig;
-	if (run_child > 0)
-		kill(run_child, SIGTERM);
+	struct run_watch *w = arg;
+	pid_t child;
+
+	(void)signo;
+	atomic_fetch_add(&w->signals, 1);
+	if ((child = atomic_load(&w->child)) > 0)
+		kill(child, SIGTERM);
 }
 
-static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define N_CAUGHT (sizeof caught_signals / sizeof *caught_signals)
-
-static void catch_signals(struct sigaction *old)
+/* The signal that stops this run, or 0. */
+static int run_signal(const struct run_watch *w)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a read of ssh's output returns, and the flag is seen. */
-	run_signal = 0;
-	for (size_t i = 0; i < N_CAUGHT; i++)
-		sigaction(caught_signals[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-	for (size_t i = 0; i < N_CAUGHT; i++)
-		sigaction(caught_signals[i], &old[i], NULL);
+	return interrupt_signal(&w->in.signo);
 }
 
 /* What the steps of one run on the device share. */
@@ -189,6 +187,7 @@ struct remote {
 	 * digits, which no login banner, shell profile or program prints. */
 	char marker[48];
 	char *dir; /* the directory on the device, once made */
+	struct run_watch *watch;
 };
 
 static int make_marker(char *marker, size_t size, struct xcc_error *err)
@@ -242,9 +241,9 @@ static pid_t ssh_start(const struct remote *rm, const char *command, int no_stdi
 	pid = proc_spawn_fds(argv.v, in_fd, out_fd, err_fd, err);
 	strvec_free(&argv);
 	if (pid > 0) {
-		run_child = pid;
-		/* A signal that came before run_child was set. */
-		if (run_signal)
+		atomic_store(&rm->watch->child, pid);
+		/* A signal that came before the child was known. */
+		if (atomic_load(&rm->watch->signals) > rm->watch->answered)
 			kill(pid, SIGTERM);
 	}
 	return pid;
@@ -269,7 +268,7 @@ static int ssh_command(const struct remote *rm, const char *command, char **out,
 		return -1;
 	}
 	status = out ? proc_collect(pid, pipefd[0], out, err) : proc_wait(pid, err);
-	run_child = 0;
+	atomic_store(&rm->watch->child, 0);
 	return status;
 }
 
@@ -388,7 +387,7 @@ static int upload(const struct remote *rm, const struct strvec *paths, const str
 	close(pipefd[1]);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	status = proc_wait(pid, &wait_err);
-	run_child = 0;
+	atomic_store(&rm->watch->child, 0);
 	if (rc == 0 && status < 0) {
 		*err = wait_err;
 		return -1;
@@ -684,7 +683,7 @@ static int run_program(const struct remote *rm, const char *command, int *record
 	*record = relay_stderr(pipefd[0], rm->marker);
 	close(pipefd[0]);
 	status = proc_wait(pid, err);
-	run_child = 0;
+	atomic_store(&rm->watch->child, 0);
 	return status;
 }
 
@@ -694,8 +693,6 @@ static void stop_remote(const struct remote *rm)
 {
 	struct xcc_error ignored = { 0 };
 	char *q, *script;
-	int sig = run_signal;
-
 	if (!rm->dir)
 		return;
 	q = shell_quote(rm->dir);
@@ -708,10 +705,9 @@ static void stop_remote(const struct remote *rm)
 		"kill -KILL -\"$p\" 2>/dev/null; kill -KILL \"$p\" 2>/dev/null; fi; %s",
 		q, rm->o->keep ? "rm -f \"$d/.stop\" \"$d/.pgid\"" : "rm -rf \"$d\"");
 	/* A second signal ends the stop itself; the first one must not. */
-	run_signal = 0;
+	rm->watch->answered = atomic_load(&rm->watch->signals);
 	ssh_command(rm, script, NULL, &ignored);
-	if (!run_signal)
-		run_signal = sig;
+	rm->watch->answered = 0;
 	free(script);
 	free(q);
 }
@@ -828,18 +824,22 @@ static void pick_compat(const struct run_opts *o, const struct run_plan *plan,
 int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	       struct run_remote_result *r, struct xcc_error *err)
 {
-	struct remote rm = { .o = o };
+	struct run_watch watch = { .answered = 0 }; /* its atomics set below */
+	struct remote rm = { .o = o, .watch = &watch };
 	struct strvec names = STRVEC_INIT, paths = STRVEC_INIT, has = STRVEC_INIT,
 		      send_names = STRVEC_INIT, send_paths = STRVEC_INIT, none = STRVEC_INIT,
 		      compat_has = STRVEC_INIT, lib_dirs = STRVEC_INIT;
-	struct sigaction old[N_CAUGHT];
 	char *args = NULL, *command = NULL;
 	int record, status, rc = -1;
 
 	memset(r, 0, sizeof *r);
 	if (run_parse_device(o->device, &rm.t, err))
 		return -1;
-	catch_signals(old);
+	atomic_init(&watch.signals, 0);
+	atomic_init(&watch.child, 0);
+	/* Without the watch (no thread) the signals keep their default
+	 * action: the run still stops, only without the clean-up there. */
+	interrupt_begin_notify(&watch.in, on_signal, &watch);
 	if (check_arguments(o->argv, err) || make_marker(rm.marker, sizeof rm.marker, err) ||
 	    wanted_libraries(o, plan, &names, &paths, err))
 		goto out;
@@ -855,24 +855,24 @@ int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	status = run_program(&rm, command, &record, err);
 	if (status < 0)
 		goto stop;
-	if (record >= 0 && !run_signal) {
+	if (record >= 0 && !run_signal(&watch)) {
 		r->status = record;
 		rc = 0;
 		goto out;
 	}
-	if (!run_signal)
+	if (!run_signal(&watch))
 		ssh_lost(&rm, status, err);
 stop:
 	/* The command did not get to remove its directory, or the program may
 	 * still run. */
 	stop_remote(&rm);
 out:
-	if (run_signal) {
-		r->interrupted = run_signal;
-		r->status = 128 + run_signal;
+	if (run_signal(&watch)) {
+		r->interrupted = run_signal(&watch);
+		r->status = interrupt_status(r->interrupted);
 		rc = 0;
 	}
-	restore_signals(old);
+	interrupt_end(&watch.in);
 	r->device_dir = rm.dir;
 	ssh_target_free(&rm.t);
 	strvec_free(&names);

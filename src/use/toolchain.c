@@ -315,17 +315,13 @@ out:
 	return text;
 }
 
-char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
+char *toolchain_meson(const struct target_profile *t, const struct sysroot_meta *m,
 		      const struct toolchain_request *r, struct xcc_error *err)
 {
-	const struct target_profile *t = gpudb_target(db, m->target);
 	struct meson_values v = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT,
 				  STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
 	char *cc, *text = NULL;
 
-	if (!t)
-		return xcc_fail(err, XCC_EUSAGE, "%s/sysroot.json names an unknown target '%s'",
-				m->dir, m->target), NULL;
 	if (!m->host_compiler || !(cc = c_compiler_for(m->host_compiler)))
 		return xcc_fail(err, XCC_EUSAGE,
 				"%s/sysroot.json names no cross g++ (host_compiler); recreate it with "
@@ -345,7 +341,7 @@ char *toolchain_cmake_minimum(const char *generic_file)
 
 	if (text && (at = strstr(text, key))) {
 		at += strlen(key);
-		v = strndup(at, strspn(at, "0123456789."));
+		v = xstrndup(at, strspn(at, "0123456789."));
 		if (!*v) {
 			free(v);
 			v = NULL;

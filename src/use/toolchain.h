@@ -33,9 +33,9 @@ const char *toolchain_data_dir(void);
  * says none. Caller frees. */
 char *toolchain_cmake_minimum(const char *generic_file);
 
-/* The text of a Meson cross file for the sysroot described by m; caller
- * frees. */
-char *toolchain_meson(const struct gpudb *db, const struct sysroot_meta *m,
+/* The text of a Meson cross file for the sysroot described by m, whose
+ * target is t (sysroot_open() resolved both); caller frees. */
+char *toolchain_meson(const struct target_profile *t, const struct sysroot_meta *m,
 		      const struct toolchain_request *r, struct xcc_error *err);
 
 /* How the cross toolchain's compiler driver builds against a device root

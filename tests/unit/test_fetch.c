@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/sha256.h"
 #include "base/strvec.h"
 #include "base/xalloc.h"
 #include "pkg/fetch.h"
@@ -65,7 +66,7 @@ static void test_url_lands_in_cache_under_its_sha256(void)
 	char *cache = xasprintf("%s/cache", dir), *want, *got = NULL, hex[65];
 
 	o.cache_dir = cache;
-	fetch_sha256_buffer("hello cache\n", 12, hex);
+	xcc_sha256_buffer("hello cache\n", 12, hex);
 	want = xasprintf("%s/%s", cache, hex);
 	ok(fetch_file(&o, url, hex, 12, &got, &err) == 0, "a file:// URL is fetched (%s)", err.msg);
 	is_str(got, want, "it lands in the cache under its sha256");

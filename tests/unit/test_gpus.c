@@ -53,13 +53,13 @@ static void test_components(const struct gpudb *db)
 		const char *json, *want;
 	} bad[] = {
 		{ "{\"host\": [{\"name\": \"cuda_nvcc\"}], \"target\": [{\"min_cuda\": \"12.0\"}], "
-		  "\"libraries\": {}}", "target entry 1: missing \"name\"" },
+		  "\"libraries\": {}}", "target entry 1: name is missing" },
 		{ "{\"host\": [{\"name\": \"cuda_nvcc\", \"min_cuda\": \"twelve\"}], \"target\": [], "
-		  "\"libraries\": {}}", "\"min_cuda\" is not a version: twelve" },
+		  "\"libraries\": {}}", "min_cuda must be a version, not twelve" },
 		{ "{\"host\": [], \"target\": [{\"name\": \"cuda_cudart\", \"min_cud\": \"12.0\"}], "
 		  "\"libraries\": {}}", "target cuda_cudart: unknown key \"min_cud\"" },
 		{ "{\"host\": [], \"target\": [{\"name\": \"x\", \"optional\": \"yes\"}], "
-		  "\"libraries\": {}}", "\"optional\" must be true or false" },
+		  "\"libraries\": {}}", "optional must be true or false" },
 		{ "{\"host\": [{\"name\": \"x\", \"headers_only\": true}], \"target\": [], "
 		  "\"libraries\": {}}", "host x: unknown key \"headers_only\"" },
 		{ "{\"host\": [], \"target\": [{\"name\": \"x\"}, {\"name\": \"x\"}], "
@@ -72,7 +72,7 @@ static void test_components(const struct gpudb *db)
 		  "libraries x: every pattern must be a non-empty string" },
 		{ "{\"host\": [], \"target\": [], \"libraries\": []}", "\"libraries\" must be an object" },
 		{ "{\"host\": [], \"target\": []}", "\"libraries\" must be an object" },
-		{ "{\"host\": {}, \"target\": [], \"libraries\": {}}", "\"host\" must be an array" },
+		{ "{\"host\": {}, \"target\": [], \"libraries\": {}}", "host must be an array" },
 		{ "{\"hosts\": [], \"target\": [], \"libraries\": {}}", "unknown key \"hosts\"" },
 		{ "{\"host\": [", "not valid JSON" },
 		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
