@@ -471,3 +471,30 @@ need_cusolver() {
 	real_cmake_configure "$d/p" "$d/b" sm_90
 	real_solver_run "$d" 12
 }
+
+@test "e2e 12.4: a CUDA shared library (CUDA::cudart, CUDA::cublas, CUDA::cuda_driver PRIVATE) and programs linking only it: CMake with Ninja, installed, run" {
+	need_sysroot
+	need cmake "builds the project"
+	need ninja "CMake's Ninja generator"
+	real_shlib_cmake_build "$(scratch)" Ninja sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: CMake with Unix Makefiles, installed, run" {
+	need_sysroot
+	need cmake "builds the project"
+	need make
+	real_shlib_cmake_build "$(scratch)" "Unix Makefiles" sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: Meson through its cross file, installed, run" {
+	need_sysroot
+	need meson "builds the project"
+	need ninja "Meson's backend"
+	real_shlib_meson_build "$(scratch)" sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: a Makefile through the driver, installed, run" {
+	need_sysroot
+	need make
+	real_shlib_make "$(scratch)" sm_90 libcudart.so.12 libcublas.so.12
+}

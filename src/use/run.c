@@ -15,7 +15,6 @@
 
 #include "base/fileio.h"
 #include "base/proc.h"
-#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "db/jetpack.h"
 #include "db/request.h"
@@ -24,6 +23,7 @@
 #include "elf/elfinfo.h"
 #include "pkg/fetch.h"
 #include "sysroot/sysroot_open.h"
+#include "use/linkdirs.h"
 #include "use/run.h"
 
 /* The qemu user-mode emulator for an ELF machine; NULL when there is none. */
@@ -88,57 +88,19 @@ static void push_dir_if_exists(struct strvec *dirs, char *dir)
 	free(dir);
 }
 
-/* A directory holding libcuda.so.1, a link to the sysroot's stub
- * libcuda.so (SONAME libcuda.so.1): a driver-API program then starts under
- * qemu and its cuInit fails cleanly (CUDA_ERROR_STUB_LIBRARY). In the
- * user's cache, never in the sysroot, whose lib/stubs must stay what ld
- * links against. */
-static int stub_libcuda_dir(const char *sysroot, const char *target_dir, struct strvec *dirs,
-			    struct xcc_error *err)
+/* The stub libcuda as libcuda.so.1 on the program's library path: a
+ * driver-API program then starts under qemu and its cuInit fails cleanly
+ * (CUDA_ERROR_STUB_LIBRARY). */
+static int push_stub_libcuda(const char *sysroot, const char *target_dir, struct strvec *dirs,
+			     struct xcc_error *err)
 {
-	char *stub = xasprintf("%s/targets/%s/lib/stubs/libcuda.so", sysroot, target_dir);
-	char *abs = file_absolute(stub), *cache = fetch_default_cache_dir(), *dir = NULL,
-	     *link = NULL, *old = NULL, hex[65];
-	struct xcc_sha256 h;
-	int rc = -1;
+	char *dir;
 
-	if (access(stub, R_OK)) {
-		xcc_fail(err, XCC_EUSAGE, "--stub-libcuda: the sysroot has no %s to stand in for "
-			 "the driver's libcuda.so.1", stub);
-		goto out;
-	}
-	xcc_sha256_init(&h);
-	xcc_sha256_update(&h, abs, strlen(abs));
-	xcc_sha256_hex(&h, hex);
-	hex[16] = '\0';
-	dir = xasprintf("%s/stub-libcuda/%s", cache, hex);
-	link = xasprintf("%s/libcuda.so.1", dir);
-	if (file_mkdir_p(dir, err))
-		goto out;
-	old = realpath(link, NULL);
-	if (!old || strcmp(old, abs) != 0) {
-		char *tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
-
-		unlink(tmp);
-		if (symlink(abs, tmp) || rename(tmp, link)) {
-			xcc_fail(err, XCC_EFAIL, "cannot link %s to %s: %s", link, abs,
-				 strerror(errno));
-			unlink(tmp);
-			free(tmp);
-			goto out;
-		}
-		free(tmp);
-	}
+	if (stub_libcuda_dir(sysroot, target_dir, &dir, err))
+		return xcc_error_prefix(err, "--stub-libcuda");
 	strvec_push(dirs, dir);
-	rc = 0;
-out:
-	free(stub);
-	free(abs);
-	free(cache);
 	free(dir);
-	free(link);
-	free(old);
-	return rc;
+	return 0;
 }
 
 /* The sysroot's copy of a compat component: the shared libraries of
@@ -244,7 +206,7 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 			push_dir_if_exists(&plan->lib_dirs,
 					   xasprintf("%s/targets/%s/lib", sysroot, s.meta.target_dir));
 		if (profile && o->stub_libcuda &&
-		    stub_libcuda_dir(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
+		    push_stub_libcuda(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
 			goto fail;
 	}
 	if (o->stub_libcuda && !have_meta) {

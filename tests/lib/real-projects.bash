@@ -294,3 +294,235 @@ CM
 	assert_output_contains "err=35"
 	assert_status 2
 }
+
+# real_shlib_sources DIR: in DIR, the sources of the most common shape of a CUDA project:
+# a shared library of .cu files (xgemm) that uses the runtime, cuBLAS and the driver API,
+# behind a C header, and the programs that link only it: gemm (C++), bench (CUDA, with a
+# kernel of its own) and drvquery (C, which calls the driver API itself too; drvquery.cu,
+# the same source, for build systems that take the driver library for CUDA only).
+real_shlib_sources() {
+	local d=$1
+	mkdir -p "$d"
+	cat > "$d/xgemm.h" <<'H'
+#ifdef __cplusplus
+extern "C" {
+#endif
+int xgemm_device_count(int *n);
+int xgemm_blas_status(void);
+int xgemm_driver_version(int *v);
+#ifdef __cplusplus
+}
+#endif
+H
+	cat > "$d/xgemm.cu" <<'CU'
+#include <cublas_v2.h>
+#include <cuda.h>
+#include "xgemm.h"
+int xgemm_device_count(int *n) { return (int)cudaGetDeviceCount(n); }
+int xgemm_blas_status(void)
+{
+	cublasHandle_t h;
+	cublasStatus_t s = cublasCreate(&h);
+	if (s == CUBLAS_STATUS_SUCCESS)
+		cublasDestroy(h);
+	return (int)s;
+}
+int xgemm_driver_version(int *v) { return (int)cuDriverGetVersion(v); }
+CU
+	cat > "$d/gemm.cpp" <<'C'
+#include <cstdio>
+#include "xgemm.h"
+int main()
+{
+	int n = -1;
+	int e = xgemm_device_count(&n);
+	std::printf("xgemm_device_count: err=%d\n", e);
+	std::printf("xgemm_blas_status: status=%d\n", xgemm_blas_status());
+	return e == 0 ? 0 : 2;
+}
+C
+	cat > "$d/bench.cu" <<'CU'
+#include <cstdio>
+#include "xgemm.h"
+__global__ void fill(float *x) { x[threadIdx.x] = 1.0f; }
+int main()
+{
+	int n = -1;
+	std::printf("xgemm_device_count: err=%d\n", xgemm_device_count(&n));
+	fill<<<1, 32>>>(nullptr);
+	int e = (int)cudaGetLastError();
+	std::printf("fill<<<1, 32>>>: err=%d\n", e);
+	return e == 0 ? 0 : 2;
+}
+CU
+	cat > "$d/drvquery.c" <<'C'
+#include <cuda.h>
+#include <stdio.h>
+#include "xgemm.h"
+int main(void)
+{
+	int v = -1;
+	CUresult r = cuInit(0);
+	printf("cuInit: %d\n", (int)r);
+	printf("xgemm_driver_version: %d\n", xgemm_driver_version(&v));
+	return r == CUDA_SUCCESS ? 0 : 2;
+}
+C
+	cp "$d/drvquery.c" "$d/drvquery.cu"
+}
+
+# real_shlib_cmake DIR: real_shlib_sources with the CMakeLists.txt such projects have:
+# the library links CUDA::cudart, CUDA::cublas and CUDA::cuda_driver PRIVATE, the
+# programs link the library alone (drvquery also CUDA::cuda_driver), and all of them are
+# installed with an $ORIGIN run path.
+real_shlib_cmake() {
+	local d=$1
+	real_shlib_sources "$d"
+	cat > "$d/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.21)
+project(xgemm LANGUAGES C CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+include(GNUInstallDirs)
+set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+add_library(xgemm SHARED xgemm.cu)
+target_include_directories(xgemm PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(xgemm PRIVATE CUDA::cudart CUDA::cublas CUDA::cuda_driver)
+add_executable(gemm gemm.cpp)
+target_link_libraries(gemm PRIVATE xgemm)
+add_executable(bench bench.cu)
+target_link_libraries(bench PRIVATE xgemm)
+add_executable(drvquery drvquery.c)
+target_link_libraries(drvquery PRIVATE xgemm CUDA::cuda_driver)
+install(TARGETS xgemm gemm bench drvquery)
+CM
+}
+
+# real_shlib_meson DIR: the same project for Meson: the library with dependency('cuda',
+# modules: ['cublas', 'cuda']), gemm (C++) and drvquery (CUDA, the driver API) linking it.
+real_shlib_meson() {
+	local d=$1
+	real_shlib_sources "$d"
+	cat > "$d/meson.build" <<'MB'
+project('xgemm', 'c', 'cpp', 'cuda')
+cuda = dependency('cuda', modules: ['cublas', 'cuda'])
+xgemm = shared_library('xgemm', 'xgemm.cu', dependencies: cuda, install: true)
+rpath = '$ORIGIN/../' + get_option('libdir')
+executable('gemm', 'gemm.cpp', link_with: xgemm, install: true, install_rpath: rpath)
+executable('drvquery', 'drvquery.cu', link_with: xgemm,
+	dependencies: dependency('cuda', modules: ['cuda']), install: true, install_rpath: rpath)
+MB
+}
+
+# real_shlib_check_lib LIB CUDART BLAS: the library NEEDs the sysroot's runtime (soname
+# CUDART), cuBLAS (BLAS) and the driver.
+real_shlib_check_lib() {
+	run readelf -d "$1"
+	assert_output_contains "Shared library: [$2]"
+	assert_output_contains "Shared library: [$3]"
+	assert_output_contains "Shared library: [libcuda.so.1]"
+}
+
+# real_shlib_run PROGRAM ERR: an installed program of the project, under cuda-xcc run: it
+# names only the project's library and no directory of the build machine (the stub was
+# for the link alone); it cannot start without a libcuda.so.1 and starts with
+# --stub-libcuda, where the runtime and the driver answer ERR (34,
+# CUDA_ERROR_STUB_LIBRARY: the stub's).
+real_shlib_run() {
+	local p=$1 err=$2
+	run readelf -d "$p"
+	assert_output_contains "Shared library: [libxgemm.so"
+	[[ "$output" != *"stub"* ]] || { echo "$output" >&2; false; }
+	[[ "$output" != *"$S"* ]] || { echo "$output" >&2; false; }
+	run -127 env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$p"
+	assert_output_contains "libcuda.so.1"
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" --stub-libcuda "$p"
+	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
+	case "$(basename "$p")" in
+	gemm)
+		assert_output_contains "xgemm_device_count: err=$err"
+		assert_output_contains "xgemm_blas_status: status=1" ;;
+	bench)
+		assert_output_contains "xgemm_device_count: err=$err"
+		assert_output_contains "fill<<<1, 32>>>: err=$err" ;;
+	drvquery)
+		assert_output_contains "cuInit: $err"
+		assert_output_contains "xgemm_driver_version: $err" ;;
+	esac
+	assert_status 2
+}
+
+# real_shlib_cmake_build DIR GENERATOR SM CUDART BLAS: real_shlib_cmake configured with
+# GENERATOR through the shipped toolchain file, built, installed into DIR/i and each
+# program run.
+real_shlib_cmake_build() {
+	local d=$1 gen=$2 sm=$3 cudart=$4 blas=$5 p
+	real_shlib_cmake "$d/p"
+	run cmake -G "$gen" -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH="$sm"
+	assert_status 0
+	run cmake --build "$d/b"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run cmake --install "$d/b" --prefix "$d/i"
+	assert_status 0
+	real_shlib_check_lib "$d/i/lib/libxgemm.so" "$cudart" "$blas"
+	for p in gemm bench drvquery; do
+		real_shlib_run "$d/i/bin/$p" 34
+	done
+}
+
+# real_shlib_meson_build DIR SM CUDART BLAS: real_shlib_meson set up through the cross file
+# 'cuda-xcc toolchain meson' writes, built, installed into DIR/i and each program run.
+real_shlib_meson_build() {
+	local d=$1 sm=$2 cudart=$3 blas=$4 p
+	real_shlib_meson "$d/p"
+	run "$CUDA_XCC" toolchain meson --sysroot "$S" -arch "$sm" --output "$d/cross.ini"
+	assert_status 0
+	CUDA_PATH=$S run meson setup --cross-file "$d/cross.ini" --prefix /usr "$d/b" "$d/p"
+	assert_status 0
+	run meson compile -C "$d/b"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run meson install -C "$d/b" --destdir "$d/i"
+	assert_status 0
+	real_shlib_check_lib "$(ls "$d"/i/usr/lib*/libxgemm.so)" "$cudart" "$blas"
+	for p in gemm drvquery; do
+		real_shlib_run "$d/i/usr/bin/$p" 34
+	done
+}
+
+# real_shlib_make DIR SM CUDART BLAS: the project as a plain Makefile through the cuda-xcc
+# driver (NVCC="cuda-xcc --sysroot S"): the library with the shared runtime, -lcublas and
+# -lcuda, the programs with -L. -lxgemm alone; installed into DIR/i and each program run.
+real_shlib_make() {
+	local d=$1 sm=$2 cudart=$3 blas=$4 p
+	real_shlib_sources "$d/p"
+	cat > "$d/p/Makefile" <<'MK'
+NVCC ?= nvcc
+PREFIX ?= /usr/local
+NVCCFLAGS ?= -O2
+RPATH = -Xlinker -rpath='$$ORIGIN/../lib'
+all: libxgemm.so gemm bench drvquery
+libxgemm.so: xgemm.cu xgemm.h
+	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -cudart shared -o $@ xgemm.cu -lcublas -lcuda
+gemm: gemm.cpp libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ gemm.cpp -L. -lxgemm $(RPATH)
+bench: bench.cu libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ bench.cu -L. -lxgemm $(RPATH)
+drvquery: drvquery.c libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ drvquery.c -L. -lxgemm -lcuda $(RPATH)
+install: all
+	install -D -m 755 libxgemm.so $(DESTDIR)$(PREFIX)/lib/libxgemm.so
+	install -D -m 755 -t $(DESTDIR)$(PREFIX)/bin gemm bench drvquery
+MK
+	run make -C "$d/p" NVCC="$CUDA_XCC --sysroot $S -arch $sm"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run make -C "$d/p" install PREFIX="$d/i"
+	assert_status 0
+	real_shlib_check_lib "$d/i/lib/libxgemm.so" "$cudart" "$blas"
+	for p in gemm bench drvquery; do
+		real_shlib_run "$d/i/bin/$p" 34
+	done
+}

@@ -585,6 +585,55 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
+# A cross ld follows the NEEDED entries of the libraries it links through
+# -rpath-link and its own search directories alone, never through their
+# RUNPATH: an executable that links only a shared library of the project,
+# which links CUDA::cudart, CUDA::cublas or CUDA::cuda_driver, failed with
+# "libcudart.so.12, needed by libfoo.so, not found" and undefined references.
+# The sysroot's target libraries go on -rpath-link of every link of
+# executables and shared libraries (C, C++ and CUDA alike), and so does a
+# directory in the build tree holding a libcuda.so.1 that names CUDA's stub:
+# the driver library exists only on the board. Both are for the link alone:
+# nothing of them is recorded in what is built (-rpath-link is no RUNPATH),
+# and no program loads the stub from there.
+function(_xcc_rpath_link)
+	set(_lib "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}/lib")
+	set(_dirs "${_lib}")
+	if(EXISTS "${_lib}/stubs/libcuda.so")
+		set(_stubs "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-link-libcuda")
+		set(_have "")
+		if(IS_SYMLINK "${_stubs}/libcuda.so.1")
+			file(READ_SYMLINK "${_stubs}/libcuda.so.1" _have)
+		endif()
+		# Replaced whole, by a rename: a link running meanwhile sees the old
+		# name or the new one.
+		if(NOT _have STREQUAL "${_lib}/stubs/libcuda.so")
+			file(MAKE_DIRECTORY "${_stubs}")
+			file(REMOVE "${_stubs}/.libcuda.so.1.tmp")
+			file(CREATE_LINK "${_lib}/stubs/libcuda.so" "${_stubs}/.libcuda.so.1.tmp" SYMBOLIC)
+			file(RENAME "${_stubs}/.libcuda.so.1.tmp" "${_stubs}/libcuda.so.1")
+		endif()
+		list(APPEND _dirs "${_stubs}")
+	endif()
+	get_property(_options DIRECTORY PROPERTY LINK_OPTIONS)
+	foreach(_dir IN LISTS _dirs)
+		# The compiler driver splits a -Wl, option at its commas.
+		if(_dir MATCHES ",")
+			message(WARNING "cuda-xcc: ${_dir} holds a ',', which the compiler splits in "
+				"linker options, so it is not on the links' -rpath-link: an executable that "
+				"links a shared library linking the sysroot's libraries will not link; move "
+				"the sysroot (or the build tree) to a path without one")
+			continue()
+		endif()
+		# The host link only: a CUDA device link (nvlink) takes no such option.
+		set(_option "$<HOST_LINK:LINKER:-rpath-link=${_dir}>")
+		if(NOT _option IN_LIST _options)
+			add_link_options("${_option}")
+		endif()
+	endforeach()
+endfunction()
+_xcc_rpath_link()
+
 # A sysroot holds only the libraries it was made with, so FindCUDAToolkit
 # defines no CUDA::cublas in one made without libcublas, and CMake's own
 # error ("target not found") does not say why. At the end of the top-level
