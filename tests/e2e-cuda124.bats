@@ -498,3 +498,15 @@ need_cusolver() {
 	need make
 	real_shlib_make "$(scratch)" sm_90 libcudart.so.12 libcublas.so.12
 }
+
+@test "e2e 12.4: a FindCUDA project (find_package(CUDA), CUDA_SELECT_NVCC_ARCH_FLAGS(Auto), cuda_add_library, cuda_add_executable) builds for the toolchain's GPU and runs" {
+	need_sysroot
+	need cmake "builds the project"
+	real_findcuda_build "$(scratch)" sm_80
+}
+
+@test "e2e 12.4: a FindCUDA project's own GPUs in CUDA_NVCC_FLAGS are checked at configure time" {
+	need_sysroot
+	need cmake "configures the project"
+	real_findcuda_own_gpus "$(scratch)"
+}

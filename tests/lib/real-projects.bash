@@ -526,3 +526,101 @@ MK
 		real_shlib_run "$d/i/bin/$p" 34
 	done
 }
+
+# real_findcuda_project DIR: in DIR, a project on CMake's old FindCUDA module as many Jetson
+# projects still are: find_package(CUDA), the GPUs from CUDA_SELECT_NVCC_ARCH_FLAGS(Auto)
+# appended to CUDA_NVCC_FLAGS, a cuda_add_library(SHARED) linking cuBLAS and a
+# cuda_add_executable linking it.
+real_findcuda_project() {
+	local d=$1
+	mkdir -p "$d"
+	cat > "$d/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.10)
+project(filters CXX)
+find_package(CUDA REQUIRED)
+cuda_select_nvcc_arch_flags(ARCH_FLAGS Auto)
+list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS} -O3)
+message(STATUS "ARCH_FLAGS=${ARCH_FLAGS}")
+message(STATUS "CUDA_TOOLKIT_ROOT_DIR=${CUDA_TOOLKIT_ROOT_DIR} CUDA_VERSION=${CUDA_VERSION}")
+cuda_add_library(filters SHARED filters.cu)
+target_link_libraries(filters ${CUDA_CUBLAS_LIBRARIES})
+cuda_add_executable(blur blur.cu)
+target_link_libraries(blur filters)
+install(TARGETS filters blur RUNTIME DESTINATION bin LIBRARY DESTINATION lib)
+CM
+	cat > "$d/filters.cu" <<'CU'
+#include <cublas_v2.h>
+__global__ void scale(float *x, float a) { x[threadIdx.x] *= a; }
+extern "C" int filters_scale(float *x, float a)
+{
+	scale<<<1, 32>>>(x, a);
+	return (int)cudaGetLastError();
+}
+extern "C" int filters_blas(void)
+{
+	cublasHandle_t h;
+	return (int)cublasCreate(&h);
+}
+CU
+	cat > "$d/blur.cu" <<'CU'
+#include <cstdio>
+extern "C" int filters_scale(float *x, float a);
+extern "C" int filters_blas(void);
+__global__ void blur(float *x) { x[threadIdx.x] = 0.5f; }
+int main()
+{
+	blur<<<1, 32>>>(nullptr);
+	std::printf("blur<<<1, 32>>>: err=%d\n", (int)cudaGetLastError());
+	std::printf("filters_scale: err=%d\n", filters_scale(nullptr, 2.0f));
+	std::printf("filters_blas: status=%d\n", filters_blas());
+	return 2;
+}
+CU
+}
+
+# real_findcuda_build DIR SM: real_findcuda_project configured for SM (a GPU FindCUDA knows,
+# below 9.0) through the shipped toolchain file: FindCUDA finds the sysroot and its
+# detection answers SM, built, installed and run (FindCUDA links the static runtime: no
+# driver, error 35).
+real_findcuda_build() {
+	local d=$1 sm=$2 cc
+	cc=${sm#sm_}
+	real_findcuda_project "$d/p"
+	real_cmake_configure "$d/p" "$d/b" "$sm"
+	assert_output_contains "CUDA_TOOLKIT_ROOT_DIR=$S CUDA_VERSION="
+	# FindCUDA's own line has two spaces before the list.
+	[[ "$output" =~ "Autodetected CUDA architecture(s): "\ *"${cc:0:1}.${cc:1}+PTX"$'\n' ]] ||
+		{ echo "$output" >&2; false; }
+	assert_output_contains "ARCH_FLAGS=-gencode;arch=compute_$cc,code=sm_$cc;-gencode;arch=compute_$cc,code=compute_$cc"
+	[[ "$output" != *"Building for common architectures"* ]] || { echo "$output" >&2; false; }
+	run cmake --build "$d/b"
+	assert_status 0
+	run cmake --install "$d/b" --prefix "$d/i"
+	assert_status 0
+	[ "$(sass_of "$d/i/bin/blur")" = "$sm " ]
+	[ "$(sass_of "$d/i/lib/libfilters.so")" = "$sm " ]
+	run readelf -d "$d/i/lib/libfilters.so"
+	assert_output_contains "Shared library: [libcublas.so."
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$d/b/blur"
+	assert_output_contains "blur<<<1, 32>>>: err=35"
+	assert_output_contains "filters_scale: err=35"
+	assert_output_contains "filters_blas: status=1"
+	assert_status 2
+}
+
+# real_findcuda_own_gpus DIR: a FindCUDA project that sets CUDA_NVCC_FLAGS to a GPU of its
+# own (sm_53, a Jetson Nano) is refused at configure time on this SBSA sysroot, naming the
+# variable, the GPUs and the way out.
+real_findcuda_own_gpus() {
+	local d=$1
+	real_findcuda_project "$d/p"
+	sed -i 's/^cuda_select_nvcc_arch_flags.*$/set(CUDA_NVCC_FLAGS "-gencode arch=compute_53,code=sm_53")/' \
+		"$d/p/CMakeLists.txt"
+	run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 1
+	assert_output_contains "CUDA_NVCC_FLAGS (FindCUDA) in ./CMakeLists.txt asks for"
+	assert_output_contains "sm_53"
+	assert_output_contains "-DCUDA_XCC_ARCH=..."
+}

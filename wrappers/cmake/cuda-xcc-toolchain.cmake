@@ -528,6 +528,67 @@ else()
 	set(_CUDA_XCC_ARCHS_FROM_USER FALSE CACHE INTERNAL "")
 endif()
 
+# CMake's old FindCUDA module (find_package(CUDA), cuda_add_executable,
+# CUDA_SELECT_NVCC_ARCH_FLAGS) searches nothing when cross compiling ("Could
+# NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR)") and knows no sbsa-linux:
+# its variables name the sysroot, nvcc and the cross g++, as the Yocto class
+# sets them. The validated GPUs are what it builds for: CUDA_NVCC_FLAGS'
+# first value (a project appending to it keeps them), and the answer of
+# CUDA_SELECT_NVCC_ARCH_FLAGS(... Auto), whose detection would run a
+# program under the emulator, fail, and fall back to CMake's list of common
+# GPUs (sm_53, a Jetson one, to sm_86). GPUs a project names itself in
+# CUDA_NVCC_FLAGS are checked at the end of the configure.
+function(_xcc_findcuda)
+	set(_gencode "-target-dir=${_xcc_target_dir}")
+	set(_detected "")
+	foreach(_a IN LISTS _xcc_archs)
+		if(NOT _a MATCHES "^([0-9]+)([0-9])([af]?)(-real|-virtual)?$")
+			continue()
+		endif()
+		# An unmatched group leaves its CMAKE_MATCH_<n> undefined.
+		set(_n "${CMAKE_MATCH_1}${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
+		set(_cc "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+		set(_kind "${CMAKE_MATCH_4}")
+		if(NOT _kind STREQUAL "-virtual")
+			list(APPEND _gencode "-gencode=arch=compute_${_n},code=sm_${_n}")
+		endif()
+		if(NOT _kind STREQUAL "-real")
+			list(APPEND _gencode "-gencode=arch=compute_${_n},code=compute_${_n}")
+		endif()
+		# The answer of CUDA_SELECT_NVCC_ARCH_FLAGS(... Auto): SASS, and
+		# PTX where it was asked.
+		if(_kind STREQUAL "")
+			string(APPEND _detected " ${_cc}+PTX")
+		elseif(_kind STREQUAL "-real")
+			string(APPEND _detected " ${_cc}")
+		endif()
+	endforeach()
+	string(STRIP "${_detected}" _detected)
+	set(_root "${CUDA_XCC_SYSROOT}")
+	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+	set(CUDA_TOOLKIT_ROOT_DIR "${_root}" CACHE PATH "the cuda-xcc sysroot" FORCE)
+	set(CUDA_TOOLKIT_TARGET_DIR "${_tdir}" CACHE PATH "the sysroot's target directory" FORCE)
+	set(CUDA_NVCC_EXECUTABLE "${CUDA_XCC_SYSROOT}/bin/nvcc" CACHE FILEPATH "the sysroot's nvcc"
+		FORCE)
+	set(CUDA_HOST_COMPILER "${CMAKE_CUDA_HOST_COMPILER}" CACHE FILEPATH "the cross g++" FORCE)
+	# FindCUDA forgets the target directory, nvcc, the libraries and the
+	# detection result whenever the root differs from the one it saw last.
+	set(CUDA_TOOLKIT_ROOT_DIR_INTERNAL "${_root}" CACHE INTERNAL "" FORCE)
+	set(CUDA_TOOLKIT_TARGET_DIR_INTERNAL "${_tdir}" CACHE INTERNAL "" FORCE)
+	# FindCUDA's own cache entry of the same name, made first: its set()
+	# keeps it. Replaced only while it is what this file wrote.
+	if(NOT DEFINED CACHE{CUDA_NVCC_FLAGS}
+			OR "$CACHE{CUDA_NVCC_FLAGS}" STREQUAL "${_CUDA_XCC_FINDCUDA_FLAGS}")
+		set(CUDA_NVCC_FLAGS "${_gencode}" CACHE STRING "validated by cuda-xcc" FORCE)
+	endif()
+	set(_CUDA_XCC_FINDCUDA_FLAGS "${_gencode}" CACHE INTERNAL "")
+	set(CUDA_GPU_DETECT_OUTPUT "${_detected}" CACHE INTERNAL "the GPUs validated by cuda-xcc"
+		FORCE)
+	# The libraries FindCUDA looks for in the target directory.
+	set(ENV{CUDA_TOOLKIT_ROOT} "${_root}")
+endfunction()
+_xcc_findcuda()
+
 # Look for the target's headers and libraries only inside the sysroot (and
 # the device's root filesystem); programs come from the build machine.
 set(CMAKE_FIND_ROOT_PATH "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}" "${CUDA_XCC_SYSROOT}")
@@ -678,10 +739,53 @@ function(_cuda_xcc_check_cuda_links)
 		endforeach()
 	endwhile()
 endfunction()
+# The GPUs a project names itself for FindCUDA (set(CUDA_NVCC_FLAGS
+# -gencode arch=compute_53,code=sm_53 ...), or list(APPEND ...) with
+# CUDA_SELECT_NVCC_ARCH_FLAGS' answer for a list of its own), in any
+# directory: checked as the CUDA language's are, for this target and CUDA.
+function(_cuda_xcc_check_findcuda_flags)
+	set(_dirs "${CMAKE_SOURCE_DIR}")
+	while(_dirs)
+		list(POP_FRONT _dirs _dir)
+		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
+		list(APPEND _dirs ${_subdirs})
+		get_directory_property(_flags DIRECTORY "${_dir}" DEFINITION CUDA_NVCC_FLAGS)
+		if("${_flags}" STREQUAL "${_CUDA_XCC_FINDCUDA_FLAGS}")
+			continue()
+		endif()
+		string(REGEX MATCHALL "(sm|compute)_[0-9]+[af]?" _gpus "${_flags}")
+		list(REMOVE_DUPLICATES _gpus)
+		if(NOT _gpus)
+			continue()
+		endif()
+		set(_args)
+		foreach(_g IN LISTS _gpus)
+			list(APPEND _args -arch "${_g}")
+		endforeach()
+		execute_process(
+			COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+				${_args} --ptx none
+			OUTPUT_QUIET ERROR_VARIABLE _err RESULT_VARIABLE _rc)
+		if(NOT _rc EQUAL 0)
+			string(REPLACE ";" " " _gpus "${_gpus}")
+			file(RELATIVE_PATH _where "${CMAKE_SOURCE_DIR}" "${_dir}")
+			if(_where STREQUAL "")
+				set(_where ".")
+			endif()
+			message(FATAL_ERROR "cuda-xcc: CUDA_NVCC_FLAGS (FindCUDA) in ${_where}/CMakeLists.txt "
+				"asks for ${_gpus}, which this sysroot (target ${_xcc_target}, CUDA "
+				"${_xcc_cuda}) cannot build for: take those -gencode/-arch flags out and keep "
+				"the toolchain's (list(APPEND CUDA_NVCC_FLAGS ...) rather than set(), or "
+				"CUDA_SELECT_NVCC_ARCH_FLAGS(VAR Auto)), or choose GPUs with "
+				"-DCUDA_XCC_ARCH=...\n${_err}")
+		endif()
+	endwhile()
+endfunction()
 # CMake reads a toolchain file more than once per project: check once.
 get_property(_xcc_deferred GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED)
 if(NOT _xcc_deferred)
 	set_property(GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED TRUE)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_findcuda_flags)
 endif()
 cmake_policy(POP)
