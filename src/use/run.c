@@ -562,3 +562,47 @@ void run_libraries_free(struct run_libraries *l)
 	memset(l, 0, sizeof *l);
 }
 
+
+static int needs_libcuda(const char *file)
+{
+	struct elfinfo e;
+	struct xcc_error err = { 0 };
+	int found;
+
+	if (elfinfo_read(file, &e, &err))
+		return 0;
+	found = strvec_contains(&e.needed, "libcuda.so.1");
+	elfinfo_free(&e);
+	return found;
+}
+
+char *run_libcuda_hint(const struct run_plan *plan)
+{
+	struct run_libraries libs;
+	struct xcc_error err = { 0 };
+	const char *needer = NULL;
+	char *hint = NULL;
+
+	if (run_needed_libraries(plan, &libs, &err))
+		return NULL;
+	if (needs_libcuda(plan->program))
+		needer = plan->program;
+	for (size_t i = 0; !needer && i < libs.n; i++)
+		if (needs_libcuda(libs.v[i].path))
+			needer = libs.v[i].name;
+	/* The loader looks where the program's libraries were looked for. */
+	for (size_t i = 0; needer && i < plan->lib_dirs.n; i++) {
+		char *p = xasprintf("%s/libcuda.so.1", plan->lib_dirs.v[i]);
+
+		if (access(p, F_OK) == 0)
+			needer = NULL;
+		free(p);
+	}
+	if (needer)
+		hint = xasprintf("%s needs libcuda.so.1, the GPU driver's library, which only the "
+				 "board has: --stub-libcuda runs it with the sysroot's stub in its "
+				 "place (the driver API then answers CUDA_ERROR_STUB_LIBRARY, 34)",
+				 needer);
+	run_libraries_free(&libs);
+	return hint;
+}

@@ -86,6 +86,7 @@ CU
 	# the driver-API program: no libcuda.so.1 here, unless the stub is asked for
 	run -127 "$CUDA_XCC" run --sysroot "$S" ./drv
 	assert_output_contains "libcuda.so.1"
+	assert_output_contains "note: ./drv needs libcuda.so.1, the GPU driver's library, which only the board has: --stub-libcuda"
 	run "$CUDA_XCC" run --sysroot "$S" --stub-libcuda ./drv
 	assert_status 0
 	# CUDA_ERROR_STUB_LIBRARY
@@ -435,6 +436,11 @@ real_shlib_run() {
 	[[ "$output" != *"$S"* ]] || { echo "$output" >&2; false; }
 	run -127 env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$p"
 	assert_output_contains "libcuda.so.1"
+	# the way out, said before the loader's error (gemm: its library is what needs it)
+	assert_output_contains "needs libcuda.so.1, the GPU driver's library, which only the board has: --stub-libcuda runs it"
+	if [ "$(basename "$p")" = gemm ]; then
+		assert_output_contains "note: libxgemm.so needs libcuda.so.1"
+	fi
 	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" --stub-libcuda "$p"
 	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
 	case "$(basename "$p")" in

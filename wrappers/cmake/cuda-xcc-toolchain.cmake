@@ -356,6 +356,10 @@ _xcc_ccache_identity()
 # behind CMake's back: another CUDA's headers there are refused.
 # (LIBRARY_PATH reaches only the links, which 'cuda-xcc check-link', the
 # linker launcher below, runs without its entries in another CUDA.)
+# What the user named on the command line (their cache entries), before
+# this file replaces it.
+set(_xcc_user_CUDAToolkit_ROOT "$CACHE{CUDAToolkit_ROOT}")
+set(_xcc_user_CMAKE_CUDA_COMPILER "$CACHE{CMAKE_CUDA_COMPILER}")
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "the cuda-xcc sysroot" FORCE)
 # Whether path lies in a CUDA toolkit other than the sysroot: the toolkit's
@@ -407,6 +411,21 @@ foreach(_xcc_var CUDA_HOME CUDA_PATH CUDA_ROOT CUDAToolkit_ROOT CUDACXX)
 			"the sysroot; this configure sees the sysroot's instead")
 	endif()
 endforeach()
+# A -DCMAKE_CUDA_COMPILER or -DCUDAToolkit_ROOT naming another CUDA is
+# replaced as the environment's are: said once per configure.
+get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID)
+foreach(_xcc_var CMAKE_CUDA_COMPILER CUDAToolkit_ROOT)
+	if(_xcc_said OR "${_xcc_user_${_xcc_var}}" STREQUAL "")
+		continue()
+	endif()
+	_xcc_foreign_cuda("${_xcc_user_${_xcc_var}}" _xcc_root)
+	if(_xcc_root)
+		message(STATUS "cuda-xcc: -D${_xcc_var}=${_xcc_user_${_xcc_var}} names another CUDA "
+			"than the sysroot; this configure uses the sysroot's (${CUDA_XCC_SYSROOT}) "
+			"instead: leave it out")
+	endif()
+endforeach()
+set_property(GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID TRUE)
 foreach(_xcc_var CUDA_HOME CUDA_PATH CUDAToolkit_ROOT)
 	set(ENV{${_xcc_var}} "${CUDA_XCC_SYSROOT}")
 endforeach()
@@ -438,7 +457,7 @@ function(_xcc_validate_archs out_var)
 		# and leave out the flags' own "Use --target jetson."
 		string(REPLACE "\nUse --target jetson." "" _err "${_err}")
 		_xcc_before_fatal()
-		message(FATAL_ERROR "cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
+		message(FATAL_ERROR "${_xcc_archs_context}cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
 			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
 			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
 			"CUDA_XCC_ARCH) are Jetson ones, whose libraries are NVIDIA's linux-aarch64 "
@@ -447,7 +466,7 @@ function(_xcc_validate_archs out_var)
 			"ask for an SBSA GPU.\n${_err}")
 	elseif(NOT _rc EQUAL 0)
 		_xcc_before_fatal()
-		message(FATAL_ERROR "${_err}")
+		message(FATAL_ERROR "${_xcc_archs_context}${_err}")
 	endif()
 	set(${out_var} "${_archs}" PARENT_SCOPE)
 endfunction()
@@ -484,7 +503,45 @@ if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQU
 elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")
 	set(_xcc_archs_from "$ENV{CUDAARCHS}")
 endif()
+# The toolchain's own GPUs: CUDA_XCC_ARCH, else the sysroot's.
+set(_xcc_own_arch_args)
+if(CUDA_XCC_ARCH)
+	set(_xcc_own_arch_args -arch "${CUDA_XCC_ARCH}")
+else()
+	string(JSON _xcc_ncaps LENGTH "${_xcc_meta}" capabilities)
+	if(_xcc_ncaps GREATER 0)
+		math(EXPR _xcc_last "${_xcc_ncaps} - 1")
+		foreach(_i RANGE ${_xcc_last})
+			string(JSON _xcc_cap GET "${_xcc_meta}" capabilities ${_i})
+			list(APPEND _xcc_own_arch_args -arch "${_xcc_cap}")
+		endforeach()
+	endif()
+endif()
+# A refused value of the project's (its default CMAKE_CUDA_ARCHITECTURES set
+# before project(), as many are) or the user's is named with the variable
+# that carried it, against the toolchain's own GPUs, and the way out.
+macro(_xcc_archs_refusal_context)
+	if(DEFINED CMAKE_CUDA_ARCHITECTURES AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${_xcc_archs_from}")
+		set(_xcc_from_var "CMAKE_CUDA_ARCHITECTURES")
+	else()
+		set(_xcc_from_var "CUDAARCHS (the environment)")
+	endif()
+	execute_process(
+		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+			${_xcc_own_arch_args} --format cmake
+		OUTPUT_VARIABLE _xcc_own ERROR_QUIET RESULT_VARIABLE _xcc_own_rc
+		OUTPUT_STRIP_TRAILING_WHITESPACE)
+	if(NOT _xcc_own_rc EQUAL 0)
+		set(_xcc_own "...")
+	endif()
+	string(CONCAT _xcc_archs_context "cuda-xcc: ${_xcc_from_var} is '${_xcc_archs_from}' (the project's "
+		"default or the command line's), which this sysroot cannot build for; the "
+		"toolchain's GPUs are '${_xcc_own}' (CUDA_XCC_ARCH, else the sysroot's): configure "
+		"with -DCMAKE_CUDA_ARCHITECTURES=${_xcc_own} to build for those (a project default set "
+		"only when none is defined then yields), or name a sysroot made for the GPUs asked.\n")
+endmacro()
 if(_xcc_archs_from)
+	_xcc_archs_refusal_context()
 	set(_xcc_arch_args)
 	set(_xcc_keep_spelling TRUE)
 	foreach(_xcc_entry IN LISTS _xcc_archs_from)
@@ -504,21 +561,9 @@ if(_xcc_archs_from)
 		# target cannot run: take cuda-xcc's list for the target instead.
 		_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
 	endif()
+	unset(_xcc_archs_context)
 else()
-	set(_xcc_arch_args)
-	if(CUDA_XCC_ARCH)
-		set(_xcc_arch_args -arch "${CUDA_XCC_ARCH}")
-	else()
-		string(JSON _xcc_ncaps LENGTH "${_xcc_meta}" capabilities)
-		if(_xcc_ncaps GREATER 0)
-			math(EXPR _xcc_last "${_xcc_ncaps} - 1")
-			foreach(_i RANGE ${_xcc_last})
-				string(JSON _xcc_cap GET "${_xcc_meta}" capabilities ${_i})
-				list(APPEND _xcc_arch_args -arch "${_xcc_cap}")
-			endforeach()
-		endif()
-	endif()
-	_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
+	_xcc_validate_archs(_xcc_archs ${_xcc_own_arch_args})
 endif()
 set(CMAKE_CUDA_ARCHITECTURES "${_xcc_archs}" CACHE STRING "validated by cuda-xcc" FORCE)
 set(_CUDA_XCC_CACHED_ARCHS "${_xcc_archs}" CACHE INTERNAL "")
@@ -632,6 +677,18 @@ if(CUDA_XCC_TARGET_FS)
 endif()
 if(CUDA_XCC_STRICT)
 	list(APPEND _xcc_check_link --strict)
+endif()
+# No floor is known for a server GPU without its root filesystem: said once
+# per configure, not at every link (check-link --no-floor-note).
+if(NOT _xcc_target STREQUAL "jetson" AND NOT CUDA_XCC_TARGET_FS)
+	list(APPEND _xcc_check_link --no-floor-note)
+	get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID)
+	if(NOT _xcc_said)
+		set_property(GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID TRUE)
+		message(STATUS "cuda-xcc: no runtime floor is known for --target ${_xcc_target}, so "
+			"the links are not checked against the device's C library and C++ runtime: "
+			"give -DCUDA_XCC_TARGET_FS=ROOTFS (the server's root filesystem) to check them")
+	endif()
 endif()
 list(APPEND _xcc_check_link --)
 foreach(_xcc_lang C CXX CUDA)
