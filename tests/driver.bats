@@ -592,3 +592,17 @@ foreign_cuda() {
 	assert_status 0
 	assert_output_equals "[unset]"
 }
+
+@test "driver: README's quick tour shows the nvcc command the driver prints" {
+	need aarch64-linux-gnu-g++-11 "the command names it"
+	local d=$BATS_TEST_TMPDIR shown
+	# the two lines after the tour's -### command, joined as the shell would
+	shown=$(grep -A2 -F '$ cuda-xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu' \
+		"$XCC_SRCDIR/README.md" | sed -n '2,3p' | sed 's/ *\\$//' | tr -s ' \n' '  ')
+	shown=${shown% }
+	[ -n "$shown" ]
+	XDG_DATA_HOME=$d run xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu
+	assert_status 0
+	[ "$(tail -n1 <<<"$output")" = "${shown/.../$d/cuda-xcc}" ] ||
+		{ echo "README: ${shown/.../$d/cuda-xcc}" >&2; echo "driver: $output" >&2; false; }
+}

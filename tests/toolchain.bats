@@ -152,6 +152,11 @@ fake_rootfs() {
 	run xcc toolchain --data-dir
 	assert_status 0
 	[ -f "$output/cmake/cuda-xcc-toolchain.cmake" ]
+	# --help says what an install holds there: cmake/ alone, no yocto/ or buildroot/
+	run xcc toolchain --help
+	assert_status 0
+	assert_output_contains "print where the shipped CMake toolchain file is (its"
+	[[ "$output" != *"yocto/"* ]] || { echo "$output" >&2; false; }
 }
 
 @test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc" {
