@@ -510,3 +510,9 @@ need_cusolver() {
 	need cmake "configures the project"
 	real_findcuda_own_gpus "$(scratch)"
 }
+
+@test "e2e 12.4: a Makefile that names g++ and nvcc itself builds through make's variables and a PATH of shims, as doc/driver.md says" {
+	need_sysroot
+	need make
+	real_hardcoded_make "$(scratch)" aarch64-linux-gnu-g++-12
+}

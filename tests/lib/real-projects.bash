@@ -630,3 +630,62 @@ real_findcuda_own_gpus() {
 	assert_output_contains "sm_53"
 	assert_output_contains "-DCUDA_XCC_ARCH=..."
 }
+
+# real_hardcoded_make DIR CXX: in DIR/p a small project's Makefile that names g++ and nvcc
+# itself (CXX = g++, NVCC = nvcc, and a rule that calls nvcc by name), built as
+# doc/driver.md says: the variables given on make's command line, and a PATH directory of
+# two shims for what the rules name themselves; each build runs under cuda-xcc run.
+real_hardcoded_make() {
+	local d=$1 cxx=$2
+	mkdir -p "$d/p"
+	cat > "$d/p/Makefile" <<'MK'
+CXX = g++
+NVCC = nvcc
+CXXFLAGS = -O2
+app: main.o kernels.o
+	$(NVCC) -o $@ main.o kernels.o
+main.o: main.cpp
+	$(CXX) $(CXXFLAGS) -c -o $@ main.cpp
+kernels.o: kernels.cu
+	$(NVCC) -O2 -c -o $@ kernels.cu
+tool: tool.cu
+	nvcc -o $@ tool.cu
+clean:
+	rm -f app tool *.o
+MK
+	cat > "$d/p/main.cpp" <<'C'
+#include <cstdio>
+int launch();
+int main() { int e = launch(); std::printf("launch: err=%d\n", e); return e ? 2 : 0; }
+C
+	cat > "$d/p/kernels.cu" <<'CU'
+__global__ void k(int *x) { *x = 1; }
+int launch() { k<<<1, 1>>>(nullptr); return (int)cudaGetLastError(); }
+CU
+	printf '#include <cstdio>\nint main() { int n = -1; std::printf("tool: err=%%d\\n", (int)cudaGetDeviceCount(&n)); return 2; }\n' > "$d/p/tool.cu"
+	# the recipe is the one doc/driver.md gives
+	grep -qF 'make CXX=aarch64-linux-gnu-g++-12 NVCC="cuda-xcc --sysroot ~/sr"' "$XCC_SRCDIR/doc/driver.md"
+	grep -qF 'PATH=~/xcc-shims:$PATH make' "$XCC_SRCDIR/doc/driver.md"
+	# the variables on make's command line win over the Makefile's own
+	run make -C "$d/p" app CXX="$cxx" NVCC="$CUDA_XCC --sysroot $S"
+	assert_status 0
+	run readelf -h "$d/p/app"
+	assert_output_contains "AArch64"
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/app"
+	assert_output_contains "launch: err=35"
+	assert_status 2
+	# a rule that names nvcc itself: a directory of shims first on PATH
+	mkdir -p "$d/shims"
+	printf '#!/bin/sh\nexec "%s" --sysroot "%s" "$@"\n' "$CUDA_XCC" "$S" > "$d/shims/nvcc"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$(command -v "$cxx")" > "$d/shims/g++"
+	chmod +x "$d/shims/nvcc" "$d/shims/g++"
+	make -C "$d/p" clean
+	PATH=$d/shims:$PATH run make -C "$d/p" app tool
+	assert_status 0
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/app"
+	assert_output_contains "launch: err=35"
+	assert_status 2
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/tool"
+	assert_output_contains "tool: err=35"
+	assert_status 2
+}
