@@ -17,7 +17,7 @@ static const char sysroot_usage[] =
 	"                               [--max-expand SIZE] [--no-sync] [--cache DIR]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint]\n"
-	"       cuda-xcc sysroot list\n"
+	"       cuda-xcc sysroot list [--json]\n"
 	"       cuda-xcc sysroot verify DIR [--metadata-only]\n"
 	"\n"
 	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
@@ -205,11 +205,6 @@ out:
 	return rc;
 }
 
-static const struct option help_only[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* The options of info, list and verify: --help (and --json or
  * --fingerprint for info).
  * Returns 0 to go on with the operands at argv[optind...], else 1 with
@@ -274,15 +269,21 @@ static int info(int argc, char **argv, struct cmd_ctx *ctx)
 
 static int list(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct xcc_error err = { 0 };
+	enum sysroot_info_form form = SYSROOT_INFO_TEXT;
 	char *out = NULL;
 	int rc;
 
-	if (read_options(argc, argv, "sysroot list", help_only, NULL, &rc))
+	if (read_options(argc, argv, "sysroot list", opts, &form, &rc))
 		return rc;
 	if (optind < argc)
 		return cmd_usage_error("sysroot list", "unexpected argument '%s'", argv[optind]);
-	if (sysroot_list(&out, &err))
+	if (sysroot_list(form == SYSROOT_INFO_JSON, &out, &err))
 		return cmd_report(&err);
 	fputs(out, stdout);
 	free(out);

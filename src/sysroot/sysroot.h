@@ -57,7 +57,7 @@ enum sysroot_info_form { SYSROOT_INFO_TEXT, SYSROOT_INFO_JSON, SYSROOT_INFO_FING
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err);
 /* `sysroot list`: one line per sysroot in the store. Caller frees. */
-int sysroot_list(char **out, struct xcc_error *err);
+int sysroot_list(int json, char **out, struct xcc_error *err);
 /* How far sysroot verify looked into the files. */
 enum sysroot_verify_depth {
 	SYSROOT_VERIFY_CONTENTS,   /* each file's sha256 too */
