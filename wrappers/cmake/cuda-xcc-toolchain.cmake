@@ -766,12 +766,22 @@ set(_CUDA_XCC_LIBRARY_COMPONENTS
 	cusolver=libcusolver cusolver_static=libcusolver nvjpeg=libnvjpeg
 	nvjpeg_static=libnvjpeg nppc=libnpp nvrtc=cuda_nvrtc cupti=cuda_cupti
 	nvToolsExt=cuda_nvtx nvml=cuda_nvml_dev)
-function(_cuda_xcc_check_cuda_links)
+# The project's directories, the top one first, for the checks at the end
+# of the configure.
+function(_cuda_xcc_directories out_var)
 	set(_dirs "${CMAKE_SOURCE_DIR}")
+	set(_all)
 	while(_dirs)
 		list(POP_FRONT _dirs _dir)
+		list(APPEND _all "${_dir}")
 		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
 		list(APPEND _dirs ${_subdirs})
+	endwhile()
+	set(${out_var} "${_all}" PARENT_SCOPE)
+endfunction()
+function(_cuda_xcc_check_cuda_links)
+	_cuda_xcc_directories(_dirs)
+	foreach(_dir IN LISTS _dirs)
 		get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
 		foreach(_t IN LISTS _targets)
 			get_target_property(_libs ${_t} LINK_LIBRARIES)
@@ -794,18 +804,15 @@ function(_cuda_xcc_check_cuda_links)
 				endforeach()
 			endforeach()
 		endforeach()
-	endwhile()
+	endforeach()
 endfunction()
 # The GPUs a project names itself for FindCUDA (set(CUDA_NVCC_FLAGS
 # -gencode arch=compute_53,code=sm_53 ...), or list(APPEND ...) with
 # CUDA_SELECT_NVCC_ARCH_FLAGS' answer for a list of its own), in any
 # directory: checked as the CUDA language's are, for this target and CUDA.
 function(_cuda_xcc_check_findcuda_flags)
-	set(_dirs "${CMAKE_SOURCE_DIR}")
-	while(_dirs)
-		list(POP_FRONT _dirs _dir)
-		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
-		list(APPEND _dirs ${_subdirs})
+	_cuda_xcc_directories(_dirs)
+	foreach(_dir IN LISTS _dirs)
 		get_directory_property(_flags DIRECTORY "${_dir}" DEFINITION CUDA_NVCC_FLAGS)
 		if("${_flags}" STREQUAL "${_CUDA_XCC_FINDCUDA_FLAGS}")
 			continue()
@@ -836,7 +843,7 @@ function(_cuda_xcc_check_findcuda_flags)
 				"CUDA_SELECT_NVCC_ARCH_FLAGS(VAR Auto)), or choose GPUs with "
 				"-DCUDA_XCC_ARCH=...\n${_err}")
 		endif()
-	endwhile()
+	endforeach()
 endfunction()
 # CMake reads a toolchain file more than once per project: check once.
 get_property(_xcc_deferred GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED)
