@@ -273,3 +273,27 @@ refute_cmake_aftermath() {
 	run grep -x "CMAKE_MAKE_PROGRAM:FILEPATH=$(command -v ninja)" "$d/b/CMakeCache.txt"
 	assert_status 0
 }
+
+@test "toolchain: make install puts bash and zsh completion where they look for it" {
+	need make
+	need bash
+	[ -f "${XCC_BUILDDIR:-}/Makefile" ] || skip "needs the build tree (XCC_BUILDDIR)"
+	[ "$CUDA_XCC" = "$XCC_BUILDDIR/src/cuda-xcc" ] || skip "installs the build tree's binary, not $CUDA_XCC"
+	d=$(scratch)
+	run make -C "$XCC_BUILDDIR" install DESTDIR="$d/dest" prefix=/opt/xcc
+	assert_status 0
+	[ -f "$d/dest/opt/xcc/share/zsh/site-functions/_cuda-xcc" ]
+	local f=$d/dest/opt/xcc/share/bash-completion/completions/cuda-xcc
+	[ -f "$f" ]
+	# the verbs, a verb's actions and an option's values
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc s); COMP_CWORD=1; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "sysroot"
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc sysroot l); COMP_CWORD=2; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "list"
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc flags --target s); COMP_CWORD=3; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "sbsa"
+	if command -v zsh >/dev/null; then
+		run zsh -n "$d/dest/opt/xcc/share/zsh/site-functions/_cuda-xcc"
+		assert_status 0
+	fi
+}
