@@ -471,3 +471,13 @@ fake_tool() {
 	run "$CUDA_XCC" doctor --target sbsa --cuda 13.4
 	[[ "$(line_of cross-g++)" == "skip "*"which gcc CUDA 13.4 accepts is unverified"* ]]
 }
+
+@test "doctor: every check it prints has its row in doc/run-and-doctor.md" {
+	local checks name
+	checks=$("$CUDA_XCC" doctor --json 2>/dev/null | python3 -c 'import json, sys; print("\n".join(c["check"] for c in json.load(sys.stdin)["checks"]))')
+	[ -n "$checks" ]
+	while read -r name; do
+		grep -qF "| \`$name\` |" "$XCC_SRCDIR/doc/run-and-doctor.md" ||
+			{ echo "doc/run-and-doctor.md has no row for doctor's $name check" >&2; false; }
+	done <<<"$checks"
+}

@@ -686,4 +686,17 @@ skip_static() {
 	assert_status 1
 	assert_output_contains "/cuda-xcc-full"
 	assert_output_contains "which runs every command but driver mode: reinstall cuda-xcc"
+
+@test "driver: README's quick tour shows the nvcc command the driver prints" {
+	need aarch64-linux-gnu-g++-11 "the command names it"
+	local d=$BATS_TEST_TMPDIR shown
+	# the two lines after the tour's -### command, joined as the shell would
+	shown=$(grep -A2 -F '$ cuda-xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu' \
+		"$XCC_SRCDIR/README.md" | sed -n '2,3p' | sed 's/ *\\$//' | tr -s ' \n' '  ')
+	shown=${shown% }
+	[ -n "$shown" ]
+	XDG_DATA_HOME=$d run xcc --target jetson --cuda 11.8 -arch sm_87 -### foo.cu
+	assert_status 0
+	[ "$(tail -n1 <<<"$output")" = "${shown/.../$d/cuda-xcc}" ] ||
+		{ echo "README: ${shown/.../$d/cuda-xcc}" >&2; echo "driver: $output" >&2; false; }
 }

@@ -471,3 +471,48 @@ need_cusolver() {
 	real_cmake_configure "$d/p" "$d/b" sm_90
 	real_solver_run "$d" 12
 }
+
+@test "e2e 12.4: a CUDA shared library (CUDA::cudart, CUDA::cublas, CUDA::cuda_driver PRIVATE) and programs linking only it: CMake with Ninja, installed, run" {
+	need_sysroot
+	need cmake "builds the project"
+	need ninja "CMake's Ninja generator"
+	real_shlib_cmake_build "$(scratch)" Ninja sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: CMake with Unix Makefiles, installed, run" {
+	need_sysroot
+	need cmake "builds the project"
+	need make
+	real_shlib_cmake_build "$(scratch)" "Unix Makefiles" sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: Meson through its cross file, installed, run" {
+	need_sysroot
+	need meson "builds the project"
+	need ninja "Meson's backend"
+	real_shlib_meson_build "$(scratch)" sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a CUDA shared library and programs linking only it: a Makefile through the driver, installed, run" {
+	need_sysroot
+	need make
+	real_shlib_make "$(scratch)" sm_90 libcudart.so.12 libcublas.so.12
+}
+
+@test "e2e 12.4: a FindCUDA project (find_package(CUDA), CUDA_SELECT_NVCC_ARCH_FLAGS(Auto), cuda_add_library, cuda_add_executable) builds for the toolchain's GPU and runs" {
+	need_sysroot
+	need cmake "builds the project"
+	real_findcuda_build "$(scratch)" sm_80
+}
+
+@test "e2e 12.4: a FindCUDA project's own GPUs in CUDA_NVCC_FLAGS are checked at configure time" {
+	need_sysroot
+	need cmake "configures the project"
+	real_findcuda_own_gpus "$(scratch)"
+}
+
+@test "e2e 12.4: a Makefile that names g++ and nvcc itself builds through make's variables and a PATH of shims, as doc/driver.md says" {
+	need_sysroot
+	need make
+	real_hardcoded_make "$(scratch)" aarch64-linux-gnu-g++-12
+}

@@ -909,6 +909,9 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_status 0
 	assert_output_contains "jetson-12.6"
 	assert_output_contains "linux-aarch64"
+	run xcc sysroot list --json
+	assert_status 0
+	echo "$output" | python3 -c 'import json,sys; l = json.load(sys.stdin); assert [(e["name"], e["tag"], e["capabilities"]) for e in l] == [("jetson-12.6", "linux-aarch64", ["8.7"])], l'
 	run xcc sysroot info "$s"
 	assert_status 0
 	assert_output_contains "CUDA           12.6.3"

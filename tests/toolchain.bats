@@ -43,6 +43,12 @@ fake_rootfs() {
 	assert_output_contains "', '--sysroot', '$d/sr', '-arch', '8.7']"
 	assert_output_contains "', 'run', '--sysroot', '$d/sr']"
 	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include', '-ffile-prefix-map=$d/sr=/cuda-xcc/sysroot'"
+
+	assert_output_contains "cpp_args = ['-I$d/sr/targets/aarch64-linux/include']"
+	# A program linking a shared library that links the sysroot's libraries links: every
+	# language's links follow NEEDED entries into the sysroot (a cross ld reads no RUNPATH).
+	assert_output_contains "cuda_link_args = ['-Xlinker=-rpath-link=$d/sr/targets/aarch64-linux/lib']"
+	assert_output_contains "'-Wl,-rpath-link,$d/sr/targets/aarch64-linux/lib']"
 	assert_output_contains "cpu_family = 'aarch64'"
 	# The driver is named by its absolute path, so PATH does not matter.
 	line=$(grep '^cuda = ' <<<"$output")
@@ -148,6 +154,11 @@ fake_rootfs() {
 	run xcc toolchain --data-dir
 	assert_status 0
 	[ -f "$output/cmake/cuda-xcc-toolchain.cmake" ]
+	# --help says what an install holds there: cmake/ alone, no yocto/ or buildroot/
+	run xcc toolchain --help
+	assert_status 0
+	assert_output_contains "print where the shipped CMake toolchain file is (its"
+	[[ "$output" != *"yocto/"* ]] || { echo "$output" >&2; false; }
 }
 
 @test "toolchain: make install puts the CMake toolchain file under share/cuda-xcc, and cuda-xcc-full in libexec/cuda-xcc" {
@@ -271,4 +282,28 @@ refute_cmake_aftermath() {
 	# build directory configures once the error is fixed.
 	run grep -x "CMAKE_MAKE_PROGRAM:FILEPATH=$(command -v ninja)" "$d/b/CMakeCache.txt"
 	assert_status 0
+}
+
+@test "toolchain: make install puts bash and zsh completion where they look for it" {
+	need make
+	need bash
+	[ -f "${XCC_BUILDDIR:-}/Makefile" ] || skip "needs the build tree (XCC_BUILDDIR)"
+	[ "$CUDA_XCC" = "$XCC_BUILDDIR/src/cuda-xcc" ] || skip "installs the build tree's binary, not $CUDA_XCC"
+	d=$(scratch)
+	run make -C "$XCC_BUILDDIR" install DESTDIR="$d/dest" prefix=/opt/xcc
+	assert_status 0
+	[ -f "$d/dest/opt/xcc/share/zsh/site-functions/_cuda-xcc" ]
+	local f=$d/dest/opt/xcc/share/bash-completion/completions/cuda-xcc
+	[ -f "$f" ]
+	# the verbs, a verb's actions and an option's values
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc s); COMP_CWORD=1; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "sysroot"
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc sysroot l); COMP_CWORD=2; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "list"
+	run bash -c ". '$f'; COMP_WORDS=(cuda-xcc flags --target s); COMP_CWORD=3; _cuda_xcc; echo \"\${COMPREPLY[*]}\""
+	assert_output_equals "sbsa"
+	if command -v zsh >/dev/null; then
+		run zsh -n "$d/dest/opt/xcc/share/zsh/site-functions/_cuda-xcc"
+		assert_status 0
+	fi
 }

@@ -119,3 +119,81 @@ configure_archs() {
 	assert_status 0
 	assert_output_contains "archs=80"
 }
+
+@test "wrappers: a project's own default CMAKE_CUDA_ARCHITECTURES the sysroot cannot build is refused naming the variable, both values and the way out" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	mkdir -p "$d/p"
+	# the common shape: a default of the project's, set before project() when none is given
+	cat > "$d/p/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.19)
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+	set(CMAKE_CUDA_ARCHITECTURES 52 61 72 75 86)
+endif()
+project(p NONE)
+message(STATUS "archs=${CMAKE_CUDA_ARCHITECTURES}")
+CM
+	run cmake -S "$d/p" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+	assert_status 1
+	# CMake wraps the message's lines
+	output=$(tr -s ' \n' ' ' <<<"$output")
+	assert_output_contains "CMAKE_CUDA_ARCHITECTURES is '52;61;72;75;86'"
+	assert_output_contains "the toolchain's GPUs are '90'"
+	assert_output_contains "-DCMAKE_CUDA_ARCHITECTURES=90"
+	assert_output_contains "cannot be mixed"
+	rm -rf "$d/b"
+	# the way out it names works
+	run cmake -S "$d/p" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCMAKE_CUDA_ARCHITECTURES=90
+	assert_status 0
+	assert_output_contains "archs=90"
+}
+
+@test "wrappers: -DCMAKE_CUDA_COMPILER and -DCUDAToolkit_ROOT naming another CUDA get a status line each" {
+	need cmake
+	need aarch64-linux-gnu-g++-11
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	# another CUDA, shaped as a native one
+	mkdir -p "$d/native/bin" "$d/native/include"
+	: > "$d/native/include/cuda_runtime_api.h"
+	printf '#!/bin/sh\nexit 1\n' > "$d/native/bin/nvcc"
+	chmod +x "$d/native/bin/nvcc"
+	CMAKE_EXTRA=(-DCMAKE_CUDA_COMPILER="$d/native/bin/nvcc" -DCUDAToolkit_ROOT="$d/native")
+	configure_archs "$d"
+	assert_status 0
+	assert_output_contains "-- cuda-xcc: -DCMAKE_CUDA_COMPILER=$d/native/bin/nvcc names another CUDA than the sysroot; this configure uses the sysroot's ($d/sr) instead"
+	assert_output_contains "-- cuda-xcc: -DCUDAToolkit_ROOT=$d/native names another CUDA than the sysroot"
+	run grep "^CUDAToolkit_ROOT:" "$d/b/CMakeCache.txt"
+	assert_output_equals "CUDAToolkit_ROOT:PATH=$d/sr"
+}
+
+@test "wrappers: an sbsa build says once per configure that no runtime floor is known, not at every link" {
+	need cmake
+	need aarch64-linux-gnu-gcc-11 "links the programs"
+	d=$(scratch)
+	sbsa_sysroot "$d/sr"
+	mkdir -p "$d/p"
+	printf 'int main(void) { return 0; }\n' > "$d/p/m.c"
+	printf 'cmake_minimum_required(VERSION 3.21)\nproject(p C)\nadd_executable(a m.c)\nadd_executable(b m.c)\nadd_executable(c m.c)\n' > "$d/p/CMakeLists.txt"
+	run cmake -S "$d/p" -B "$d/b" -DCMAKE_TOOLCHAIN_FILE="$(toolchain)" \
+		-DCUDA_XCC_SYSROOT="$d/sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
+	assert_status 0
+	[ "$(grep -c "no runtime floor is known for --target sbsa" <<<"$output")" = 1 ]
+	assert_output_contains "give -DCUDA_XCC_TARGET_FS=ROOTFS"
+	run cmake --build "$d/b"
+	assert_status 0
+	[[ "$output" != *"no runtime floor"* ]] || { echo "$output" >&2; false; }
+	[ -x "$d/b/c" ]
+	# --strict still fails a link that nothing could check
+	run cmake -S "$d/p" -B "$d/b" -DCUDA_XCC_STRICT=ON
+	assert_status 0
+	touch "$d/p/m.c"
+	run cmake --build "$d/b"
+	# make's own status for a failed rule
+	assert_status 2
+	assert_output_contains "error: no runtime floor is known for --target sbsa"
+}

@@ -131,6 +131,8 @@ static const char check_link_usage[] =
 	"  --jetpack J        the board's JetPack release (default: the sysroot's)\n"
 	"  --strict           a C library, C++ runtime or JetPack need above the floor is\n"
 	"                     an error, and so is a file that could not be checked\n"
+	"  --no-floor-note    say nothing when no floor is known (the CMake toolchain\n"
+	"                     file, which says it once per configure)\n"
 	"  --sysroot-fingerprint FP  refuse (exit 2) a sysroot whose fingerprint is not FP:\n"
 	"                     the Meson cross file's, so that its command lines, which\n"
 	"                     compiler caches hash, change with the sysroot\n"
@@ -243,10 +245,13 @@ static int check_against_open(struct cmd_ctx *ctx, const char *sysroot, const ch
 /* No floor and no device root: nothing can be checked, and that is said
  * (an error under --strict) instead of passing in silence. Returns 1 when
  * that is so. */
-static int no_floor(const struct check_against *ca, int strict)
+static int no_floor(const struct check_against *ca, int strict, int quiet)
 {
 	if (ca->floor || ca->libc)
 		return 0;
+	/* The build system said it once already: not again at every link. */
+	if (quiet && !strict)
+		return 1;
 	fprintf(stderr, "cuda-xcc: %s: no runtime floor is known for --target %s, so nothing "
 		"was checked: give --jetpack J (the board's JetPack release), --target-fs ROOTFS "
 		"(the device's root filesystem), or --sysroot DIR of a sysroot made with one%s\n",
@@ -309,6 +314,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "jetpack", required_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "sysroot-fingerprint", required_argument, NULL, 'P' },
+		{ "no-floor-note", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,7 +325,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		   *jetpack = NULL, *fingerprint = NULL;
 	struct linked_program prog = { 0 };
 	struct strvec cmdv = STRVEC_INIT;
-	int c, rc = 0, strict = 0, ncmd;
+	int c, rc = 0, strict = 0, quiet = 0, ncmd;
 
 	ncmd = split_command(&argc, argv, &cmdv);
 	cmd_getopt_begin();
@@ -332,6 +338,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'j': jetpack = optarg; break;
 		case 'S': strict = 1; break;
 		case 'P': fingerprint = optarg; break;
+		case 'Q': quiet = 1; break;
 		case 'h': fputs(check_link_usage, stdout); goto out;
 		default: rc = XCC_EUSAGE; goto out;
 		}
@@ -382,7 +389,7 @@ int cmd_check_link(int argc, char **argv, struct cmd_ctx *ctx)
 	prog.target_libstdcxx = ca.cxx;
 	prog.target_libgcc_s = ca.gcc_s;
 	prog.triple = ca.t ? ca.t->triple : NULL;
-	if (files.n && no_floor(&ca, strict) && strict)
+	if (files.n && no_floor(&ca, strict, quiet) && strict)
 		rc = XCC_EFAIL;
 	for (size_t i = 0; i < files.n; i++) {
 		int one;

@@ -157,6 +157,15 @@ int cmd_run(int argc, char **argv, struct cmd_ctx *ctx)
 		free(line);
 		goto out;
 	}
+	if (!o.stub_libcuda && plan.sysroot) {
+		/* The loader's "libcuda.so.1: cannot open shared object file"
+		 * follows; say the way out first. */
+		char *hint = run_libcuda_hint(&plan);
+
+		if (hint)
+			fprintf(stderr, "cuda-xcc: note: %s\n", hint);
+		free(hint);
+	}
 	if (plan.ld_library_path)
 		setenv("LD_LIBRARY_PATH", plan.ld_library_path, 1);
 	fflush(NULL);

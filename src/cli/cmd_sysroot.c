@@ -18,7 +18,7 @@ static const char sysroot_usage[] =
 	"                               [--no-sync] [--cache DIR] [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint | --tree-digest]\n"
-	"       cuda-xcc sysroot list\n"
+	"       cuda-xcc sysroot list [--json]\n"
 	"       cuda-xcc sysroot verify DIR [--metadata-only | --expect DIGEST]\n"
 	"\n"
 	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
@@ -230,11 +230,6 @@ out:
 	return rc;
 }
 
-static const struct option help_only[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* The options of info, list and verify: --help (and --json or
  * --fingerprint for info).
  * Returns 0 to go on with the operands at argv[optind...], else 1 with
@@ -303,15 +298,21 @@ static int info(int argc, char **argv, struct cmd_ctx *ctx)
 
 static int list(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct xcc_error err = { 0 };
+	enum sysroot_info_form form = SYSROOT_INFO_TEXT;
 	char *out = NULL;
 	int rc;
 
-	if (read_options(argc, argv, "sysroot list", help_only, NULL, &rc))
+	if (read_options(argc, argv, "sysroot list", opts, &form, &rc))
 		return rc;
 	if (optind < argc)
 		return cmd_usage_error("sysroot list", "unexpected argument '%s'", argv[optind]);
-	if (sysroot_list(&out, &err))
+	if (sysroot_list(form == SYSROOT_INFO_JSON, &out, &err))
 		return cmd_report(&err);
 	fputs(out, stdout);
 	free(out);

@@ -36,8 +36,9 @@ static const char toolchain_usage[] =
 	"                    atomically, a symlink written through, a FIFO or device\n"
 	"                    written into\n"
 	"  --nvcc            (flags) nvcc's spelling of the options\n"
-	"  --data-dir        print where the shipped wrappers (cmake/, yocto/,\n"
-	"                    buildroot/) are and exit\n";
+	"  --data-dir        print where the shipped CMake toolchain file is (its\n"
+	"                    cmake/ directory: $(datadir)/cuda-xcc when installed,\n"
+	"                    the source tree's wrappers/ from a build tree) and exit\n";
 
 /* The absolute path of cuda-xcc, so that the files it writes call the
  * same cuda-xcc whatever PATH the build system runs with. */

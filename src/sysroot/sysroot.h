@@ -66,7 +66,7 @@ enum sysroot_info_form {
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err);
 /* `sysroot list`: one line per sysroot in the store. Caller frees. */
-int sysroot_list(char **out, struct xcc_error *err);
+int sysroot_list(int json, char **out, struct xcc_error *err);
 /* How far sysroot verify looked into the files. */
 enum sysroot_verify_depth {
 	SYSROOT_VERIFY_CONTENTS,   /* each file's sha256 too */

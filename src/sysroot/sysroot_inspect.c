@@ -197,10 +197,26 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 	return 0;
 }
 
-int sysroot_list(char **out, struct xcc_error *err)
+/* One sysroot of the store as a JSON object, for sysroot list --json. */
+static cJSON *list_entry(const char *name, const char *dir, const struct sysroot_meta *m)
+{
+	cJSON *o = cJSON_CreateObject(), *caps = cJSON_AddArrayToObject(o, "capabilities");
+
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "dir", dir);
+	cJSON_AddStringToObject(o, "cuda", m->cuda ? m->cuda : "");
+	cJSON_AddStringToObject(o, "target", m->target ? m->target : "");
+	cJSON_AddStringToObject(o, "tag", m->tag ? m->tag : "");
+	for (size_t i = 0; i < m->capabilities.n; i++)
+		cJSON_AddItemToArray(caps, cJSON_CreateString(m->capabilities.v[i]));
+	return o;
+}
+
+int sysroot_list(int json, char **out, struct xcc_error *err)
 {
 	char *store = sysroot_store_dir();
 	struct strvec names = STRVEC_INIT, lines = STRVEC_INIT;
+	cJSON *all = json ? cJSON_CreateArray() : NULL;
 	DIR *d = opendir(store);
 	struct dirent *e;
 
@@ -222,6 +238,8 @@ int sysroot_list(char **out, struct xcc_error *err)
 			char *caps = m.capabilities.n ? strvec_join(&m.capabilities, ",") :
 				xstrdup("-");
 
+			if (all)
+				cJSON_AddItemToArray(all, list_entry(names.v[i], dir, &m));
 			strvec_pushf(&lines, "%-24s CUDA %-8s %-7s %-14s GPUs %s", names.v[i],
 				     m.cuda, m.target, m.tag, caps);
 			free(caps);
@@ -229,11 +247,19 @@ int sysroot_list(char **out, struct xcc_error *err)
 		}
 		free(dir);
 	}
-	if (lines.n == 0)
-		strvec_pushf(&lines, "no sysroots in %s (make one with 'cuda-xcc sysroot create')",
-			     store);
-	strvec_push(&lines, "");
-	*out = strvec_join(&lines, "\n");
+	if (all) {
+		char *text = cJSON_Print(all);
+
+		*out = xasprintf("%s\n", text);
+		free(text);
+		cJSON_Delete(all);
+	} else {
+		if (lines.n == 0)
+			strvec_pushf(&lines, "no sysroots in %s (make one with 'cuda-xcc sysroot "
+				     "create')", store);
+		strvec_push(&lines, "");
+		*out = strvec_join(&lines, "\n");
+	}
 	strvec_free(&names);
 	strvec_free(&lines);
 	free(store);

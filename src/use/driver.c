@@ -19,6 +19,7 @@
 #include "sysroot/sysroot_open.h"
 #include "use/driver.h"
 #include "use/prefix_map.h"
+#include "use/linkdirs.h"
 
 /*
  * cuda-xcc's own options in driver mode. This is one of the two exceptions
@@ -571,6 +572,11 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		strvec_pushf(&plan->argv, "-arbin=%s-ar", t->triple);
 	if (driver_link_args(o, &s, opened, t, &line, plan, err))
 		goto out;
+	/* The sysroot's libraries and the stub libcuda.so.1 for the NEEDED of
+	 * the libraries linked, which a cross ld finds by -rpath-link alone. */
+	if (li.links && opened)
+		link_rpath_nvcc_args(s.meta.dir, plan->arch.target_dir, &plan->argv,
+				     &plan->warnings);
 
 	/* What is checked after nvcc: the runtime floors of every linked program. */
 	if (line.links)

@@ -15,7 +15,6 @@
 
 #include "base/fileio.h"
 #include "base/proc.h"
-#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "db/jetpack.h"
 #include "db/request.h"
@@ -24,6 +23,7 @@
 #include "elf/elfinfo.h"
 #include "pkg/fetch.h"
 #include "sysroot/sysroot_open.h"
+#include "use/linkdirs.h"
 #include "use/run.h"
 
 /* The qemu user-mode emulator for an ELF machine; NULL when there is none. */
@@ -88,54 +88,19 @@ static void push_dir_if_exists(struct strvec *dirs, char *dir)
 	free(dir);
 }
 
-/* A directory holding libcuda.so.1, a link to the sysroot's stub
- * libcuda.so (SONAME libcuda.so.1): a driver-API program then starts under
- * qemu and its cuInit fails cleanly (CUDA_ERROR_STUB_LIBRARY). In the
- * user's cache, never in the sysroot, whose lib/stubs must stay what ld
- * links against. */
-static int stub_libcuda_dir(const char *sysroot, const char *target_dir, struct strvec *dirs,
-			    struct xcc_error *err)
+/* The stub libcuda as libcuda.so.1 on the program's library path: a
+ * driver-API program then starts under qemu and its cuInit fails cleanly
+ * (CUDA_ERROR_STUB_LIBRARY). */
+static int push_stub_libcuda(const char *sysroot, const char *target_dir, struct strvec *dirs,
+			     struct xcc_error *err)
 {
-	char *stub = xasprintf("%s/targets/%s/lib/stubs/libcuda.so", sysroot, target_dir);
-	char *abs = file_absolute(stub), *cache = fetch_default_cache_dir(), *dir = NULL,
-	     *link = NULL, *old = NULL, hex[65];
-	int rc = -1;
+	char *dir;
 
-	if (access(stub, R_OK)) {
-		xcc_fail(err, XCC_EUSAGE, "--stub-libcuda: the sysroot has no %s to stand in for "
-			 "the driver's libcuda.so.1", stub);
-		goto out;
-	}
-	xcc_sha256_buffer(abs, strlen(abs), hex);
-	hex[16] = '\0';
-	dir = xasprintf("%s/stub-libcuda/%s", cache, hex);
-	link = xasprintf("%s/libcuda.so.1", dir);
-	if (file_mkdir_p(dir, err))
-		goto out;
-	old = realpath(link, NULL);
-	if (!old || strcmp(old, abs) != 0) {
-		char *tmp = xasprintf("%s.tmp.%ld", link, (long)getpid());
-
-		unlink(tmp);
-		if (symlink(abs, tmp) || rename(tmp, link)) {
-			xcc_fail(err, XCC_EFAIL, "cannot link %s to %s: %s", link, abs,
-				 strerror(errno));
-			unlink(tmp);
-			free(tmp);
-			goto out;
-		}
-		free(tmp);
-	}
+	if (stub_libcuda_dir(sysroot, target_dir, &dir, err))
+		return xcc_error_prefix(err, "--stub-libcuda");
 	strvec_push(dirs, dir);
-	rc = 0;
-out:
-	free(stub);
-	free(abs);
-	free(cache);
 	free(dir);
-	free(link);
-	free(old);
-	return rc;
+	return 0;
 }
 
 /* The sysroot's copy of a compat component: the shared libraries of
@@ -241,7 +206,7 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 			push_dir_if_exists(&plan->lib_dirs,
 					   xasprintf("%s/targets/%s/lib", sysroot, s.meta.target_dir));
 		if (profile && o->stub_libcuda &&
-		    stub_libcuda_dir(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
+		    push_stub_libcuda(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
 			goto fail;
 	}
 	if (o->stub_libcuda && !have_meta) {
@@ -597,3 +562,47 @@ void run_libraries_free(struct run_libraries *l)
 	memset(l, 0, sizeof *l);
 }
 
+
+static int needs_libcuda(const char *file)
+{
+	struct elfinfo e;
+	struct xcc_error err = { 0 };
+	int found;
+
+	if (elfinfo_read(file, &e, &err))
+		return 0;
+	found = strvec_contains(&e.needed, "libcuda.so.1");
+	elfinfo_free(&e);
+	return found;
+}
+
+char *run_libcuda_hint(const struct run_plan *plan)
+{
+	struct run_libraries libs;
+	struct xcc_error err = { 0 };
+	const char *needer = NULL;
+	char *hint = NULL;
+
+	if (run_needed_libraries(plan, &libs, &err))
+		return NULL;
+	if (needs_libcuda(plan->program))
+		needer = plan->program;
+	for (size_t i = 0; !needer && i < libs.n; i++)
+		if (needs_libcuda(libs.v[i].path))
+			needer = libs.v[i].name;
+	/* The loader looks where the program's libraries were looked for. */
+	for (size_t i = 0; needer && i < plan->lib_dirs.n; i++) {
+		char *p = xasprintf("%s/libcuda.so.1", plan->lib_dirs.v[i]);
+
+		if (access(p, F_OK) == 0)
+			needer = NULL;
+		free(p);
+	}
+	if (needer)
+		hint = xasprintf("%s needs libcuda.so.1, the GPU driver's library, which only the "
+				 "board has: --stub-libcuda runs it with the sysroot's stub in its "
+				 "place (the driver API then answers CUDA_ERROR_STUB_LIBRARY, 34)",
+				 needer);
+	run_libraries_free(&libs);
+	return hint;
+}

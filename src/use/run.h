@@ -97,6 +97,11 @@ int run_needed_libraries(const struct run_plan *plan, struct run_libraries *out,
 			 struct xcc_error *err);
 void run_libraries_free(struct run_libraries *l);
 
+/* What to say before a local run of a program that needs libcuda.so.1 (or
+ * a library of it does) where no directory of the run has one: that
+ * --stub-libcuda exists. NULL when nothing is to be said. */
+char *run_libcuda_hint(const struct run_plan *plan);
+
 struct run_remote_result {
 	int status;       /* the program's exit status (128 + N for signal N on the device;
 			   * 128 + N too when signal N interrupted the run here) */

@@ -11,6 +11,7 @@
 #include "elf/glibc.h"
 #include "pkg/fetch.h"
 #include "use/prefix_map.h"
+#include "use/linkdirs.h"
 #include "use/toolchain.h"
 
 const char *toolchain_data_dir(void)
@@ -169,13 +170,13 @@ static void push_arch_args(struct strvec *argv, const struct sysroot_meta *m,
 
 /* The commands and arguments of a Meson cross file, before quoting. */
 struct meson_values {
-	struct strvec c, cxx, cuda, wrapper, inc, link, ar, strip;
+	struct strvec c, cxx, cuda, wrapper, inc, link, cuda_link, ar, strip;
 };
 
 static void meson_values_free(struct meson_values *v)
 {
-	struct strvec *all[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper,
-				 &v->inc, &v->link, &v->ar, &v->strip };
+	struct strvec *all[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper, &v->inc,
+				 &v->link, &v->cuda_link, &v->ar, &v->strip };
 
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		strvec_free(all[i]);
@@ -186,6 +187,7 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 			     struct meson_values *v, struct xcc_error *err)
 {
 	const char *target_fs = r->target_fs ? r->target_fs : m->target_fs;
+	struct strvec rpath_link = STRVEC_INIT;
 
 	/* C and C++ go through 'cuda-xcc check-link', which checks each link's
 	 * output against the device's runtime floor as the driver does after its
@@ -228,7 +230,6 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 	 * every machine, as the driver's CUDA compiles do. */
 	prefix_map_gcc_args(m->dir, &v->inc);
 	strvec_pushf(&v->link, "-L%s/targets/%s/lib", m->dir, m->target_dir);
-	strvec_pushf(&v->link, "-Wl,-rpath-link,%s/targets/%s/lib", m->dir, m->target_dir);
 	strvec_pushf(&v->ar, "%s-ar", t->triple);
 	strvec_pushf(&v->strip, "%s-strip", t->triple);
 	/* C and C++ build against the device's root as the driver's CUDA
@@ -244,22 +245,38 @@ static int meson_values_make(const struct target_profile *t, const struct sysroo
 		if (rc)
 			return -1;
 	}
+	/* A cross ld follows the NEEDED of the libraries linked (a project's
+	 * CUDA shared library: libcudart.so.12, libcuda.so.1) through
+	 * -rpath-link alone, here after the root's: the sysroot's libraries
+	 * and the stub libcuda as libcuda.so.1 in the user's cache, for the
+	 * links only. The driver adds the same to its own links; the file
+	 * says them for CUDA as for C and C++. */
+	if (link_rpath_dirs(m->dir, m->target_dir, &rpath_link, err)) {
+		strvec_free(&rpath_link);
+		return -1;
+	}
+	for (size_t i = 0; i < rpath_link.n; i++) {
+		strvec_pushf(&v->link, "-Wl,-rpath-link,%s", rpath_link.v[i]);
+		strvec_pushf(&v->cuda_link, "-Xlinker=-rpath-link=%s", rpath_link.v[i]);
+	}
+	strvec_free(&rpath_link);
 	return 0;
 }
 
 static char *meson_text(const struct target_profile *t, const struct sysroot_meta *m,
 			const struct meson_values *v, struct xcc_error *err)
 {
-	const struct strvec *arrays[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper, &v->inc, &v->link };
-	char *q[8] = { NULL }, *c_target = comment_safe(m->target), *c_cuda = comment_safe(m->cuda),
+	const struct strvec *arrays[] = { &v->c, &v->cxx, &v->cuda, &v->wrapper,
+					  &v->inc, &v->link, &v->cuda_link };
+	char *q[9] = { NULL }, *c_target = comment_safe(m->target), *c_cuda = comment_safe(m->cuda),
 	     *c_dir = comment_safe(m->target_dir), *sh_dir = shell_quote(m->dir), *text = NULL;
 	const char *bad = NULL;
 
-	for (size_t i = 0; i < 6 && !bad; i++)
+	for (size_t i = 0; i < 7 && !bad; i++)
 		q[i] = meson_array(arrays[i], &bad);
-	if (!bad && !(q[6] = meson_str(v->ar.v[0])))
+	if (!bad && !(q[7] = meson_str(v->ar.v[0])))
 		bad = v->ar.v[0];
-	if (!bad && !(q[7] = meson_str(v->strip.v[0])))
+	if (!bad && !(q[8] = meson_str(v->strip.v[0])))
 		bad = v->strip.v[0];
 	if (bad) {
 		xcc_fail(err, XCC_EUSAGE, "a Meson cross file cannot hold '%s': Meson reads no "
@@ -297,16 +314,17 @@ static char *meson_text(const struct target_profile *t, const struct sysroot_met
 		"cpp_args = %s\n"
 		"c_link_args = %s\n"
 		"cpp_link_args = %s\n"
+		"cuda_link_args = %s\n"
 		"\n"
 		"[host_machine]\n"
 		"system = 'linux'\n"
 		"cpu_family = '%s'\n"
 		"cpu = '%s'\n"
 		"endian = 'little'\n",
-		c_target, c_cuda, c_dir, sh_dir, q[0], q[1], q[2], q[6], q[7], q[3], q[4], q[4],
-		q[5], q[5], t->machine, t->machine);
+		c_target, c_cuda, c_dir, sh_dir, q[0], q[1], q[2], q[7], q[8], q[3], q[4], q[4],
+		q[5], q[5], q[6], t->machine, t->machine);
 out:
-	for (size_t i = 0; i < 8; i++)
+	for (size_t i = 0; i < 9; i++)
 		free(q[i]);
 	free(c_target);
 	free(c_cuda);
@@ -318,7 +336,7 @@ out:
 char *toolchain_meson(const struct target_profile *t, const struct sysroot_meta *m,
 		      const struct toolchain_request *r, struct xcc_error *err)
 {
-	struct meson_values v = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT,
+	struct meson_values v = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT,
 				  STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
 	char *cc, *text = NULL;
 

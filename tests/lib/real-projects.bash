@@ -86,6 +86,7 @@ CU
 	# the driver-API program: no libcuda.so.1 here, unless the stub is asked for
 	run -127 "$CUDA_XCC" run --sysroot "$S" ./drv
 	assert_output_contains "libcuda.so.1"
+	assert_output_contains "note: ./drv needs libcuda.so.1, the GPU driver's library, which only the board has: --stub-libcuda"
 	run "$CUDA_XCC" run --sysroot "$S" --stub-libcuda ./drv
 	assert_status 0
 	# CUDA_ERROR_STUB_LIBRARY
@@ -292,5 +293,399 @@ CM
 	assert_output_equals 0
 	run "$CUDA_XCC" run --sysroot "$S" "$d/b/rt"
 	assert_output_contains "err=35"
+	assert_status 2
+}
+
+# real_shlib_sources DIR: in DIR, the sources of the most common shape of a CUDA project:
+# a shared library of .cu files (xgemm) that uses the runtime, cuBLAS and the driver API,
+# behind a C header, and the programs that link only it: gemm (C++), bench (CUDA, with a
+# kernel of its own) and drvquery (C, which calls the driver API itself too; drvquery.cu,
+# the same source, for build systems that take the driver library for CUDA only).
+real_shlib_sources() {
+	local d=$1
+	mkdir -p "$d"
+	cat > "$d/xgemm.h" <<'H'
+#ifdef __cplusplus
+extern "C" {
+#endif
+int xgemm_device_count(int *n);
+int xgemm_blas_status(void);
+int xgemm_driver_version(int *v);
+#ifdef __cplusplus
+}
+#endif
+H
+	cat > "$d/xgemm.cu" <<'CU'
+#include <cublas_v2.h>
+#include <cuda.h>
+#include "xgemm.h"
+int xgemm_device_count(int *n) { return (int)cudaGetDeviceCount(n); }
+int xgemm_blas_status(void)
+{
+	cublasHandle_t h;
+	cublasStatus_t s = cublasCreate(&h);
+	if (s == CUBLAS_STATUS_SUCCESS)
+		cublasDestroy(h);
+	return (int)s;
+}
+int xgemm_driver_version(int *v) { return (int)cuDriverGetVersion(v); }
+CU
+	cat > "$d/gemm.cpp" <<'C'
+#include <cstdio>
+#include "xgemm.h"
+int main()
+{
+	int n = -1;
+	int e = xgemm_device_count(&n);
+	std::printf("xgemm_device_count: err=%d\n", e);
+	std::printf("xgemm_blas_status: status=%d\n", xgemm_blas_status());
+	return e == 0 ? 0 : 2;
+}
+C
+	cat > "$d/bench.cu" <<'CU'
+#include <cstdio>
+#include "xgemm.h"
+__global__ void fill(float *x) { x[threadIdx.x] = 1.0f; }
+int main()
+{
+	int n = -1;
+	std::printf("xgemm_device_count: err=%d\n", xgemm_device_count(&n));
+	fill<<<1, 32>>>(nullptr);
+	int e = (int)cudaGetLastError();
+	std::printf("fill<<<1, 32>>>: err=%d\n", e);
+	return e == 0 ? 0 : 2;
+}
+CU
+	cat > "$d/drvquery.c" <<'C'
+#include <cuda.h>
+#include <stdio.h>
+#include "xgemm.h"
+int main(void)
+{
+	int v = -1;
+	CUresult r = cuInit(0);
+	printf("cuInit: %d\n", (int)r);
+	printf("xgemm_driver_version: %d\n", xgemm_driver_version(&v));
+	return r == CUDA_SUCCESS ? 0 : 2;
+}
+C
+	cp "$d/drvquery.c" "$d/drvquery.cu"
+}
+
+# real_shlib_cmake DIR: real_shlib_sources with the CMakeLists.txt such projects have:
+# the library links CUDA::cudart, CUDA::cublas and CUDA::cuda_driver PRIVATE, the
+# programs link the library alone (drvquery also CUDA::cuda_driver), and all of them are
+# installed with an $ORIGIN run path.
+real_shlib_cmake() {
+	local d=$1
+	real_shlib_sources "$d"
+	cat > "$d/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.21)
+project(xgemm LANGUAGES C CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+include(GNUInstallDirs)
+set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+add_library(xgemm SHARED xgemm.cu)
+target_include_directories(xgemm PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(xgemm PRIVATE CUDA::cudart CUDA::cublas CUDA::cuda_driver)
+add_executable(gemm gemm.cpp)
+target_link_libraries(gemm PRIVATE xgemm)
+add_executable(bench bench.cu)
+target_link_libraries(bench PRIVATE xgemm)
+add_executable(drvquery drvquery.c)
+target_link_libraries(drvquery PRIVATE xgemm CUDA::cuda_driver)
+install(TARGETS xgemm gemm bench drvquery)
+CM
+}
+
+# real_shlib_meson DIR: the same project for Meson: the library with dependency('cuda',
+# modules: ['cublas', 'cuda']), gemm (C++) and drvquery (CUDA, the driver API) linking it.
+real_shlib_meson() {
+	local d=$1
+	real_shlib_sources "$d"
+	cat > "$d/meson.build" <<'MB'
+project('xgemm', 'c', 'cpp', 'cuda')
+cuda = dependency('cuda', modules: ['cublas', 'cuda'])
+xgemm = shared_library('xgemm', 'xgemm.cu', dependencies: cuda, install: true)
+rpath = '$ORIGIN/../' + get_option('libdir')
+executable('gemm', 'gemm.cpp', link_with: xgemm, install: true, install_rpath: rpath)
+executable('drvquery', 'drvquery.cu', link_with: xgemm,
+	dependencies: dependency('cuda', modules: ['cuda']), install: true, install_rpath: rpath)
+MB
+}
+
+# real_shlib_check_lib LIB CUDART BLAS: the library NEEDs the sysroot's runtime (soname
+# CUDART), cuBLAS (BLAS) and the driver.
+real_shlib_check_lib() {
+	run readelf -d "$1"
+	assert_output_contains "Shared library: [$2]"
+	assert_output_contains "Shared library: [$3]"
+	assert_output_contains "Shared library: [libcuda.so.1]"
+}
+
+# real_shlib_run PROGRAM ERR: an installed program of the project, under cuda-xcc run: it
+# names only the project's library and no directory of the build machine (the stub was
+# for the link alone); it cannot start without a libcuda.so.1 and starts with
+# --stub-libcuda, where the runtime and the driver answer ERR (34,
+# CUDA_ERROR_STUB_LIBRARY: the stub's).
+real_shlib_run() {
+	local p=$1 err=$2
+	run readelf -d "$p"
+	assert_output_contains "Shared library: [libxgemm.so"
+	[[ "$output" != *"stub"* ]] || { echo "$output" >&2; false; }
+	[[ "$output" != *"$S"* ]] || { echo "$output" >&2; false; }
+	run -127 env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$p"
+	assert_output_contains "libcuda.so.1"
+	# the way out, said before the loader's error (gemm: its library is what needs it)
+	assert_output_contains "needs libcuda.so.1, the GPU driver's library, which only the board has: --stub-libcuda runs it"
+	if [ "$(basename "$p")" = gemm ]; then
+		assert_output_contains "note: libxgemm.so needs libcuda.so.1"
+	fi
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" --stub-libcuda "$p"
+	[[ "$output" != *"cannot open shared object file"* ]] || { echo "$output" >&2; false; }
+	case "$(basename "$p")" in
+	gemm)
+		assert_output_contains "xgemm_device_count: err=$err"
+		assert_output_contains "xgemm_blas_status: status=1" ;;
+	bench)
+		assert_output_contains "xgemm_device_count: err=$err"
+		assert_output_contains "fill<<<1, 32>>>: err=$err" ;;
+	drvquery)
+		assert_output_contains "cuInit: $err"
+		assert_output_contains "xgemm_driver_version: $err" ;;
+	esac
+	assert_status 2
+}
+
+# real_shlib_cmake_build DIR GENERATOR SM CUDART BLAS: real_shlib_cmake configured with
+# GENERATOR through the shipped toolchain file, built, installed into DIR/i and each
+# program run.
+real_shlib_cmake_build() {
+	local d=$1 gen=$2 sm=$3 cudart=$4 blas=$5 p
+	real_shlib_cmake "$d/p"
+	run cmake -G "$gen" -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH="$sm"
+	assert_status 0
+	run cmake --build "$d/b"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run cmake --install "$d/b" --prefix "$d/i"
+	assert_status 0
+	real_shlib_check_lib "$d/i/lib/libxgemm.so" "$cudart" "$blas"
+	for p in gemm bench drvquery; do
+		real_shlib_run "$d/i/bin/$p" 34
+	done
+}
+
+# real_shlib_meson_build DIR SM CUDART BLAS: real_shlib_meson set up through the cross file
+# 'cuda-xcc toolchain meson' writes, built, installed into DIR/i and each program run.
+real_shlib_meson_build() {
+	local d=$1 sm=$2 cudart=$3 blas=$4 p
+	real_shlib_meson "$d/p"
+	run "$CUDA_XCC" toolchain meson --sysroot "$S" -arch "$sm" --output "$d/cross.ini"
+	assert_status 0
+	CUDA_PATH=$S run meson setup --cross-file "$d/cross.ini" --prefix /usr "$d/b" "$d/p"
+	assert_status 0
+	run meson compile -C "$d/b"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run meson install -C "$d/b" --destdir "$d/i"
+	assert_status 0
+	real_shlib_check_lib "$(ls "$d"/i/usr/lib*/libxgemm.so)" "$cudart" "$blas"
+	for p in gemm drvquery; do
+		real_shlib_run "$d/i/usr/bin/$p" 34
+	done
+}
+
+# real_shlib_make DIR SM CUDART BLAS: the project as a plain Makefile through the cuda-xcc
+# driver (NVCC="cuda-xcc --sysroot S"): the library with the shared runtime, -lcublas and
+# -lcuda, the programs with -L. -lxgemm alone; installed into DIR/i and each program run.
+real_shlib_make() {
+	local d=$1 sm=$2 cudart=$3 blas=$4 p
+	real_shlib_sources "$d/p"
+	cat > "$d/p/Makefile" <<'MK'
+NVCC ?= nvcc
+PREFIX ?= /usr/local
+NVCCFLAGS ?= -O2
+RPATH = -Xlinker -rpath='$$ORIGIN/../lib'
+all: libxgemm.so gemm bench drvquery
+libxgemm.so: xgemm.cu xgemm.h
+	$(NVCC) $(NVCCFLAGS) -shared -Xcompiler -fPIC -cudart shared -o $@ xgemm.cu -lcublas -lcuda
+gemm: gemm.cpp libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ gemm.cpp -L. -lxgemm $(RPATH)
+bench: bench.cu libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ bench.cu -L. -lxgemm $(RPATH)
+drvquery: drvquery.c libxgemm.so
+	$(NVCC) $(NVCCFLAGS) -o $@ drvquery.c -L. -lxgemm -lcuda $(RPATH)
+install: all
+	install -D -m 755 libxgemm.so $(DESTDIR)$(PREFIX)/lib/libxgemm.so
+	install -D -m 755 -t $(DESTDIR)$(PREFIX)/bin gemm bench drvquery
+MK
+	run make -C "$d/p" NVCC="$CUDA_XCC --sysroot $S -arch $sm"
+	[[ "$output" != *"not found (try using -rpath or -rpath-link)"* ]] || { echo "$output" >&2; false; }
+	assert_status 0
+	run make -C "$d/p" install PREFIX="$d/i"
+	assert_status 0
+	real_shlib_check_lib "$d/i/lib/libxgemm.so" "$cudart" "$blas"
+	for p in gemm bench drvquery; do
+		real_shlib_run "$d/i/bin/$p" 34
+	done
+}
+
+# real_findcuda_project DIR: in DIR, a project on CMake's old FindCUDA module as many Jetson
+# projects still are: find_package(CUDA), the GPUs from CUDA_SELECT_NVCC_ARCH_FLAGS(Auto)
+# appended to CUDA_NVCC_FLAGS, a cuda_add_library(SHARED) linking cuBLAS and a
+# cuda_add_executable linking it.
+real_findcuda_project() {
+	local d=$1
+	mkdir -p "$d"
+	cat > "$d/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.10)
+project(filters CXX)
+find_package(CUDA REQUIRED)
+cuda_select_nvcc_arch_flags(ARCH_FLAGS Auto)
+list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS} -O3)
+message(STATUS "ARCH_FLAGS=${ARCH_FLAGS}")
+message(STATUS "CUDA_TOOLKIT_ROOT_DIR=${CUDA_TOOLKIT_ROOT_DIR} CUDA_VERSION=${CUDA_VERSION}")
+cuda_add_library(filters SHARED filters.cu)
+target_link_libraries(filters ${CUDA_CUBLAS_LIBRARIES})
+cuda_add_executable(blur blur.cu)
+target_link_libraries(blur filters)
+install(TARGETS filters blur RUNTIME DESTINATION bin LIBRARY DESTINATION lib)
+CM
+	cat > "$d/filters.cu" <<'CU'
+#include <cublas_v2.h>
+__global__ void scale(float *x, float a) { x[threadIdx.x] *= a; }
+extern "C" int filters_scale(float *x, float a)
+{
+	scale<<<1, 32>>>(x, a);
+	return (int)cudaGetLastError();
+}
+extern "C" int filters_blas(void)
+{
+	cublasHandle_t h;
+	return (int)cublasCreate(&h);
+}
+CU
+	cat > "$d/blur.cu" <<'CU'
+#include <cstdio>
+extern "C" int filters_scale(float *x, float a);
+extern "C" int filters_blas(void);
+__global__ void blur(float *x) { x[threadIdx.x] = 0.5f; }
+int main()
+{
+	blur<<<1, 32>>>(nullptr);
+	std::printf("blur<<<1, 32>>>: err=%d\n", (int)cudaGetLastError());
+	std::printf("filters_scale: err=%d\n", filters_scale(nullptr, 2.0f));
+	std::printf("filters_blas: status=%d\n", filters_blas());
+	return 2;
+}
+CU
+}
+
+# real_findcuda_build DIR SM: real_findcuda_project configured for SM (a GPU FindCUDA knows,
+# below 9.0) through the shipped toolchain file: FindCUDA finds the sysroot and its
+# detection answers SM, built, installed and run (FindCUDA links the static runtime: no
+# driver, error 35).
+real_findcuda_build() {
+	local d=$1 sm=$2 cc
+	cc=${sm#sm_}
+	real_findcuda_project "$d/p"
+	real_cmake_configure "$d/p" "$d/b" "$sm"
+	assert_output_contains "CUDA_TOOLKIT_ROOT_DIR=$S CUDA_VERSION="
+	# FindCUDA's own line has two spaces before the list.
+	[[ "$output" =~ "Autodetected CUDA architecture(s): "\ *"${cc:0:1}.${cc:1}+PTX"$'\n' ]] ||
+		{ echo "$output" >&2; false; }
+	assert_output_contains "ARCH_FLAGS=-gencode;arch=compute_$cc,code=sm_$cc;-gencode;arch=compute_$cc,code=compute_$cc"
+	[[ "$output" != *"Building for common architectures"* ]] || { echo "$output" >&2; false; }
+	run cmake --build "$d/b"
+	assert_status 0
+	run cmake --install "$d/b" --prefix "$d/i"
+	assert_status 0
+	[ "$(sass_of "$d/i/bin/blur")" = "$sm " ]
+	[ "$(sass_of "$d/i/lib/libfilters.so")" = "$sm " ]
+	run readelf -d "$d/i/lib/libfilters.so"
+	assert_output_contains "Shared library: [libcublas.so."
+	run env -u LD_LIBRARY_PATH "$CUDA_XCC" run --sysroot "$S" "$d/b/blur"
+	assert_output_contains "blur<<<1, 32>>>: err=35"
+	assert_output_contains "filters_scale: err=35"
+	assert_output_contains "filters_blas: status=1"
+	assert_status 2
+}
+
+# real_findcuda_own_gpus DIR: a FindCUDA project that sets CUDA_NVCC_FLAGS to a GPU of its
+# own (sm_53, a Jetson Nano) is refused at configure time on this SBSA sysroot, naming the
+# variable, the GPUs and the way out.
+real_findcuda_own_gpus() {
+	local d=$1
+	real_findcuda_project "$d/p"
+	sed -i 's/^cuda_select_nvcc_arch_flags.*$/set(CUDA_NVCC_FLAGS "-gencode arch=compute_53,code=sm_53")/' \
+		"$d/p/CMakeLists.txt"
+	run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 1
+	assert_output_contains "CUDA_NVCC_FLAGS (FindCUDA) in ./CMakeLists.txt asks for"
+	assert_output_contains "sm_53"
+	assert_output_contains "-DCUDA_XCC_ARCH=..."
+}
+
+# real_hardcoded_make DIR CXX: in DIR/p a small project's Makefile that names g++ and nvcc
+# itself (CXX = g++, NVCC = nvcc, and a rule that calls nvcc by name), built as
+# doc/driver.md says: the variables given on make's command line, and a PATH directory of
+# two shims for what the rules name themselves; each build runs under cuda-xcc run.
+real_hardcoded_make() {
+	local d=$1 cxx=$2
+	mkdir -p "$d/p"
+	cat > "$d/p/Makefile" <<'MK'
+CXX = g++
+NVCC = nvcc
+CXXFLAGS = -O2
+app: main.o kernels.o
+	$(NVCC) -o $@ main.o kernels.o
+main.o: main.cpp
+	$(CXX) $(CXXFLAGS) -c -o $@ main.cpp
+kernels.o: kernels.cu
+	$(NVCC) -O2 -c -o $@ kernels.cu
+tool: tool.cu
+	nvcc -o $@ tool.cu
+clean:
+	rm -f app tool *.o
+MK
+	cat > "$d/p/main.cpp" <<'C'
+#include <cstdio>
+int launch();
+int main() { int e = launch(); std::printf("launch: err=%d\n", e); return e ? 2 : 0; }
+C
+	cat > "$d/p/kernels.cu" <<'CU'
+__global__ void k(int *x) { *x = 1; }
+int launch() { k<<<1, 1>>>(nullptr); return (int)cudaGetLastError(); }
+CU
+	printf '#include <cstdio>\nint main() { int n = -1; std::printf("tool: err=%%d\\n", (int)cudaGetDeviceCount(&n)); return 2; }\n' > "$d/p/tool.cu"
+	# the recipe is the one doc/driver.md gives
+	grep -qF 'make CXX=aarch64-linux-gnu-g++-12 NVCC="cuda-xcc --sysroot ~/sr"' "$XCC_SRCDIR/doc/driver.md"
+	grep -qF 'PATH=~/xcc-shims:$PATH make' "$XCC_SRCDIR/doc/driver.md"
+	# the variables on make's command line win over the Makefile's own
+	run make -C "$d/p" app CXX="$cxx" NVCC="$CUDA_XCC --sysroot $S"
+	assert_status 0
+	run readelf -h "$d/p/app"
+	assert_output_contains "AArch64"
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/app"
+	assert_output_contains "launch: err=35"
+	assert_status 2
+	# a rule that names nvcc itself: a directory of shims first on PATH
+	mkdir -p "$d/shims"
+	printf '#!/bin/sh\nexec "%s" --sysroot "%s" "$@"\n' "$CUDA_XCC" "$S" > "$d/shims/nvcc"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$(command -v "$cxx")" > "$d/shims/g++"
+	chmod +x "$d/shims/nvcc" "$d/shims/g++"
+	make -C "$d/p" clean
+	PATH=$d/shims:$PATH run make -C "$d/p" app tool
+	assert_status 0
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/app"
+	assert_output_contains "launch: err=35"
+	assert_status 2
+	run "$CUDA_XCC" run --sysroot "$S" "$d/p/tool"
+	assert_output_contains "tool: err=35"
 	assert_status 2
 }

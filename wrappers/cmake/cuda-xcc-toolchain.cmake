@@ -276,18 +276,28 @@ function(_xcc_map_cuda_sources)
 		endforeach()
 	endforeach()
 endfunction()
+# The project's directories, the top one first, for the checks at the end
+# of the configure.
+function(_cuda_xcc_directories out_var)
+	set(_dirs "${CMAKE_SOURCE_DIR}")
+	set(_all)
+	while(_dirs)
+		list(POP_FRONT _dirs _dir)
+		list(APPEND _all "${_dir}")
+		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
+		list(APPEND _dirs ${_subdirs})
+	endwhile()
+	set(${out_var} "${_all}" PARENT_SCOPE)
+endfunction()
 # Every target of the project, directory by directory (at the end of the
 # configure, when they are all defined).
 function(_xcc_project_targets out_var)
+	_cuda_xcc_directories(_dirs)
 	set(_all)
-	set(_dirs "${CMAKE_SOURCE_DIR}")
-	while(_dirs)
-		list(POP_FRONT _dirs _dir)
-		get_property(_subdirs DIRECTORY "${_dir}" PROPERTY SUBDIRECTORIES)
-		list(APPEND _dirs ${_subdirs})
+	foreach(_dir IN LISTS _dirs)
 		get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
 		list(APPEND _all ${_targets})
-	endwhile()
+	endforeach()
 	set(${out_var} "${_all}" PARENT_SCOPE)
 endfunction()
 
@@ -466,6 +476,10 @@ _xcc_ccache_identity()
 # behind CMake's back: another CUDA's headers there are refused.
 # (LIBRARY_PATH reaches only the links, which 'cuda-xcc check-link', the
 # linker launcher below, runs without its entries in another CUDA.)
+# What the user named on the command line (their cache entries), before
+# this file replaces it.
+set(_xcc_user_CUDAToolkit_ROOT "$CACHE{CUDAToolkit_ROOT}")
+set(_xcc_user_CMAKE_CUDA_COMPILER "$CACHE{CMAKE_CUDA_COMPILER}")
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "the cuda-xcc sysroot" FORCE)
 # Whether path lies in a CUDA toolkit other than the sysroot: the toolkit's
@@ -517,6 +531,21 @@ foreach(_xcc_var CUDA_HOME CUDA_PATH CUDA_ROOT CUDAToolkit_ROOT CUDACXX)
 			"the sysroot; this configure sees the sysroot's instead")
 	endif()
 endforeach()
+# A -DCMAKE_CUDA_COMPILER or -DCUDAToolkit_ROOT naming another CUDA is
+# replaced as the environment's are: said once per configure.
+get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID)
+foreach(_xcc_var CMAKE_CUDA_COMPILER CUDAToolkit_ROOT)
+	if(_xcc_said OR "${_xcc_user_${_xcc_var}}" STREQUAL "")
+		continue()
+	endif()
+	_xcc_foreign_cuda("${_xcc_user_${_xcc_var}}" _xcc_root)
+	if(_xcc_root)
+		message(STATUS "cuda-xcc: -D${_xcc_var}=${_xcc_user_${_xcc_var}} names another CUDA "
+			"than the sysroot; this configure uses the sysroot's (${CUDA_XCC_SYSROOT}) "
+			"instead: leave it out")
+	endif()
+endforeach()
+set_property(GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID TRUE)
 foreach(_xcc_var CUDA_HOME CUDA_PATH CUDAToolkit_ROOT)
 	set(ENV{${_xcc_var}} "${CUDA_XCC_SYSROOT}")
 endforeach()
@@ -548,7 +577,7 @@ function(_xcc_validate_archs out_var)
 		# and leave out the flags' own "Use --target jetson."
 		string(REPLACE "\nUse --target jetson." "" _err "${_err}")
 		_xcc_before_fatal()
-		message(FATAL_ERROR "cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
+		message(FATAL_ERROR "${_xcc_archs_context}cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
 			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
 			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
 			"CUDA_XCC_ARCH) are Jetson ones, whose libraries are NVIDIA's linux-aarch64 "
@@ -557,7 +586,7 @@ function(_xcc_validate_archs out_var)
 			"ask for an SBSA GPU.\n${_err}")
 	elseif(NOT _rc EQUAL 0)
 		_xcc_before_fatal()
-		message(FATAL_ERROR "${_err}")
+		message(FATAL_ERROR "${_xcc_archs_context}${_err}")
 	endif()
 	set(${out_var} "${_archs}" PARENT_SCOPE)
 endfunction()
@@ -594,7 +623,45 @@ if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQU
 elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")
 	set(_xcc_archs_from "$ENV{CUDAARCHS}")
 endif()
+# The toolchain's own GPUs: CUDA_XCC_ARCH, else the sysroot's.
+set(_xcc_own_arch_args)
+if(CUDA_XCC_ARCH)
+	set(_xcc_own_arch_args -arch "${CUDA_XCC_ARCH}")
+else()
+	string(JSON _xcc_ncaps LENGTH "${_xcc_meta}" capabilities)
+	if(_xcc_ncaps GREATER 0)
+		math(EXPR _xcc_last "${_xcc_ncaps} - 1")
+		foreach(_i RANGE ${_xcc_last})
+			string(JSON _xcc_cap GET "${_xcc_meta}" capabilities ${_i})
+			list(APPEND _xcc_own_arch_args -arch "${_xcc_cap}")
+		endforeach()
+	endif()
+endif()
+# A refused value of the project's (its default CMAKE_CUDA_ARCHITECTURES set
+# before project(), as many are) or the user's is named with the variable
+# that carried it, against the toolchain's own GPUs, and the way out.
+macro(_xcc_archs_refusal_context)
+	if(DEFINED CMAKE_CUDA_ARCHITECTURES AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${_xcc_archs_from}")
+		set(_xcc_from_var "CMAKE_CUDA_ARCHITECTURES")
+	else()
+		set(_xcc_from_var "CUDAARCHS (the environment)")
+	endif()
+	execute_process(
+		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+			${_xcc_own_arch_args} --format cmake
+		OUTPUT_VARIABLE _xcc_own ERROR_QUIET RESULT_VARIABLE _xcc_own_rc
+		OUTPUT_STRIP_TRAILING_WHITESPACE)
+	if(NOT _xcc_own_rc EQUAL 0)
+		set(_xcc_own "...")
+	endif()
+	string(CONCAT _xcc_archs_context "cuda-xcc: ${_xcc_from_var} is '${_xcc_archs_from}' (the project's "
+		"default or the command line's), which this sysroot cannot build for; the "
+		"toolchain's GPUs are '${_xcc_own}' (CUDA_XCC_ARCH, else the sysroot's): configure "
+		"with -DCMAKE_CUDA_ARCHITECTURES=${_xcc_own} to build for those (a project default set "
+		"only when none is defined then yields), or name a sysroot made for the GPUs asked.\n")
+endmacro()
 if(_xcc_archs_from)
+	_xcc_archs_refusal_context()
 	set(_xcc_arch_args)
 	set(_xcc_keep_spelling TRUE)
 	foreach(_xcc_entry IN LISTS _xcc_archs_from)
@@ -614,21 +681,9 @@ if(_xcc_archs_from)
 		# target cannot run: take cuda-xcc's list for the target instead.
 		_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
 	endif()
+	unset(_xcc_archs_context)
 else()
-	set(_xcc_arch_args)
-	if(CUDA_XCC_ARCH)
-		set(_xcc_arch_args -arch "${CUDA_XCC_ARCH}")
-	else()
-		string(JSON _xcc_ncaps LENGTH "${_xcc_meta}" capabilities)
-		if(_xcc_ncaps GREATER 0)
-			math(EXPR _xcc_last "${_xcc_ncaps} - 1")
-			foreach(_i RANGE ${_xcc_last})
-				string(JSON _xcc_cap GET "${_xcc_meta}" capabilities ${_i})
-				list(APPEND _xcc_arch_args -arch "${_xcc_cap}")
-			endforeach()
-		endif()
-	endif()
-	_xcc_validate_archs(_xcc_archs ${_xcc_arch_args})
+	_xcc_validate_archs(_xcc_archs ${_xcc_own_arch_args})
 endif()
 set(CMAKE_CUDA_ARCHITECTURES "${_xcc_archs}" CACHE STRING "validated by cuda-xcc" FORCE)
 set(_CUDA_XCC_CACHED_ARCHS "${_xcc_archs}" CACHE INTERNAL "")
@@ -637,6 +692,67 @@ if(_xcc_archs_from)
 else()
 	set(_CUDA_XCC_ARCHS_FROM_USER FALSE CACHE INTERNAL "")
 endif()
+
+# CMake's old FindCUDA module (find_package(CUDA), cuda_add_executable,
+# CUDA_SELECT_NVCC_ARCH_FLAGS) searches nothing when cross compiling ("Could
+# NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR)") and knows no sbsa-linux:
+# its variables name the sysroot, nvcc and the cross g++, as the Yocto class
+# sets them. The validated GPUs are what it builds for: CUDA_NVCC_FLAGS'
+# first value (a project appending to it keeps them), and the answer of
+# CUDA_SELECT_NVCC_ARCH_FLAGS(... Auto), whose detection would run a
+# program under the emulator, fail, and fall back to CMake's list of common
+# GPUs (sm_53, a Jetson one, to sm_86). GPUs a project names itself in
+# CUDA_NVCC_FLAGS are checked at the end of the configure.
+function(_xcc_findcuda)
+	set(_gencode "-target-dir=${_xcc_target_dir}")
+	set(_detected "")
+	foreach(_a IN LISTS _xcc_archs)
+		if(NOT _a MATCHES "^([0-9]+)([0-9])([af]?)(-real|-virtual)?$")
+			continue()
+		endif()
+		# An unmatched group leaves its CMAKE_MATCH_<n> undefined.
+		set(_n "${CMAKE_MATCH_1}${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
+		set(_cc "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+		set(_kind "${CMAKE_MATCH_4}")
+		if(NOT _kind STREQUAL "-virtual")
+			list(APPEND _gencode "-gencode=arch=compute_${_n},code=sm_${_n}")
+		endif()
+		if(NOT _kind STREQUAL "-real")
+			list(APPEND _gencode "-gencode=arch=compute_${_n},code=compute_${_n}")
+		endif()
+		# The answer of CUDA_SELECT_NVCC_ARCH_FLAGS(... Auto): SASS, and
+		# PTX where it was asked.
+		if(_kind STREQUAL "")
+			string(APPEND _detected " ${_cc}+PTX")
+		elseif(_kind STREQUAL "-real")
+			string(APPEND _detected " ${_cc}")
+		endif()
+	endforeach()
+	string(STRIP "${_detected}" _detected)
+	set(_root "${CUDA_XCC_SYSROOT}")
+	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+	set(CUDA_TOOLKIT_ROOT_DIR "${_root}" CACHE PATH "the cuda-xcc sysroot" FORCE)
+	set(CUDA_TOOLKIT_TARGET_DIR "${_tdir}" CACHE PATH "the sysroot's target directory" FORCE)
+	set(CUDA_NVCC_EXECUTABLE "${CUDA_XCC_SYSROOT}/bin/nvcc" CACHE FILEPATH "the sysroot's nvcc"
+		FORCE)
+	set(CUDA_HOST_COMPILER "${CMAKE_CUDA_HOST_COMPILER}" CACHE FILEPATH "the cross g++" FORCE)
+	# FindCUDA forgets the target directory, nvcc, the libraries and the
+	# detection result whenever the root differs from the one it saw last.
+	set(CUDA_TOOLKIT_ROOT_DIR_INTERNAL "${_root}" CACHE INTERNAL "" FORCE)
+	set(CUDA_TOOLKIT_TARGET_DIR_INTERNAL "${_tdir}" CACHE INTERNAL "" FORCE)
+	# FindCUDA's own cache entry of the same name, made first: its set()
+	# keeps it. Replaced only while it is what this file wrote.
+	if(NOT DEFINED CACHE{CUDA_NVCC_FLAGS}
+			OR "$CACHE{CUDA_NVCC_FLAGS}" STREQUAL "${_CUDA_XCC_FINDCUDA_FLAGS}")
+		set(CUDA_NVCC_FLAGS "${_gencode}" CACHE STRING "validated by cuda-xcc" FORCE)
+	endif()
+	set(_CUDA_XCC_FINDCUDA_FLAGS "${_gencode}" CACHE INTERNAL "")
+	set(CUDA_GPU_DETECT_OUTPUT "${_detected}" CACHE INTERNAL "the GPUs validated by cuda-xcc"
+		FORCE)
+	# The libraries FindCUDA looks for in the target directory.
+	set(ENV{CUDA_TOOLKIT_ROOT} "${_root}")
+endfunction()
+_xcc_findcuda()
 
 # Look for the target's headers and libraries only inside the sysroot (and
 # the device's root filesystem); programs come from the build machine.
@@ -689,6 +805,18 @@ endif()
 if(CUDA_XCC_STRICT)
 	list(APPEND _xcc_check_link --strict)
 endif()
+# No floor is known for a server GPU without its root filesystem: said once
+# per configure, not at every link (check-link --no-floor-note).
+if(NOT _xcc_target STREQUAL "jetson" AND NOT CUDA_XCC_TARGET_FS)
+	list(APPEND _xcc_check_link --no-floor-note)
+	get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID)
+	if(NOT _xcc_said)
+		set_property(GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID TRUE)
+		message(STATUS "cuda-xcc: no runtime floor is known for --target ${_xcc_target}, so "
+			"the links are not checked against the device's C library and C++ runtime: "
+			"give -DCUDA_XCC_TARGET_FS=ROOTFS (the server's root filesystem) to check them")
+	endif()
+endif()
 list(APPEND _xcc_check_link --)
 foreach(_xcc_lang C CXX CUDA)
 	if(NOT DEFINED CMAKE_${_xcc_lang}_LINKER_LAUNCHER
@@ -701,6 +829,55 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+# A cross ld follows the NEEDED entries of the libraries it links through
+# -rpath-link and its own search directories alone, never through their
+# RUNPATH: an executable that links only a shared library of the project,
+# which links CUDA::cudart, CUDA::cublas or CUDA::cuda_driver, failed with
+# "libcudart.so.12, needed by libfoo.so, not found" and undefined references.
+# The sysroot's target libraries go on -rpath-link of every link of
+# executables and shared libraries (C, C++ and CUDA alike), and so does a
+# directory in the build tree holding a libcuda.so.1 that names CUDA's stub:
+# the driver library exists only on the board. Both are for the link alone:
+# nothing of them is recorded in what is built (-rpath-link is no RUNPATH),
+# and no program loads the stub from there.
+function(_xcc_rpath_link)
+	set(_lib "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}/lib")
+	set(_dirs "${_lib}")
+	if(EXISTS "${_lib}/stubs/libcuda.so")
+		set(_stubs "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-link-libcuda")
+		set(_have "")
+		if(IS_SYMLINK "${_stubs}/libcuda.so.1")
+			file(READ_SYMLINK "${_stubs}/libcuda.so.1" _have)
+		endif()
+		# Replaced whole, by a rename: a link running meanwhile sees the old
+		# name or the new one.
+		if(NOT _have STREQUAL "${_lib}/stubs/libcuda.so")
+			file(MAKE_DIRECTORY "${_stubs}")
+			file(REMOVE "${_stubs}/.libcuda.so.1.tmp")
+			file(CREATE_LINK "${_lib}/stubs/libcuda.so" "${_stubs}/.libcuda.so.1.tmp" SYMBOLIC)
+			file(RENAME "${_stubs}/.libcuda.so.1.tmp" "${_stubs}/libcuda.so.1")
+		endif()
+		list(APPEND _dirs "${_stubs}")
+	endif()
+	get_property(_options DIRECTORY PROPERTY LINK_OPTIONS)
+	foreach(_dir IN LISTS _dirs)
+		# The compiler driver splits a -Wl, option at its commas.
+		if(_dir MATCHES ",")
+			message(WARNING "cuda-xcc: ${_dir} holds a ',', which the compiler splits in "
+				"linker options, so it is not on the links' -rpath-link: an executable that "
+				"links a shared library linking the sysroot's libraries will not link; move "
+				"the sysroot (or the build tree) to a path without one")
+			continue()
+		endif()
+		# The host link only: a CUDA device link (nvlink) takes no such option.
+		set(_option "$<HOST_LINK:LINKER:-rpath-link=${_dir}>")
+		if(NOT _option IN_LIST _options)
+			add_link_options("${_option}")
+		endif()
+	endforeach()
+endfunction()
+_xcc_rpath_link()
 
 # A sysroot holds only the libraries it was made with, so FindCUDAToolkit
 # defines no CUDA::cublas in one made without libcublas, and CMake's own
@@ -740,11 +917,51 @@ function(_cuda_xcc_check_cuda_links)
 		endforeach()
 	endforeach()
 endfunction()
+# The GPUs a project names itself for FindCUDA (set(CUDA_NVCC_FLAGS
+# -gencode arch=compute_53,code=sm_53 ...), or list(APPEND ...) with
+# CUDA_SELECT_NVCC_ARCH_FLAGS' answer for a list of its own), in any
+# directory: checked as the CUDA language's are, for this target and CUDA.
+function(_cuda_xcc_check_findcuda_flags)
+	_cuda_xcc_directories(_dirs)
+	foreach(_dir IN LISTS _dirs)
+		get_directory_property(_flags DIRECTORY "${_dir}" DEFINITION CUDA_NVCC_FLAGS)
+		if("${_flags}" STREQUAL "${_CUDA_XCC_FINDCUDA_FLAGS}")
+			continue()
+		endif()
+		string(REGEX MATCHALL "(sm|compute)_[0-9]+[af]?" _gpus "${_flags}")
+		list(REMOVE_DUPLICATES _gpus)
+		if(NOT _gpus)
+			continue()
+		endif()
+		set(_args)
+		foreach(_g IN LISTS _gpus)
+			list(APPEND _args -arch "${_g}")
+		endforeach()
+		execute_process(
+			COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+				${_args} --ptx none
+			OUTPUT_QUIET ERROR_VARIABLE _err RESULT_VARIABLE _rc)
+		if(NOT _rc EQUAL 0)
+			string(REPLACE ";" " " _gpus "${_gpus}")
+			file(RELATIVE_PATH _where "${CMAKE_SOURCE_DIR}" "${_dir}")
+			if(_where STREQUAL "")
+				set(_where ".")
+			endif()
+			message(FATAL_ERROR "cuda-xcc: CUDA_NVCC_FLAGS (FindCUDA) in ${_where}/CMakeLists.txt "
+				"asks for ${_gpus}, which this sysroot (target ${_xcc_target}, CUDA "
+				"${_xcc_cuda}) cannot build for: take those -gencode/-arch flags out and keep "
+				"the toolchain's (list(APPEND CUDA_NVCC_FLAGS ...) rather than set(), or "
+				"CUDA_SELECT_NVCC_ARCH_FLAGS(VAR Auto)), or choose GPUs with "
+				"-DCUDA_XCC_ARCH=...\n${_err}")
+		endif()
+	endforeach()
+endfunction()
 # CMake reads a toolchain file more than once per project: check once.
 get_property(_xcc_deferred GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED)
 if(NOT _xcc_deferred)
 	set_property(GLOBAL PROPERTY _CUDA_XCC_LINK_CHECK_DEFERRED TRUE)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_map_cuda_sources)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_findcuda_flags)
 endif()
 cmake_policy(POP)
