@@ -574,7 +574,7 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 		goto out;
 	/* The sysroot's libraries and the stub libcuda.so.1 for the NEEDED of
 	 * the libraries linked, which a cross ld finds by -rpath-link alone. */
-	if (li.links && opened)
+	if (line.links && opened)
 		link_rpath_nvcc_args(s.meta.dir, plan->arch.target_dir, &plan->argv,
 				     &plan->warnings);
 
