@@ -686,6 +686,7 @@ skip_static() {
 	assert_status 1
 	assert_output_contains "/cuda-xcc-full"
 	assert_output_contains "which runs every command but driver mode: reinstall cuda-xcc"
+}
 
 @test "driver: README's quick tour shows the nvcc command the driver prints" {
 	need aarch64-linux-gnu-g++-11 "the command names it"

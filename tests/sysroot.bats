@@ -122,7 +122,7 @@ mirror_copy() {
 	[[ "$output" != *"lacks the cuda_compat_orin component"* ]]
 	assert_output_contains "warning: that JetPack 6.2 runs CUDA 13.2 on sm_87 through cuda_compat_orin is unverified"
 	run xcc sysroot info "$D"
-	assert_output_contains "board needs    cuda_compat_orin: JetPack 6.2's sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) runs CUDA 13.2 only with NVIDIA's compat libraries for it installed on the board"
+	assert_output_contains "board needs    cuda-compat-orin-13-2: JetPack 6.2's sm_87 (Jetson AGX Orin, Orin NX, Orin Nano) runs CUDA 13.2 only with NVIDIA's compat libraries for it installed on the board"
 	assert_output_contains "in the sysroot (targets/sbsa-linux/compat_orin/)"
 }
 
