@@ -4,28 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_field.h"
 #include "base/xalloc.h"
 #include "db/crosstc.h"
 #include "db/data.h"
 
 static int field_string(const cJSON *o, const char *key, char **out, struct xcc_error *err)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *it;
 
-	if (!cJSON_IsString(it))
-		return xcc_fail(err, XCC_EFAIL, "embedded data toolchains.json: \"%s\" must be a "
-				"string in every toolchain", key);
+	if (json_member(o, key, cJSON_String, 0, &it, "embedded data toolchains.json", "toolchains",
+			err))
+		return -1;
 	*out = xstrdup(it->valuestring);
 	return 0;
 }
 
 static int load_one(struct cross_toolchain *tc, const cJSON *o, struct xcc_error *err)
 {
-	const cJSON *gcc = cJSON_GetObjectItemCaseSensitive(o, "gcc");
+	const cJSON *gcc;
 
-	if (!cJSON_IsNumber(gcc))
-		return xcc_fail(err, XCC_EFAIL, "embedded data toolchains.json: \"gcc\" must be "
-				"a number in every toolchain");
+	if (json_member(o, "gcc", cJSON_Number, 0, &gcc, "embedded data toolchains.json",
+			"toolchains", err))
+		return -1;
 	tc->gcc = gcc->valueint;
 	return field_string(o, "debian", &tc->debian, err) ||
 	       field_string(o, "debian_version", &tc->debian_version, err) ||
