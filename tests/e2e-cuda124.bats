@@ -334,6 +334,7 @@ CU
 	rm "$c"/targets/sbsa-linux/lib/libnvJitLink.so*
 	grep -v -E ' targets/sbsa-linux/lib/libnvJitLink\.so[^ /]*( |$)' "$c/sysroot.files" > "$c/sysroot.files.new"
 	mv "$c/sysroot.files.new" "$c/sysroot.files"
+	sysroot_resign "$c"
 	run "$CUDA_XCC" sysroot verify "$c"
 	assert_status 1
 	# libcusparse.so.12, or libcusolver.so.11 where the sysroot has cuSOLVER too

@@ -125,6 +125,8 @@ vector_add() { cp "$XCC_SRCDIR/examples/vector_add.cu" "$1/"; }
 	cp -al "$S" "$c" 2>/dev/null || cp -a "$S" "$c"
 	rm "$c/sysroot.json"
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["cuda"]="12.6"; json.dump(m, open(sys.argv[2], "w"))' "$S/sysroot.json" "$c/sysroot.json"
+	# as a create that recorded the wrong release would have written it
+	sysroot_resign "$c"
 	run "$CUDA_XCC" sysroot verify --metadata-only "$c"
 	assert_status 1
 	assert_output_contains "sysroot.json records CUDA 12.6, but targets/sbsa-linux/include/cuda.h (CUDA_VERSION 11080) is CUDA 11.8"

@@ -462,10 +462,12 @@ static int has_dotdot(const char *path)
  * ld here would read outside it; a relative path with .. (ld tries it
  * against the current directory and every search directory: outside the
  * root on this machine); a = or $SYSROOT not followed by / (ld joins the
- * rest to the root's own path: a file beside the root).
+ * rest to the root's own path: a file beside the root). A host path that
+ * no script can quote (a '"', a line break) goes to *unquotable.
  */
 static int script_name(const char *rootfs, const char *script, const char *tok,
-		       struct strvec *out, int *escapes, int *paths, struct xcc_error *err)
+		       struct strvec *out, int *escapes, int *paths, char **unquotable,
+		       struct xcc_error *err)
 {
 	const char *path = tok;
 	char *host = NULL;
@@ -504,12 +506,10 @@ static int script_name(const char *rootfs, const char *script, const char *tok,
 	 * "cannot find", naming the root's path. */
 	if (rc == DEVROOT_ABSENT)
 		host = host_path(rootfs, path + strspn(path, "/"));
-	if (strpbrk(host, "\"\n")) {
-		xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the path %s holds a '\"' or a line "
-			 "break, which a linker script cannot quote: move the root", rootfs, host);
-		free(host);
-		return -1;
-	}
+	/* Refused only when the script must be written again (check_script):
+	 * a script ld reads inside the root as it is needs no quoting. */
+	if (strpbrk(host, "\"\n") && !*unquotable)
+		*unquotable = xstrdup(host);
 	*escapes |= esc;
 	(*paths)++;
 	strvec_pushf(out, "\"%s\"", host);
@@ -532,7 +532,7 @@ static int check_script(const char *rootfs, const char *rel, const char *host, i
 			struct strvec *scripts, struct xcc_error *err)
 {
 	struct strvec parts = STRVEC_INIT;
-	char *text, *joined, *tok;
+	char *text, *joined, *tok, *unquotable = NULL;
 	struct stat st;
 	size_t len = 0, n;
 	int escapes = 0, paths = 0, rc = 0;
@@ -562,10 +562,15 @@ static int check_script(const char *rootfs, const char *rel, const char *host, i
 		n = *p == '"' ? strcspn(p + 1, "\"") : strcspn(p, SCRIPT_DELIMS);
 		tok = xasprintf("%.*s", (int)n, p + (*p == '"'));
 		p += n + (*p == '"' ? 1 + (p[n + 1] == '"') : 0);
-		rc = script_name(rootfs, rel, tok, &parts, &escapes, &paths, err);
+		rc = script_name(rootfs, rel, tok, &parts, &escapes, &paths, &unquotable, err);
 		free(tok);
 	}
-	if (!rc && (escapes || (via_overlay && paths))) {
+	if (!rc && (escapes || (via_overlay && paths)) && unquotable) {
+		rc = xcc_fail(err, XCC_EUSAGE, "--target-fs %s: the linker script %s must be "
+			      "written again with the root's paths, and the path %s holds a '\"' "
+			      "or a line break, which a linker script cannot quote: move the root",
+			      rootfs, rel, unquotable);
+	} else if (!rc && (escapes || (via_overlay && paths))) {
 		joined = strvec_join(&parts, "");
 		strvec_push(scripts, strrchr(rel, '/') + 1);
 		strvec_push(scripts, joined);
@@ -573,6 +578,7 @@ static int check_script(const char *rootfs, const char *rel, const char *host, i
 		rc = 1;
 	}
 	strvec_free(&parts);
+	free(unquotable);
 	free(text);
 	return rc;
 }

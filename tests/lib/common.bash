@@ -47,3 +47,22 @@ assert_output_equals() {
 		return 1
 	fi
 }
+
+# Make sysroot $1's records agree with themselves again after a test edited them, as
+# create writes them: sysroot.files' sha256 and sysroot.json's digest of itself. What the
+# test then checks is the tree against records that are consistent, as a sysroot made so
+# would have.
+sysroot_resign() {
+	python3 - "$1" <<'PY'
+import hashlib, json, os, sys
+d = sys.argv[1]
+meta = json.load(open(d + "/sysroot.json"))
+meta.pop("digest", None)
+meta["files_sha256"] = hashlib.sha256(open(d + "/sysroot.files", "rb").read()).hexdigest()
+text = json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
+meta["digest"] = hashlib.sha256(text.encode()).hexdigest()
+# A new file renamed over it: a hard-linked copy's original stays as it was.
+open(d + "/sysroot.json.new", "w").write(json.dumps(meta, indent=1) + "\n")
+os.replace(d + "/sysroot.json.new", d + "/sysroot.json")
+PY
+}
