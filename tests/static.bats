@@ -37,6 +37,14 @@ in_root() {
 		/bin/cuda-xcc "$@"
 }
 
+# in_root with the kernel's /proc mounted in the root (a pid namespace of its own):
+# sysroot create reads each verified archive through /proc/self/fd.
+in_root_proc() {
+	env -i HOME=/tmp XDG_CACHE_HOME=/tmp/cache XDG_DATA_HOME=/tmp/data "${ROOT_ENV[@]}" \
+		"$(command -v unshare)" --map-root-user --mount --pid --fork --mount-proc \
+		--root="$ROOT" --wd=/tmp /bin/cuda-xcc "$@"
+}
+
 # A device root filesystem for --target-fs, from the cross toolchain's own
 # aarch64 libraries: sysroot create resolves the target libraries'
 # libstdc++ and libgcc_s there (an empty root has no cross gcc to ask).
@@ -150,7 +158,14 @@ make_target_fs() {
 	need aarch64-linux-gnu-gcc "builds the mirror's ELF files"
 	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$ROOT/mirror" --cuda 12.6.3 >/dev/null
 	make_target_fs "$ROOT/device"
+	mkdir -p "$ROOT/proc"
+	# Without /proc it says so before fetching anything, and leaves nothing.
 	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 \
+		--from /mirror/redistrib_12.6.3.json --dest /tmp/sr --progress never --target-fs /device
+	assert_status 1
+	assert_output_contains "and /proc is not mounted here: mount it (mount -t proc proc /proc)"
+	[ ! -e "$ROOT/tmp/sr" ]
+	run in_root_proc sysroot create --target jetson -arch sm_87 --cuda 12.6 \
 		--from /mirror/redistrib_12.6.3.json --dest /tmp/sr --progress never --target-fs /device
 	assert_status 0
 	assert_output_contains "sysroot ready: /tmp/sr"
@@ -173,7 +188,8 @@ make_target_fs() {
 	assert_status 0
 	assert_output_contains "tag linux-aarch64, targets/aarch64-linux"
 	make_target_fs "$ROOT/device"
-	run in_root sysroot create --target jetson -arch sm_87 --cuda 12.6 \
+	mkdir -p "$ROOT/proc"
+	run in_root_proc sysroot create --target jetson -arch sm_87 --cuda 12.6 \
 		--from "$HTTPD_URL/redistrib_12.6.3.json" --dest /tmp/sr --progress never \
 		--target-fs /device
 	stop_httpd

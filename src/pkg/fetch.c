@@ -428,7 +428,10 @@ static enum attempt judge(struct transfer *t, CURLcode rc, const char *url, cons
 		/* Only server trouble and rate limits are worth retrying. */
 		return code >= 500 || code == 408 || code == 429 ? ATTEMPT_RETRY : ATTEMPT_FATAL;
 	}
-	if (rc == CURLE_UNSUPPORTED_PROTOCOL && refused_redirect(t, url, err))
+	/* A libcurl built without a protocol (the static build's has no
+	 * file://) reports the redirect's URL as malformed instead. */
+	if ((rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) &&
+	    refused_redirect(t, url, err))
 		return ATTEMPT_FATAL;
 	if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)
 		xcc_fail(err, XCC_EFAIL,

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/interrupt.h"
@@ -195,6 +196,19 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	return rc;
 }
 
+/* Each archive is read through /proc/self/fd/N of the descriptor its
+ * sha256 was checked on (fetch_fd_path), so that the bytes extracted are
+ * the bytes verified: said before anything is fetched where /proc is not
+ * there (an empty chroot), not as libarchive's open error later. */
+static int need_proc_fd(struct xcc_error *err)
+{
+	if (access("/proc/self/fd", X_OK) == 0)
+		return 0;
+	return xcc_fail(err, XCC_EFAIL, "sysroot create reads each archive through the "
+			"descriptor its sha256 was checked on, as /proc/self/fd/N, and /proc is not "
+			"mounted here: mount it (mount -t proc proc /proc) or run where it is");
+}
+
 int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 		   struct sysroot_create_result *res, struct xcc_error *err)
 {
@@ -209,6 +223,8 @@ int sysroot_create(const struct gpudb *db, const struct sysroot_create_opts *o,
 
 	memset(res, 0, sizeof *res);
 	memset(&plan, 0, sizeof plan);
+	if (!o->dry_run && !o->print_fingerprint && need_proc_fd(err))
+		return -1;
 	/* SIGINT, SIGTERM and SIGHUP stop the work, which then cleans up: the
 	 * partial downloads stay to be resumed, the tree goes, the lock is
 	 * released. */
