@@ -538,13 +538,23 @@ forge_record() { # CACHE URL SHA
 	url=$HTTPD_URL/r/sub/pkg-archive.tar.xz
 	fetch "$url" "$SHA" "$SIZE"
 	assert_status 1
-	assert_output_contains "$url: the server redirected to file://"
+	# named where libcurl can parse it (a libcurl built without file://, as the static
+	# build's, cannot, and says another protocol)
+	case "$output" in
+	*"$url: the server redirected to file://"*) ;;
+	*"$url: the server redirected to another protocol, which is refused"*) ;;
+	*) echo "$output" >&2; false ;;
+	esac
 	cache_is_empty
 	stop_httpd
 	start_httpd redirect-ftp "$S/www"
 	url=$HTTPD_URL/r/sub/pkg-archive.tar.xz
 	fetch "$url" "$SHA" "$SIZE"
 	assert_status 1
-	assert_output_contains "$url: the server redirected to ftp://127.0.0.1:"
+	case "$output" in
+	*"$url: the server redirected to ftp://127.0.0.1:"*) ;;
+	*"$url: the server redirected to another protocol, which is refused"*) ;;
+	*) echo "$output" >&2; false ;;
+	esac
 	cache_is_empty
 }
