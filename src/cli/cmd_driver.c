@@ -18,18 +18,9 @@
  * is newer than the root, the cause the linker's undefined references hide. */
 static void explain_failed_link(const struct gpudb *db, const struct driver_plan *plan)
 {
-	const char *cc = NULL;
+	const char *cc = plan->host_compiler;
 	char *hint;
 
-	for (size_t i = 0; i < plan->argv.n; i++) {
-		const char *a = plan->argv.v[i];
-
-		if (strncmp(a, "-ccbin=", 7) == 0 || strncmp(a, "--compiler-bindir=", 18) == 0)
-			cc = strchr(a, '=') + 1;
-		else if ((!strcmp(a, "-ccbin") || !strcmp(a, "--compiler-bindir")) &&
-			 i + 1 < plan->argv.n)
-			cc = plan->argv.v[i + 1];
-	}
 	if (!cc || !plan->target_libc || !plan->arch.target)
 		return;
 	hint = sysroot_hostcc_link_hint(db, cc, plan->target_libc, plan->target_libstdcxx,

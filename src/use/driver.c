@@ -564,8 +564,10 @@ int driver_plan(const struct gpudb *db, const struct driver_opts *o, struct driv
 	 * value for a second input file ("multiple input files") and a bare
 	 * -ccbin's for a file in the current directory to hash; the absolute
 	 * path is the same on every runner, where a bare name is looked up. */
+	if (line.ccbin || hc.path || hc.name)
+		plan->host_compiler = xstrdup(line.ccbin ? line.ccbin : hc.path ? hc.path : hc.name);
 	if (!line.ccbin)
-		strvec_pushf(&plan->argv, "-ccbin=%s", hc.path ? hc.path : hc.name);
+		strvec_pushf(&plan->argv, "-ccbin=%s", plan->host_compiler);
 	if (!line.has_target_dir)
 		strvec_pushf(&plan->argv, "-target-dir=%s", plan->arch.target_dir);
 	if (!line.has_arbin)
@@ -608,6 +610,7 @@ void driver_plan_free(struct driver_plan *plan)
 	strvec_free(&plan->argv);
 	free(plan->sysroot);
 	free(plan->linked_output);
+	free(plan->host_compiler);
 	free(plan->target_libc);
 	free(plan->target_libstdcxx);
 	free(plan->target_libgcc_s);

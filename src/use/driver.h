@@ -37,6 +37,8 @@ struct driver_plan {
 	/* When nvcc links a program: the file it writes; with --target-fs the
 	 * device's libc.so.6 to check it against afterwards. */
 	char *linked_output;
+	/* nvcc's host compiler: the user's -ccbin, else the one chosen. */
+	char *host_compiler;
 	char *target_libc;
 	/* The same root's libstdc++.so.6 and libgcc_s.so.1 (NULL when it has
 	 * none): the GLIBCXX_, CXXABI_ and GCC_ floor of the device. */
