@@ -85,7 +85,16 @@ static void print_json(const struct arch_choice *c, const struct board_needs *ne
 	cJSON_Delete(o);
 }
 
-int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
+struct flags_args {
+	const char *target, *cuda, *format, *jetpack;
+	struct strvec arch;
+	enum ptx_policy ptx;
+	int print_tag;
+};
+
+/* Reads the verb's options: 0 to go on, 1 when --help was printed, or the
+ * usage status. */
+static int parse_flags_args(int argc, char **argv, struct flags_args *a)
 {
 	static const struct option opts[] = {
 		{ "target", required_argument, NULL, 't' },
@@ -99,90 +108,95 @@ int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct xcc_error err = { 0 };
-	struct strvec arch = STRVEC_INIT;
-	struct arch_choice choice;
-	struct board_needs needs;
-	const struct gpudb *db;
-	const struct target_profile *t;
-	const char *target = NULL, *cuda = NULL, *format = "nvcc", *jetpack = NULL;
-	const struct jetpack_release *jp = NULL;
-	const struct jetpack_db *jdb;
-	enum ptx_policy ptx = PTX_DEFAULT;
-	struct cuda_version v;
-	int print_tag = 0, resolved = 0, c, rc = 0;
+	int c;
 
 	cmd_getopt_begin();
 	while ((c = cmd_getopt(argc, argv, "h", opts, "flags")) != -1) {
 		switch (c) {
-		case 't': target = optarg; break;
-		case 'c': cuda = optarg; break;
-		case 'a': strvec_push(&arch, optarg); break;
+		case 't': a->target = optarg; break;
+		case 'c': a->cuda = optarg; break;
+		case 'a': strvec_push(&a->arch, optarg); break;
 		case 'p':
-			if (ptx_policy_parse(optarg, &ptx)) {
-				rc = cmd_usage_error("flags", "--ptx takes none, highest or all, not "
-						     "'%s'", optarg);
-				goto out;
-			}
+			if (ptx_policy_parse(optarg, &a->ptx))
+				return cmd_usage_error("flags", "--ptx takes none, highest or all, "
+						       "not '%s'", optarg);
 			break;
-		case 'f': format = optarg; break;
-		case 'T': print_tag = 1; break;
-		case 'J': jetpack = optarg; break;
-		case 'h': fputs(flags_usage, stdout); goto out;
-		default: rc = XCC_EUSAGE; goto out;
+		case 'f': a->format = optarg; break;
+		case 'T': a->print_tag = 1; break;
+		case 'J': a->jetpack = optarg; break;
+		case 'h': fputs(flags_usage, stdout); return 1;
+		default: return XCC_EUSAGE;
 		}
 	}
-	if (optind < argc) {
-		rc = cmd_usage_error("flags", "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (strcmp(format, "nvcc") && strcmp(format, "cmake") && strcmp(format, "json")) {
-		rc = cmd_usage_error("flags", "--format takes nvcc, cmake or json, not '%s'", format);
-		goto out;
-	}
-	if (!target || !cuda) {
-		rc = cmd_usage_error("flags", "--target and --cuda are required");
-		goto out;
-	}
-	if (!(db = cmd_gpudb(ctx, &err)) || request_target(db, target, &t, &err) ||
-	    request_cuda(cuda, &v, &err) || !(jdb = cmd_jetpacks(ctx, &err)) ||
-	    (jetpack && !(jp = cmd_jetpack(ctx, jetpack, &err))) ||
-	    flags_resolve(db, t, v, &arch, ptx, &choice, &err))
-		goto report;
-	resolved = 1;
-	if (jetpack_check(jdb, jp, &choice, &err))
-		goto report;
-	for (size_t i = 0; i < choice.warnings.n; i++)
-		fprintf(stderr, "cuda-xcc: warning: %s\n", choice.warnings.v[i]);
-	jetpack_board_needs(jdb, jp, &choice, &needs);
-	if (print_tag) {
-		puts(choice.tag);
-	} else if (strcmp(format, "json") == 0) {
-		print_json(&choice, &needs);
-	} else if (strcmp(format, "cmake") == 0) {
-		char *s = arch_choice_cmake(&choice);
+	if (optind < argc)
+		return cmd_usage_error("flags", "unexpected argument '%s'", argv[optind]);
+	if (strcmp(a->format, "nvcc") && strcmp(a->format, "cmake") && strcmp(a->format, "json"))
+		return cmd_usage_error("flags", "--format takes nvcc, cmake or json, not '%s'",
+				       a->format);
+	if (!a->target || !a->cuda)
+		return cmd_usage_error("flags", "--target and --cuda are required");
+	return 0;
+}
 
+static void print_choice(const struct flags_args *a, const struct arch_choice *choice,
+			 const struct board_needs *needs)
+{
+	char *s;
+
+	if (a->print_tag) {
+		puts(choice->tag);
+		return;
+	}
+	if (strcmp(a->format, "json") == 0) {
+		print_json(choice, needs);
+	} else if (strcmp(a->format, "cmake") == 0) {
+		s = arch_choice_cmake(choice);
 		puts(s);
 		free(s);
 	} else {
 		struct strvec out = STRVEC_INIT;
-		char *s;
 
-		arch_choice_gencode(&choice, &out);
+		arch_choice_gencode(choice, &out);
 		s = strvec_join(&out, " ");
 		puts(s);
 		free(s);
 		strvec_free(&out);
 	}
-	if (!print_tag)
-		cmd_note_board_needs(&needs, NULL, choice.target_dir);
+	cmd_note_board_needs(needs, NULL, choice->target_dir);
+}
+
+int cmd_flags(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct flags_args a = { .format = "nvcc", .arch = STRVEC_INIT, .ptx = PTX_DEFAULT };
+	struct xcc_error err = { 0 };
+	struct arch_choice choice = { 0 };
+	struct board_needs needs;
+	const struct gpudb *db;
+	const struct target_profile *t;
+	const struct jetpack_release *jp = NULL;
+	const struct jetpack_db *jdb;
+	struct cuda_version v;
+	int rc = parse_flags_args(argc, argv, &a);
+
+	if (rc) {
+		rc = rc == 1 ? 0 : rc;
+		goto out;
+	}
+	if (!(db = cmd_gpudb(ctx, &err)) || request_target(db, a.target, &t, &err) ||
+	    request_cuda(a.cuda, &v, &err) || !(jdb = cmd_jetpacks(ctx, &err)) ||
+	    (a.jetpack && !(jp = cmd_jetpack(ctx, a.jetpack, &err))) ||
+	    flags_resolve(db, t, v, &a.arch, a.ptx, &choice, &err) ||
+	    jetpack_check(jdb, jp, &choice, &err)) {
+		rc = cmd_report(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < choice.warnings.n; i++)
+		fprintf(stderr, "cuda-xcc: warning: %s\n", choice.warnings.v[i]);
+	jetpack_board_needs(jdb, jp, &choice, &needs);
+	print_choice(&a, &choice, &needs);
 	board_needs_free(&needs);
-	goto out;
-report:
-	rc = cmd_report(&err);
 out:
-	if (resolved)
-		arch_choice_free(&choice);
-	strvec_free(&arch);
+	arch_choice_free(&choice);
+	strvec_free(&a.arch);
 	return rc;
 }

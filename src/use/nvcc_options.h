@@ -81,7 +81,7 @@ struct nvcc_args {
 	size_t n, cap;
 };
 
-#define NVCC_ARGS_INIT { NULL, 0, 0 }
+#define NVCC_ARGS_INIT { .v = NULL, .n = 0, .cap = 0 }
 
 void nvcc_args_push(struct nvcc_args *args, const struct nvcc_arg *arg);
 /* The whole vector, typed (a fresh *args). */
