@@ -224,6 +224,9 @@ static int fetch_checked(struct sysroot_package *sp, const struct apt_package *p
 				sp->info.name ? sp->info.name : "-",
 				sp->info.version ? sp->info.version : "-",
 				sp->info.machine ? sp->info.machine : "-");
+	/* Its URL, for the plan and messages; the cache has it under its sha256. */
+	free(sp->path);
+	sp->path = xstrdup(pk->url);
 	sp->name = xstrdup(pk->name);
 	memcpy(sp->sha256, pk->sha256, sizeof sp->sha256);
 	sp->size = (uint64_t)pk->size;
