@@ -94,6 +94,8 @@ static void patterns_of(const char *component, int host, int cross, const char *
 	/* The host's: NVIDIA's x86_64 repository (cuda-nvcc-12-4, libnvvm-13-0). */
 	if (host || !cross)
 		strvec_pushf(out, "%s-%d-%d", stem, major, minor);
+	if (host && strcmp(component, "libnvvm") == 0)
+		strvec_pushf(out, "cuda-nvvm-%d-%d", major, minor);
 	if (!host && !cross)
 		strvec_pushf(out, "%s-dev-%d-%d", stem, major, minor);
 	if (!host && cross)
@@ -179,21 +181,30 @@ int sysroot_apt_choose(const struct apt_index *idx, const char *component, int h
 	return 0;
 }
 
-/* The components of the request, per side: host, target (needed) and
- * target (taken when there). */
-static void request_components(const struct sysroot_request *rq, struct strvec *host,
-			       struct strvec *target, struct strvec *optional)
+/* The components of the request: side[0] the host's and side[1] the
+ * target's that are needed, side[2] and side[3] those taken when there. Of
+ * the toolkit only nvcc and cudart are needed by name: NVIDIA's packages
+ * fold some components into others (CUDA 12's crt headers are cuda-nvcc's),
+ * and what the tree lacks is named by create's own checks afterwards. */
+static void request_components(const struct sysroot_request *rq, struct strvec side[4])
 {
-	struct strvec headers_only = STRVEC_INIT;
+	struct strvec h = STRVEC_INIT, t = STRVEC_INIT, headers_only = STRVEC_INIT;
 
-	plan_components(rq->plan.db, rq->cuda, host, target, optional, &headers_only);
+	plan_components(rq->plan.db, rq->cuda, &h, &t, &side[3], &headers_only);
+	for (size_t i = 0; i < h.n; i++)
+		strvec_push(&side[strcmp(h.v[i], "cuda_nvcc") == 0 ? 0 : 2], h.v[i]);
+	for (size_t i = 0; i < t.n; i++)
+		strvec_push(&side[strcmp(t.v[i], "cuda_cudart") == 0 ? 1 : 3], t.v[i]);
 	for (size_t i = 0; i < headers_only.n; i++)
-		if (!strvec_contains(optional, headers_only.v[i]))
-			strvec_push(optional, headers_only.v[i]);
+		if (!strvec_contains(&side[3], headers_only.v[i]))
+			strvec_push(&side[3], headers_only.v[i]);
+	/* What is asked for, and what its libraries NEED, is needed. */
 	for (size_t i = 0; i < rq->components.n; i++)
-		if (!strvec_contains(target, rq->components.v[i]))
-			strvec_push(target, rq->components.v[i]);
-	gpudb_add_needs(rq->plan.db, rq->cuda, target);
+		if (!strvec_contains(&side[1], rq->components.v[i]))
+			strvec_push(&side[1], rq->components.v[i]);
+	gpudb_add_needs(rq->plan.db, rq->cuda, &side[1]);
+	strvec_free(&h);
+	strvec_free(&t);
 	strvec_free(&headers_only);
 }
 
@@ -237,37 +248,37 @@ static int fetch_checked(struct sysroot_package *sp, const struct apt_package *p
 static int choose_all(const struct sysroot_request *rq, const struct apt_index *idx,
 		      size_t *order, size_t *n_order, struct xcc_error *err)
 {
-	struct strvec side[3] = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
+	struct strvec side[4] = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
 	const char *dir = rq->choice.target_dir;
 	char *flavour = xstrndup(dir, strcspn(dir, "-"));
 	size_t *some = xmalloc((idx->n + 1) * sizeof *some), n;
 	int rc = -1;
 
-	request_components(rq, &side[0], &side[1], &side[2]);
+	request_components(rq, side);
 	*n_order = 0;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		for (size_t i = 0; i < side[k].n; i++) {
 			struct strvec looked = STRVEC_INIT;
+			int host = k % 2 == 0, needed = k < 2, r;
 			char *list;
 
-			if (sysroot_apt_choose(idx, side[k].v[i], k == 0, flavour, rq->cuda.major,
-					       rq->cuda.minor, some, &n, &looked, err)) {
-				strvec_free(&looked);
-				goto out;
-			}
+			r = sysroot_apt_choose(idx, side[k].v[i], host, flavour, rq->cuda.major,
+					       rq->cuda.minor, some, &n, &looked, err);
 			list = strvec_join(&looked, ", ");
 			strvec_free(&looked);
-			if (!n && k < 2) {
+			/* One taken only when there is not there for this sysroot. */
+			if (r && !needed)
+				xcc_error_clear(err);
+			if (!r && !n && needed)
 				xcc_fail(err, XCC_EUSAGE, "no package of the apt repositories given "
 					 "is %s's (%s side, CUDA %d.%d): looked for %s; give the "
 					 "repository that has it with another --from", side[k].v[i],
-					 k == 0 ? "host" : "target", rq->cuda.major, rq->cuda.minor,
+					 host ? "host" : "target", rq->cuda.major, rq->cuda.minor,
 					 list);
-				free(list);
-				goto out;
-			}
 			free(list);
-			for (size_t j = 0; j < n; j++) {
+			if ((r || !n) && needed)
+				goto out;
+			for (size_t j = 0; !r && j < n; j++) {
 				size_t m;
 
 				for (m = 0; m < *n_order && order[m] != some[j]; m++)
@@ -278,7 +289,7 @@ static int choose_all(const struct sysroot_request *rq, const struct apt_index *
 		}
 	rc = 0;
 out:
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		strvec_free(&side[k]);
 	free(flavour);
 	free(some);
