@@ -117,6 +117,53 @@ assert_trt_cudnn() {
 	[ -f "$D/sysroot.json" ]
 }
 
+@test "apt: signed-by: a Release its key signed is taken, checked by gpgv" {
+	need gpgv "checks Release.gpg"
+	[ -f "$APT_FX/keyring.gpg" ] || skip "gpg is not installed (signs the fixtures)"
+	start_httpd normal "$APT_FX"
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --dry-run \
+		--from "deb [signed-by=$APT_FX/keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/x86_64/ /" \
+		--from "deb [signed-by=$APT_FX/keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/cross-linux-sbsa/ /"
+	assert_status 0
+	assert_output_contains "cuda-nvcc-12-4_12.4.131-1_amd64.deb"
+	assert_output_contains "libcudnn9-cross-sbsa-cuda-12"
+	[ ! -e "$D" ]
+}
+
+@test "apt: signed-by another key is refused" {
+	need gpgv "checks Release.gpg"
+	[ -f "$APT_FX/other-keyring.gpg" ] || skip "gpg is not installed (signs the fixtures)"
+	start_httpd normal "$APT_FX"
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --progress never \
+		--from "deb [signed-by=$APT_FX/other-keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/x86_64/ /" \
+		--from "$(apt_flat compute/cuda/repos/ubuntu2404/cross-linux-sbsa)"
+	assert_failed
+	assert_output_contains "gpgv does not accept it"
+	[ ! -e "$D" ]
+}
+
+@test "apt: signed-by: a Release changed after it was signed is refused" {
+	need gpgv "checks Release.gpg"
+	[ -f "$APT_FX/keyring.gpg" ] || skip "gpg is not installed (signs the fixtures)"
+	apt_hostile_copy
+	# A new file, not the one the copy links to.
+	sed -i 's/^Label: .*/Label: changed/' "$X86/Release"
+	start_httpd normal "$H"
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --progress never \
+		--from "deb [signed-by=$APT_FX/keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/x86_64/ /" \
+		--from "deb [trusted=yes] $HTTPD_URL/compute/cuda/repos/ubuntu2404/cross-linux-sbsa/ /"
+	assert_failed
+	assert_output_contains "Release.gpg"
+	[ ! -e "$D" ]
+}
+
+@test "apt: an armored keyring is a usage error naming gpg --dearmor" {
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" \
+		--from "deb [signed-by=/usr/share/keyrings/jetson-ota-public.asc] http://127.0.0.1:9/jetson/common r36.4 main"
+	assert_status 2
+	assert_output_contains "gpg --dearmor"
+}
+
 @test "apt: a Release that is not the one pinned is refused" {
 	start_httpd normal "$APT_FX"
 	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --progress never \

@@ -6,11 +6,15 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/proc.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "pkg/aptrepo.h"
@@ -41,6 +45,7 @@ void apt_source_free(struct apt_source *s)
 	strvec_free(&s->components);
 	strvec_free(&s->arches);
 	free(s->release_sha256);
+	free(s->signed_by);
 	memset(s, 0, sizeof *s);
 }
 
@@ -70,12 +75,20 @@ static int source_option(struct apt_source *s, const char *opt, struct xcc_error
 	} else if (starts_with(opt, "arch=")) {
 		strvec_split(&s->arches, opt + 5);
 	} else if (starts_with(opt, "signed-by=")) {
-		return xcc_fail(err, XCC_EUSAGE, "%s: signed-by= is not checked by cuda-xcc; pin "
-				"the Release you verified instead ('deb [sha256=HEX] ...', HEX from "
-				"sha256sum of the Release file that gpgv accepted)", s->line);
+		/* A keyring file, as apt takes it (not a fingerprint). */
+		if (opt[10] != '/')
+			return xcc_fail(err, XCC_EUSAGE, "%s: signed-by= takes the absolute path of "
+					"a keyring file (e.g. /usr/share/keyrings/"
+					"cuda-archive-keyring.gpg)", s->line);
+		if (strlen(opt) > 14 && strcmp(opt + strlen(opt) - 4, ".asc") == 0)
+			return xcc_fail(err, XCC_EUSAGE, "%s: gpgv takes a binary keyring, not an "
+					"armored one: gpg --dearmor < %s > KEYRING.gpg, and give "
+					"signed-by=KEYRING.gpg", s->line, opt + 10);
+		free(s->signed_by);
+		s->signed_by = xstrdup(opt + 10);
 	} else {
 		return xcc_fail(err, XCC_EUSAGE, "%s: unknown option '%s' (known: sha256=HEX, "
-				"trusted=yes, arch=LIST)", s->line, opt);
+				"signed-by=KEYRING, trusted=yes, arch=LIST)", s->line, opt);
 	}
 	return 0;
 }
@@ -458,18 +471,74 @@ static char *release_dir(const struct apt_source *s)
 	return xasprintf("%sdists/%s/", s->url, s->suite);
 }
 
-/* The Release at dir, checked against s's pin. */
+/* gpgv's verdict on sig (the Release.gpg) over text (the Release), with
+ * s's keyring, both written to a directory of their own for it: what is
+ * checked is the very text read afterwards. */
+static int check_signature(const struct apt_source *s, const char *url, const char *text,
+			   size_t len, const char *sig, size_t sig_len, struct xcc_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/cuda-xcc-gpgv-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *rel = NULL, *gpg = NULL, *out = NULL;
+	int rc = -1, st;
+
+	if (!mkdtemp(dir)) {
+		xcc_fail(err, XCC_EFAIL, "cannot make a directory for gpgv in %s: %s",
+			 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		goto out;
+	}
+	rel = xasprintf("%s/Release", dir);
+	gpg = xasprintf("%s/Release.gpg", dir);
+	if (file_write_atomic(rel, text, len, 0600, err) ||
+	    file_write_atomic(gpg, sig, sig_len, 0600, err))
+		goto out;
+	{
+		/* Its own empty home: nothing of the user's keys or trust counts. */
+		char *argv[] = { "gpgv", "--homedir", dir, "--keyring", s->signed_by, gpg, rel,
+				 NULL };
+
+		st = proc_capture(argv, &out, err);
+	}
+	if (st < 0) {
+		xcc_error_prefix(err, "%s: checking the signature needs gpgv (Debian's gpgv "
+				 "package); or pin the Release instead ('deb [sha256=HEX] ...')",
+				 s->line);
+		goto out;
+	}
+	if (st != 0) {
+		xcc_fail(err, XCC_EFAIL, "%s.gpg: gpgv does not accept it as a signature of %s by "
+			 "a key of %s (exit %d): the Release is not the one that key signed, or the "
+			 "keyring is not the repository's", url, url, s->signed_by, st);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rel)
+		unlink(rel);
+	if (gpg)
+		unlink(gpg);
+	rmdir(dir);
+	free(dir);
+	free(rel);
+	free(gpg);
+	free(out);
+	return rc;
+}
+
+/* The Release at dir, checked against s's pin and signature. */
 static int read_release(const struct fetch_opts *fo, const struct apt_source *s,
 			const char *dir, char **text, size_t *len, struct xcc_error *err)
 {
-	char *url = xasprintf("%sRelease", dir), hex[65];
+	char *url = xasprintf("%sRelease", dir), *sig_url = NULL, *sig = NULL, hex[65];
+	size_t sig_len = 0;
 	int rc = -1;
 
-	if (!s->release_sha256 && !s->trusted) {
-		xcc_fail(err, XCC_EUSAGE, "%s: the repository's Release is neither pinned nor "
-			 "trusted, and cuda-xcc does not check signatures: check %s with gpgv and "
-			 "pin it ('deb [sha256=HEX] ...', HEX from sha256sum Release), or take it "
-			 "unchecked with 'deb [trusted=yes] ...'", s->line, url);
+	if (!s->release_sha256 && !s->signed_by && !s->trusted) {
+		xcc_fail(err, XCC_EUSAGE, "%s: the repository's Release is neither signed by a "
+			 "keyring given, nor pinned, nor trusted: name the repository's keyring "
+			 "('deb [signed-by=/usr/share/keyrings/KEY.gpg] ...', checked with gpgv), or "
+			 "check %s yourself and pin it ('deb [sha256=HEX] ...', HEX from sha256sum "
+			 "Release), or take it unchecked with 'deb [trusted=yes] ...'", s->line, url);
 		goto out;
 	}
 	if (fetch_text(fo, url, text, len, err)) {
@@ -481,13 +550,26 @@ static int read_release(const struct fetch_opts *fo, const struct apt_source *s,
 		xcc_fail(err, XCC_EFAIL, "%s: sha256 mismatch: the line pins %s, got %s; the "
 			 "repository changed since it was pinned (check the new Release and pin "
 			 "it again) or is not the one pinned", url, s->release_sha256, hex);
-		free(*text);
-		*text = NULL;
 		goto out;
+	}
+	if (s->signed_by) {
+		sig_url = xasprintf("%s.gpg", url);
+		if (fetch_text(fo, sig_url, &sig, &sig_len, err)) {
+			xcc_error_prefix(err, "reading the signature of '%s'", s->line);
+			goto out;
+		}
+		if (check_signature(s, url, *text, *len, sig, sig_len, err))
+			goto out;
 	}
 	rc = 0;
 out:
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
 	free(url);
+	free(sig_url);
+	free(sig);
 	return rc;
 }
 

@@ -14,7 +14,8 @@
 #include "base/strvec.h"
 #include "pkg/fetch.h"
 
-/* One sources.list line: "deb [sha256=HEX trusted=yes arch=a,b] URL SUITE [COMP...]"; a
+/* One sources.list line: "deb [sha256=HEX signed-by=KEYRING trusted=yes arch=a,b] URL SUITE
+ * [COMP...]"; a
  * flat repository has a SUITE ending in '/' ("/", "./") and no component. A
  * bare URL ending in '/' is the flat repository "URL ./". */
 struct apt_source {
@@ -26,6 +27,7 @@ struct apt_source {
 	struct strvec arches;     /* arch=: the binary-ARCH indexes read (default amd64,
 	                           * arm64) */
 	char *release_sha256;     /* sha256=: the Release file's pin, or NULL */
+	char *signed_by;          /* signed-by=: a keyring gpgv checks Release.gpg with */
 	int trusted;              /* trusted=yes: the Release taken unchecked */
 };
 
@@ -51,8 +53,9 @@ void apt_source_free(struct apt_source *s);
 
 /*
  * Read s's Release and the Packages indexes it lists into idx (appended).
- * The Release is checked against s's pin, or refused (a usage error naming
- * the ways out) when s has neither a pin nor trusted=yes; each index is
+ * The Release is checked against s's pin and its Release.gpg by gpgv
+ * against s's keyring, or refused (a usage error naming the ways out) when
+ * s has neither and no trusted=yes; each index is
  * checked against the Release's SHA256 line before it is decompressed
  * (.xz, .gz or plain, as the Release lists them).
  */

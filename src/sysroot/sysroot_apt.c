@@ -266,9 +266,14 @@ static int choose_all(const struct sysroot_request *rq, const struct apt_index *
 					       rq->cuda.minor, some, &n, &looked, err);
 			list = strvec_join(&looked, ", ");
 			strvec_free(&looked);
-			/* One taken only when there is not there for this sysroot. */
-			if (r && !needed)
+			/* A target package of another architecture is refused, needed or
+			 * not; a host one taken only when there may be the board's own
+			 * (the Jetson repository's arm64 libnvvm-X-Y). */
+			if (r && host && !needed) {
 				xcc_error_clear(err);
+				r = 0;
+				n = 0;
+			}
 			if (!r && !n && needed)
 				xcc_fail(err, XCC_EUSAGE, "no package of the apt repositories given "
 					 "is %s's (%s side, CUDA %d.%d): looked for %s; give the "
@@ -276,9 +281,9 @@ static int choose_all(const struct sysroot_request *rq, const struct apt_index *
 					 host ? "host" : "target", rq->cuda.major, rq->cuda.minor,
 					 list);
 			free(list);
-			if ((r || !n) && needed)
+			if (r || (!n && needed))
 				goto out;
-			for (size_t j = 0; !r && j < n; j++) {
+			for (size_t j = 0; j < n; j++) {
 				size_t m;
 
 				for (m = 0; m < *n_order && order[m] != some[j]; m++)

@@ -32,8 +32,11 @@ static void sources(void)
 	apt_source_free(&s);
 	ok(apt_source_parse("deb [sha256=12] https://x/ /", &s, &err) == -1 &&
 	   err.status == XCC_EUSAGE, "a short pin is refused");
-	ok(apt_source_parse("deb [signed-by=/k.gpg] https://x/ /", &s, &err) == -1 &&
-	   strstr(err.msg, "sha256=HEX"), "signed-by names the pin instead");
+	ok(apt_source_parse("deb [signed-by=k.gpg] https://x/ /", &s, &err) == -1 &&
+	   strstr(err.msg, "absolute path"), "signed-by takes an absolute keyring path");
+	ok(apt_source_parse("deb [signed-by=/k.gpg] https://x/ /", &s, &err) == 0, "signed-by");
+	is_str(s.signed_by, "/k.gpg", "its keyring");
+	apt_source_free(&s);
 	ok(apt_source_parse("deb https://x/ r36.4", &s, &err) == -1, "a suite without component");
 	ok(apt_source_parse("deb https://x/ ./ main", &s, &err) == -1, "a flat one with one");
 	ok(apt_source_parse("deb https://x/ ../ ", &s, &err) == -1, "a suite climbing out");
