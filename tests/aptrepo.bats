@@ -121,7 +121,7 @@ assert_trt_cudnn() {
 	need gpgv "checks Release.gpg"
 	[ -f "$APT_FX/keyring.gpg" ] || skip "gpg is not installed (signs the fixtures)"
 	start_httpd normal "$APT_FX"
-	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --dry-run \
+	run "$CUDA_XCC" sysroot create --target sbsa --cuda 12.4 --dest "$D" --dry-run --components cudnn \
 		--from "deb [signed-by=$APT_FX/keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/x86_64/ /" \
 		--from "deb [signed-by=$APT_FX/keyring.gpg] $HTTPD_URL/compute/cuda/repos/ubuntu2404/cross-linux-sbsa/ /"
 	assert_status 0
