@@ -137,8 +137,11 @@ static size_t choose_kind(const struct apt_index *idx, const struct strvec *pat,
 		/* A native pattern (libnvinfer[0-9]*) never takes a cross package. */
 		if (!host && !cross && strstr(pk->name, "-cross-"))
 			continue;
+		/* A -cross- package or the host's nvcc for another machine is a
+		 * repository not for this sysroot; a native name for amd64 is the
+		 * x86_64 repository's own package (cuda-cccl-12-6), no candidate. */
 		if (!arch_fits(pk->arch, host, cross)) {
-			if (!*wrong_arch)
+			if (!*wrong_arch && (host || cross))
 				*wrong_arch = pk;
 			continue;
 		}
