@@ -94,6 +94,26 @@ static void packages(void)
 	ok(sysroot_apt_choose(&idx, "cudnn", 0, "aarch64", 12, 6, chosen, &n, &looked, &err) == 0 &&
 	   n == 1 && chosen[0] == 0, "cudnn takes the library package, not the static one");
 	strvec_free(&looked);
+	{
+		const char x86[] =
+			"Package: cuda-cccl-12-6\nVersion: 12.6.77-1\nArchitecture: amd64\n"
+			"Filename: ./a.deb\nSize: 1\nSHA256: " SHA "\n\n"
+			"Package: cuda-nvtx-cross-sbsa-12-6\nVersion: 12.6.68-1\nArchitecture: amd64\n"
+			"Filename: ./b.deb\nSize: 1\nSHA256: " SHA "\n";
+		struct apt_index x = { 0 };
+
+		apt_packages_parse(x86, sizeof x86 - 1, &s, "P", &x, &err);
+		ok(sysroot_apt_choose(&x, "cuda_cccl", 0, "sbsa", 12, 6, chosen, &n, &looked,
+				      &err) == 0 && n == 0, "the x86_64 repository's own package is "
+		   "no target candidate, and no refusal");
+		ok(sysroot_apt_choose(&x, "cuda_nvtx", 0, "sbsa", 12, 6, chosen, &n, &looked,
+				      &err) == -1 && strstr(err.msg, "for amd64 only"),
+		   "a -cross- package for amd64 is refused");
+		ok(sysroot_apt_choose(&x, "cuda_cccl", 1, "sbsa", 12, 6, chosen, &n, &looked,
+				      &err) == 0 && n == 1, "the host side takes the amd64 one");
+		strvec_free(&looked);
+		apt_index_free(&x);
+	}
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct apt_index b = { 0 };
 
