@@ -19,6 +19,8 @@ cpu_at_start=$(cpu_busy)
 # python3-magic, python3-flake8: Buildroot's utils/check-package (tests/buildroot.bats).
 # sccache, distcc: the shared-cache and distribution tests (tests/cache.bats, tests/distcc.bats).
 # pseudo: the fakeroot of make check-bitbake-build (tests/bitbake-build.bats).
+# dpkg-dev, gpg, gpgv: the apt repository fixtures (dpkg-scanpackages, a signing key) and the
+# signature check of sysroot create's signed-by= (tests/aptrepo.bats).
 packages=(
 	build-essential autoconf automake libtool pkg-config git ca-certificates
 	libelf-dev libarchive-dev libcjson-dev libcurl4-openssl-dev nettle-dev openssl
@@ -30,6 +32,7 @@ packages=(
 	rsync bc unzip wget
 	python3-magic python3-flake8
 	sccache distcc pseudo
+	dpkg-dev gpg gpgv
 )
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive

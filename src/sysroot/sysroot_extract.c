@@ -282,6 +282,10 @@ static int extract_archive(struct job *j, const char *local, struct xcc_error *e
 	uo.max_bytes = expansion_bound(a, src, j->run->max_expand, &note);
 	uo.max_bytes_note = note;
 	rc = unpack_archive(local, j->map.root, &uo, &j->stats, err);
+	/* A download's cached file is named by its sha256: say what it is. */
+	if (rc && fetch_is_url(a->source))
+		xcc_error_prefix(err, "%s %s (%s)", a->component, a->version ? a->version : "",
+				 a->source);
 	free(note);
 	free(src);
 	close(j->fd);

@@ -82,6 +82,14 @@ static char *toolkit_path(enum plan_format f, const char *m)
 		return m[strlen("usr/share/cmake/")] ? xasprintf("lib/cmake/%s",
 								 m + strlen("usr/share/cmake/"))
 						     : NULL;
+	/* Multiarch headers (TensorRT's and cuDNN's .debs keep theirs in
+	 * usr/include/aarch64-linux-gnu/, where the target's compiler looks):
+	 * beside the others, where -I finds them in the sysroot. */
+	if (strcmp(m, "usr/include/aarch64-linux-gnu") == 0)
+		return NULL;
+	if (starts_with(m, "usr/include/aarch64-linux-gnu/"))
+		return m[strlen("usr/include/aarch64-linux-gnu/")] ?
+			xasprintf("include/%s", m + strlen("usr/include/aarch64-linux-gnu/")) : NULL;
 	if (starts_with(m, "usr/include/"))
 		return m[strlen("usr/include/")] ? xasprintf("include/%s", m + strlen("usr/include/"))
 						 : NULL;

@@ -14,6 +14,7 @@
 #include "db/jetpack.h"
 #include "db/request.h"
 #include "elf/glibc.h"
+#include "sysroot/sysroot_apt.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_hostcc.h"
 #include "sysroot/sysroot_request.h"
@@ -240,12 +241,13 @@ static int read_package(struct sysroot_package *pk, const struct fetch_opts *fo,
 int sysroot_request_read_sources(struct sysroot_request *rq, const struct sysroot_create_opts *o,
 				 const struct fetch_opts *fo, struct xcc_error *err)
 {
-	struct strvec manifest_srcs = STRVEC_INIT, singles = STRVEC_INIT;
+	struct strvec manifest_srcs = STRVEC_INIT, singles = STRVEC_INIT, apts = STRVEC_INIT;
 	char *mirror_path = NULL;
 	int rc = -1;
 
 	for (size_t i = 0; i < o->from.n; i++)
-		strvec_push(is_manifest_name(o->from.v[i]) ? &manifest_srcs : &singles,
+		strvec_push(apt_is_source(o->from.v[i]) ? &apts :
+			    is_manifest_name(o->from.v[i]) ? &manifest_srcs : &singles,
 			    o->from.v[i]);
 	if (o->from.n == 0) {
 		const char *mirror = o->mirror ? o->mirror : SYSROOT_DEFAULT_MIRROR;
@@ -283,11 +285,16 @@ int sysroot_request_read_sources(struct sysroot_request *rq, const struct sysroo
 		if (read_package(pk, fo, singles.v[i], err))
 			goto out;
 	}
+	/* The apt repositories' packages are chosen together: the host's may
+	 * come from one repository and the target's from another. */
+	if (apts.n && sysroot_apt_read(rq, &apts, fo, err))
+		goto out;
 	rc = 0;
 out:
 	free(mirror_path);
 	strvec_free(&manifest_srcs);
 	strvec_free(&singles);
+	strvec_free(&apts);
 	return rc;
 }
 
