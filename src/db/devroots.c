@@ -24,18 +24,11 @@ static int take_string(const cJSON *o, const char *key, int optional, const char
 	return 0;
 }
 
+/* The fields the binary reads; the script reads the rest (versions, packages). */
 static int load_release(struct device_root_release *r, const cJSON *o, struct xcc_error *err)
 {
-	const cJSON *final;
-
-	if (json_member(o, "final", JSON_BOOL, 0, &final, WHERE, "debian", err))
-		return -1;
-	r->final = cJSON_IsTrue(final);
 	return take_string(o, "debian", 0, "debian", &r->debian, err) ||
-	       take_string(o, "debian_version", 0, "debian", &r->debian_version, err) ||
-	       take_string(o, "point_release", 0, "debian", &r->point_release, err) ||
 	       take_string(o, "glibc", 0, "debian", &r->glibc, err) ||
-	       take_string(o, "glibc_defines", 0, "debian", &r->glibc_defines, err) ||
 	       take_string(o, "glibcxx", 0, "debian", &r->glibcxx, err) ? -1 : 0;
 }
 
@@ -48,8 +41,10 @@ static int load_line(const struct device_roots *rs, struct device_root_line *l, 
 	if (take_string(o, "jetpack", 0, "jetpack", &l->jetpack, err) ||
 	    take_string(o, "debian", 1, "jetpack", &debian, err))
 		goto out;
-	if (!debian) {
-		rc = take_string(o, "why", 0, "jetpack", &l->why, err);
+	if (!debian) { /* none fits: the table says why (the script tells it) */
+		const cJSON *why;
+
+		rc = json_member(o, "why", cJSON_String, 0, &why, WHERE, "jetpack", err);
 		goto out;
 	}
 	for (size_t i = 0; i < rs->n_releases; i++)
@@ -104,16 +99,11 @@ void device_roots_free(struct device_roots *r)
 		struct device_root_release *d = &r->releases[i];
 
 		free(d->debian);
-		free(d->debian_version);
-		free(d->point_release);
 		free(d->glibc);
-		free(d->glibc_defines);
 		free(d->glibcxx);
 	}
-	for (size_t i = 0; i < r->n_lines; i++) {
+	for (size_t i = 0; i < r->n_lines; i++)
 		free(r->lines[i].jetpack);
-		free(r->lines[i].why);
-	}
 	free(r->releases);
 	free(r->lines);
 	memset(r, 0, sizeof *r);

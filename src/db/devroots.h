@@ -10,19 +10,14 @@
 #include "base/error.h"
 
 struct device_root_release {
-	char *debian;         /* "bullseye" */
-	char *debian_version; /* "11" */
-	char *point_release;  /* "11.11": the pinned versions' */
-	char *glibc;          /* "2.31": its libc6's release */
-	char *glibc_defines;  /* "2.30": the newest GLIBC_ its libc defines */
-	char *glibcxx;        /* "3.4.28" */
-	int final;            /* no later point release replaces the pins */
+	char *debian;  /* "bullseye" */
+	char *glibc;   /* "2.31": its libc6's release */
+	char *glibcxx; /* "3.4.28": the newest GLIBCXX_ its libstdc++ defines */
 };
 
 struct device_root_line {
 	char *jetpack; /* the major version: "5" */
 	const struct device_root_release *release; /* NULL: none fits */
-	char *why;     /* then: why */
 };
 
 struct device_roots {

@@ -92,10 +92,10 @@ static void note_missing(const struct gpudb *db, const char *jetpack,
 		jetpack_db_free(&jdb);
 	}
 	strvec_pushf(notes, "no device root for JetPack %s in %s: bash %s --jetpack %s makes it "
-		     "from Debian %s's arm64 packages (glibc %s%s); then create the sysroot "
-		     "again: it records it as the target fs (or give --target-fs a board's own "
-		     "root)", line->jetpack, path, script, line->jetpack, r->debian, r->glibc,
-		     fit ? fit : "");
+		     "from Debian %s's arm64 packages (glibc %s%s, libstdc++ up to GLIBCXX_%s); "
+		     "then create the sysroot again: it records it as the target fs (or give "
+		     "--target-fs a board's own root)", line->jetpack, path, script, line->jetpack,
+		     r->debian, r->glibc, fit ? fit : "", r->glibcxx);
 	free(fit);
 	free(script);
 }
@@ -112,10 +112,8 @@ int sysroot_jetpack_root(const struct gpudb *db, struct sysroot_request *rq,
 	if (device_roots_load(&roots, err))
 		return -1;
 	line = device_root_for_jetpack(&roots, rq->jetpack);
+	/* None fits JetPack 4, whose CUDA 10.2 sysroot create does not make. */
 	if (!line || !line->release) {
-		if (line)
-			strvec_pushf(notes, "no Debian device root fits JetPack %s: %s",
-				     rq->jetpack, line->why);
 		rc = 0;
 		goto out;
 	}
