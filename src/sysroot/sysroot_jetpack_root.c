@@ -44,9 +44,12 @@ static int read_description(const char *root, cJSON **out, struct xcc_error *err
 	text = file_read_text(path, NULL);
 	*out = text ? cJSON_Parse(text) : NULL;
 	free(text);
-	if (!cJSON_IsObject(*out))
+	if (!cJSON_IsObject(*out)) {
+		cJSON_Delete(*out);
+		*out = NULL;
 		rc = xcc_fail(err, XCC_EUSAGE, "%s is no JSON object: make the root again "
 			      "(fetch-target-root.sh), or remove the file", path);
+	}
 out:
 	free(path);
 	return rc;
