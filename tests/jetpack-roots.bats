@@ -9,6 +9,7 @@
 # /var/cache/cuda-xcc/debs-bullseye) and $XCC_DEB_CACHE_BOOKWORM (debs-bookworm). Without
 # them the tests that need them skip; nothing here downloads.
 load lib/common
+load lib/sysroot
 bats_require_minimum_version 1.5.0
 
 cache_of() { local v=XCC_DEB_CACHE_${1^^}; echo "${!v:-/var/cache/cuda-xcc/debs-$1}"; }
@@ -224,4 +225,25 @@ EOF
 		--jetpack 5.1.2 --from "$m/redistrib_11.8.0.json" --dry-run
 	assert_status 2
 	assert_output_contains "$r/cuda-xcc-root.json is no JSON object"
+}
+
+@test "jetpack-roots: one request made: the sysroot records the cached root, sysroot info says what it stands for, the same create is up to date" {
+	need_root 6
+	need aarch64-linux-gnu-gcc "the fixture's ELF files"
+	fx=$BATS_TEST_TMPDIR/fx
+	"$XCC_SRCDIR/tests/fixtures/make-redist.sh" "$fx" --cuda 12.6.3 >/dev/null
+	d=$BATS_TEST_TMPDIR/sr
+	run "$CUDA_XCC" sysroot create --target jetson --cuda 12.6 -arch sm_87 --jetpack 6.1 \
+		--from "$fx/redistrib_12.6.3.json" --dest "$d" --progress never
+	assert_status 0
+	assert_output_contains "note: target fs: the JetPack 6 device root $R"
+	run python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(m["target_fs"], m["jetpack"])' "$d/sysroot.json"
+	assert_output_equals "$R 6.1"
+	run "$CUDA_XCC" sysroot info "$d"
+	assert_status 0
+	assert_output_contains "target fs      $R (JetPack 6's root: Debian bullseye 11.11: glibc 2.31, libstdc++ up to GLIBCXX_3.4.28; JetPack 6 is Ubuntu 22.04"
+	# Asked again, it is the same request (the notes go to stderr).
+	fp=$("$CUDA_XCC" sysroot create --target jetson --cuda 12.6 -arch sm_87 --jetpack 6.1 \
+		--from "$fx/redistrib_12.6.3.json" --dest "$d" --progress never --print-fingerprint 2>/dev/null)
+	[ "$fp" = "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"])' "$d/sysroot.json")" ]
 }

@@ -177,3 +177,20 @@ out:
 	cJSON_Delete(desc);
 	return rc;
 }
+
+char *sysroot_root_summary(const char *root)
+{
+	struct xcc_error err = { 0 };
+	cJSON *desc = NULL;
+	char *what, *text;
+	const char *made_for;
+
+	if (read_description(root, &desc, &err) || !desc)
+		return NULL;
+	what = describe_root(desc);
+	made_for = desc_string(desc, "jetpack");
+	text = made_for ? xasprintf("JetPack %s's root: %s", made_for, what) : xstrdup(what);
+	free(what);
+	cJSON_Delete(desc);
+	return text;
+}

@@ -35,4 +35,8 @@ int sysroot_jetpack_root(const struct gpudb *db, struct sysroot_request *rq,
  */
 int sysroot_root_description(struct sysroot_request *rq, struct xcc_error *err);
 
+/* "JetPack 5's root: Debian bullseye 11.11: glibc 2.31, ...", from root's
+ * description; NULL when it has none (or an unreadable one). Caller frees. */
+char *sysroot_root_summary(const char *root);
+
 #endif
