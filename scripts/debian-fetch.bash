@@ -2,6 +2,7 @@
 # Debian packages into a cache directory through a private apt configuration.
 #
 #   debian_fetch NAME SUITE CACHE PKG:ARCH=VERSION...
+#   debian_served NAME SUITE CACHE PKG:ARCH...   (the versions SUITE serves now)
 #
 # NAME prefixes the progress messages. Copies already in CACHE that dpkg can read are
 # reused, so a second run downloads nothing. apt is driven through a private configuration
@@ -51,28 +52,16 @@ debian_sources_uri() {
 	done | head -1
 }
 
-debian_fetch() {
-	local name=$1 suite=$2 cache=$3
-	shift 3
-	local packages=("$@") missing=() p f uri aptdir tmp
+# debian_index NAME SUITE CACHE: a private package index of SUITE from the machine's own
+# Debian mirror under CACHE/apt, updated once per run; sets debian_apt_opts, the options
+# that make apt-get and apt-cache use it.
+debian_apt_opts=()
+debian_index_done=
+debian_index() {
+	local name=$1 suite=$2 cache=$3 uri aptdir
 	local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-	for tool in apt-get dpkg-deb; do
-		command -v "$tool" >/dev/null || { echo "$0: $tool not found: this script needs a Debian-like system with apt" >&2; exit 1; }
-	done
-	mkdir -p "$cache"
-	cache=$(cd "$cache" && pwd)
-
-	for p in "${packages[@]}"; do
-		f=$cache/$(debian_deb_name "$p")
-		# A cached copy counts only when dpkg can read it: an interrupted download is retried.
-		if [ -s "$f" ] && dpkg-deb --info "$f" >/dev/null 2>&1; then
-			continue
-		fi
-		missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-
+	[ "$debian_index_done" != "$suite $cache" ] || return 0
 	# The machine's own Debian mirror, whatever the sources format (one-line or deb822).
 	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
 		awk -v s="$suite" '$2 == s { print $1; exit }')
@@ -95,7 +84,7 @@ debian_fetch() {
 	mkdir -p "$aptdir/lists/partial"
 	printf 'deb [arch=amd64,arm64 signed-by=%s] %s %s main contrib non-free\n' \
 		"$keyring" "${uri%/}" "$suite" > "$aptdir/sources.list"
-	local apt_opts=(
+	debian_apt_opts=(
 		-o "Dir::Etc::SourceList=$aptdir/sources.list"
 		-o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$aptdir/lists"
@@ -104,16 +93,55 @@ debian_fetch() {
 		-o Debug::NoLocking=1
 	)
 	# apt drops to _apt to download; root-owned caches would then be unwritable for it.
-	[ "$(id -u)" = 0 ] && apt_opts+=(-o APT::Sandbox::User=root)
+	[ "$(id -u)" = 0 ] && debian_apt_opts+=(-o APT::Sandbox::User=root)
 
 	echo "$name: updating a private package index from $uri ($suite)" >&2
-	apt-get -q "${apt_opts[@]}" update >&2
+	apt-get -q "${debian_apt_opts[@]}" update >&2
+	debian_index_done="$suite $cache"
+}
 
+# debian_served NAME SUITE CACHE PKG:ARCH...: PKG:ARCH=VERSION for each, the version SUITE
+# serves now (its Packages index has one per package), or an empty line where it has none.
+debian_served() {
+	local name=$1 suite=$2 cache=$3 p v
+	shift 3
+	mkdir -p "$cache"
+	cache=$(cd "$cache" && pwd)
+	debian_index "$name" "$suite" "$cache"
+	for p in "$@"; do
+		v=$(apt-cache "${debian_apt_opts[@]}" madison "$p" 2>/dev/null |
+			awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }')
+		if [ -n "$v" ]; then echo "$p=$v"; else echo; fi
+	done
+}
+
+debian_fetch() {
+	local name=$1 suite=$2 cache=$3
+	shift 3
+	local packages=("$@") missing=() p f tmp
+
+	for tool in apt-get dpkg-deb; do
+		command -v "$tool" >/dev/null || { echo "$0: $tool not found: this script needs a Debian-like system with apt" >&2; exit 1; }
+	done
+	mkdir -p "$cache"
+	cache=$(cd "$cache" && pwd)
+
+	for p in "${packages[@]}"; do
+		f=$cache/$(debian_deb_name "$p")
+		# A cached copy counts only when dpkg can read it: an interrupted download is retried.
+		if [ -s "$f" ] && dpkg-deb --info "$f" >/dev/null 2>&1; then
+			continue
+		fi
+		missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+
+	debian_index "$name" "$suite" "$cache"
 	tmp=$(mktemp -d "$cache/.download.XXXXXX")
 	# shellcheck disable=SC2064 # the directory is known now; the trap runs at exit
 	trap "rm -rf '$tmp'" EXIT
 	echo "$name: downloading ${missing[*]}" >&2
-	(cd "$tmp" && apt-get -q "${apt_opts[@]}" download "${missing[@]}" >&2)
+	(cd "$tmp" && apt-get -q "${debian_apt_opts[@]}" download "${missing[@]}" >&2)
 	for p in "${missing[@]}"; do
 		f=$(debian_deb_name "$p")
 		if [ ! -s "$tmp/$f" ] || ! dpkg-deb --info "$tmp/$f" >/dev/null 2>&1; then

@@ -136,6 +136,10 @@ bash "$top/scripts/fetch-debian-cuda.sh" --release trixie --cache "$XCC_DEB_CACH
 export XCC_DEB_CACHE_BULLSEYE=${XCC_DEB_CACHE_BULLSEYE:-/var/cache/cuda-xcc/debs-bullseye}
 bash "$top/scripts/fetch-target-root.sh" --fetch-only --cache "$XCC_DEB_CACHE_BULLSEYE" >/dev/null ||
 	echo "setup.sh: could not fetch the bullseye packages; tests/target-root.bats will skip" >&2
+# Debian 12's (7 MB): JetPack 7's root (tests/jetpack-roots.bats).
+export XCC_DEB_CACHE_BOOKWORM=${XCC_DEB_CACHE_BOOKWORM:-/var/cache/cuda-xcc/debs-bookworm}
+bash "$top/scripts/fetch-target-root.sh" --release bookworm --fetch-only --cache "$XCC_DEB_CACHE_BOOKWORM" >/dev/null ||
+	echo "setup.sh: could not fetch the bookworm packages; tests/jetpack-roots.bats's JetPack 7 tests will skip" >&2
 # Debian 11's aarch64 cross g++ 10 (about 150 MB): the toolchain matched to JetPack 5's glibc
 # and libstdc++ (tests/matched-toolchain.bats).
 export XCC_DEB_CACHE_TOOLCHAINS=${XCC_DEB_CACHE_TOOLCHAINS:-/var/cache/cuda-xcc/debs-toolchains}

@@ -4,8 +4,11 @@
 # sysroot create records it as the host compiler for a --jetpack or --target-fs board whose
 # userland is older than the cross g++ on PATH (Debian 12's: glibc 2.36). Then a C++17
 # program with std::thread, std::shared_ptr, std::filesystem and a CUDA kernel links against
-# the Debian 11 root, needs nothing above its floor, and runs there under qemu; with Debian
-# 12's g++ it does not link (__libc_single_threaded), and cuda-xcc says why and what to run.
+# JetPack 5's Debian 11 root (fetch-target-root.sh --jetpack 5), needs nothing above its
+# floor, and runs there under qemu; with Debian 12's g++ it does not link
+# (__libc_single_threaded), and cuda-xcc says why and what to run. --jetpack 5.1.2 alone
+# takes both the root and the toolchain from where their scripts put them; the real builds
+# give the root as --target-fs, since Debian's CUDA is the SBSA build and JetPack is Jetson's.
 #
 # The packages come from caches scripts/setup.sh fills: the toolchain's
 # ($XCC_DEB_CACHE_TOOLCHAINS, default /var/cache/cuda-xcc/debs-toolchains), the Debian 11
@@ -24,7 +27,8 @@ setup_file() {
 	# Sysroot create looks for matched toolchains under $XDG_CACHE_HOME/cuda-xcc/toolchains.
 	export XDG_CACHE_HOME=$MT_DIR/xdg
 	export XCC_DEB_CACHE_TOOLCHAINS=$(tc_cache)
-	bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --cache "$(bullseye_cache)" \
+	# JetPack 5's root (Debian 11, described in cuda-xcc-root.json), where the tests give it.
+	bash "$XCC_SRCDIR/scripts/fetch-target-root.sh" --cache "$(bullseye_cache)" --jetpack 5 \
 		--dest "$MT_DIR/root" > "$MT_DIR/root.log" 2>&1 || true
 	# Unpacking only when the cache has the packages: a test that needs them says so.
 	if [ "$(ls "$(tc_cache)"/*bullseye* "$(tc_cache)"/*10.2.1-6cross1* 2>/dev/null | wc -l)" -ge 9 ]; then
@@ -176,6 +180,7 @@ EOF
 	[[ "$output" != *warning* ]]
 	XDG_CACHE_HOME=$x run "$CUDA_XCC" check-link --strict --sysroot "$BATS_TEST_TMPDIR/S" app
 	assert_status 0
+	assert_output_equals ""
 	[ "$(printf '%s\n' "$(glibc_max app)" GLIBC_2.30 | sort -V | tail -1)" = GLIBC_2.30 ]
 	run qemu-aarch64 -L "$MT_DIR/root" ./app
 	assert_status 2
@@ -262,6 +267,33 @@ EOF
 	assert_status 0
 	[[ "$output" != *"note: host compiler"* ]]
 	assert_output_contains "host compiler aarch64-linux-gnu-g++-12"
+}
+
+@test "matched-toolchain: --jetpack 5.1.2 alone is one request: JetPack 5's root and bullseye's g++ from the cache, both recorded" {
+	need_root
+	need_toolchain
+	m=$XCC_SRCDIR/tests/data/manifests/cuda
+	x=$BATS_TEST_TMPDIR/xdg
+	mkdir -p "$x/cuda-xcc/toolchains" "$x/cuda-xcc/roots"
+	cp -a "$MT_DIR/tc" "$x/cuda-xcc/toolchains/bullseye"
+	cp -a "$MT_DIR/root" "$x/cuda-xcc/roots/jetpack-5"
+	need aarch64-linux-gnu-g++-11 "CUDA 11.8's host compiler on PATH"
+	XDG_CACHE_HOME=$x run "$CUDA_XCC" sysroot create --target jetson --cuda 11.8 -arch sm_87 \
+		--jetpack 5.1.2 --from "$m/redistrib_11.8.0.json" --dry-run
+	assert_status 0
+	assert_output_contains "note: target fs: the JetPack 5 device root $x/cuda-xcc/roots/jetpack-5 (Debian bullseye 11.11: glibc 2.31, libstdc++ up to GLIBCXX_3.4.28, as the board's)"
+	# The compiler is matched to the root itself, read as the board's.
+	assert_output_contains "note: host compiler: Debian bullseye's g++ 10 (glibc 2.31: up to GLIBC_2.30, GLIBCXX_3.4.28), matched to the --target-fs root (libc up to GLIBC_2.30, libstdc++ up to GLIBCXX_3.4.28)"
+	assert_output_contains "host compiler $x/cuda-xcc/toolchains/bullseye/bin/aarch64-linux-gnu-g++-10"
+	assert_output_contains "target fs $x/cuda-xcc/roots/jetpack-5"
+	# Neither there: each note names its command.
+	y=$BATS_TEST_TMPDIR/empty
+	mkdir -p "$y"
+	XDG_CACHE_HOME=$y run "$CUDA_XCC" sysroot create --target jetson --cuda 11.8 -arch sm_87 \
+		--jetpack 5.1.2 --from "$m/redistrib_11.8.0.json" --dry-run
+	assert_status 0
+	assert_output_contains "fetch-target-root.sh --jetpack 5 makes it from Debian bullseye's arm64 packages (glibc 2.31, as JetPack 5.1.2's"
+	assert_output_contains "fetch-cross-toolchain.sh --release bullseye"
 }
 
 @test "matched-toolchain: --host-compiler is checked as -ccbin is (exit 2) and recorded absolute" {

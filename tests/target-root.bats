@@ -388,7 +388,7 @@ X
 	run "$CUDA_XCC" check-link --target sbsa --jetpack 5.1 --strict "$d/new"
 	assert_status 1
 	assert_output_contains "error: $d/new needs GLIBC_2.34 (libc.so.6), newer than JetPack 5.1"
-	assert_output_contains "scripts/fetch-target-root.sh"
+	assert_output_contains "scripts/fetch-target-root.sh --jetpack J"
 	# As a linker launcher: the command runs, then the file its -o names is checked.
 	run "$CUDA_XCC" check-link --target sbsa --target-fs "$R" -- aarch64-linux-gnu-gcc -o "$d/l" "$d/m.c"
 	assert_status 0

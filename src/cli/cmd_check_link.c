@@ -68,8 +68,8 @@ static void say_above(const struct linked_program *prog, const struct jetpack_re
 	else
 		fprintf(stderr, "cuda-xcc: %s: for GLIBC_ needs, build against a root "
 			"filesystem with that runtime (--target-fs ROOTFS: the board's own, or "
-			"a distribution root with the same glibc, e.g. Debian bullseye's arm64 "
-			"packages for glibc 2.31: scripts/fetch-target-root.sh); for GLIBCXX_/"
+			"a distribution root no newer than it, e.g. from Debian's arm64 packages: "
+			"scripts/fetch-target-root.sh --jetpack J); for GLIBCXX_/"
 			"CXXABI_/GCC_ needs, %s\n", level, f->fix);
 }
 

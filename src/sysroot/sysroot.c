@@ -37,13 +37,16 @@
 #include "sysroot/sysroot_request.h"
 
 /* Everything that decides the tree: the plan, and the host compiler, root
- * filesystem and JetPack it is made for (another rootfs resolves the
- * autopatch differently and is recorded: another sysroot). */
+ * filesystem (with its description, where fetch-target-root.sh wrote one)
+ * and JetPack it is made for (another rootfs resolves the autopatch
+ * differently and is recorded: another sysroot). */
 static char *create_fingerprint(const struct plan *p, const struct sysroot_request *rq)
 {
 	const char *hc = rq->host_compiler.name, *fs = rq->target_fs, *jp = rq->jetpack;
-	char *extra = xasprintf("%s%s%s%s%s", hc ? hc : "", fs ? "\ntarget_fs " : "", fs ? fs : "",
-				jp ? "\njetpack " : "", jp ? jp : "");
+	const char *desc = rq->target_fs_described;
+	char *extra = xasprintf("%s%s%s%s%s%s%s", hc ? hc : "", fs ? "\ntarget_fs " : "",
+				fs ? fs : "", jp ? "\njetpack " : "", jp ? jp : "",
+				*desc ? "\ntarget_fs_description " : "", desc);
 	char *f = plan_fingerprint(p, extra);
 
 	free(extra);

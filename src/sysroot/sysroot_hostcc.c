@@ -106,17 +106,20 @@ static int newer_than(const struct userland *cc, const struct userland *board)
 		crosstc_version_cmp(cc->glibcxx, board->glibcxx) > 0);
 }
 
-char *sysroot_cross_toolchain_script(void)
+char *sysroot_script_path(const char *name)
 {
-	static const char *const candidates[] = {
-		XCC_PKGDATADIR "/fetch-cross-toolchain.sh",
-		XCC_SRCDIR "/scripts/fetch-cross-toolchain.sh",
-	};
+	char *candidates[] = {
+		xasprintf("%s/%s", XCC_PKGDATADIR, name),
+		xasprintf("%s/scripts/%s", XCC_SRCDIR, name),
+	}, *found = NULL;
 
-	for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
-		if (access(candidates[i], R_OK) == 0)
-			return xstrdup(candidates[i]);
-	return xstrdup("fetch-cross-toolchain.sh");
+	for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+		if (!found && access(candidates[i], R_OK) == 0)
+			found = candidates[i];
+		else
+			free(candidates[i]);
+	}
+	return found ? found : xstrdup(name);
 }
 
 char *sysroot_cross_toolchain_path(const struct cross_toolchain *tc, const char *triple)
@@ -140,7 +143,7 @@ static char *too_new_text(const char *name, const struct userland *cc,
 			  const struct userland *board, const struct cross_toolchain *match,
 			  const char *then)
 {
-	char c[96], b[96], *script = sysroot_cross_toolchain_script(), *text;
+	char c[96], b[96], *script = sysroot_script_path("fetch-cross-toolchain.sh"), *text;
 
 	describe(cc, c, sizeof c);
 	describe(board, b, sizeof b);

@@ -23,9 +23,11 @@ int sysroot_choose_host_compiler(const struct gpudb *db, const char *given,
 /* Where fetch-cross-toolchain.sh puts tc's g++ by default. Caller frees. */
 char *sysroot_cross_toolchain_path(const struct cross_toolchain *tc, const char *triple);
 
-/* The installed fetch-cross-toolchain.sh (or the source tree's, from a
- * build tree). Caller frees. */
-char *sysroot_cross_toolchain_script(void);
+/* The installed script name ("fetch-cross-toolchain.sh",
+ * "fetch-target-root.sh"), or the source tree's from a build tree; the bare
+ * name when neither is there. Only named in messages, never run. Caller
+ * frees. */
+char *sysroot_script_path(const char *name);
 
 /* After a failed link against a --target-fs root (its libc.so.6 and
  * libstdc++.so.6; NULL: none): the cause when the host compiler cc builds

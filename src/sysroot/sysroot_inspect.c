@@ -18,6 +18,7 @@
 #include "sysroot/sysroot.h"
 #include "sysroot/sysroot_cuda.h"
 #include "sysroot/sysroot_files.h"
+#include "sysroot/sysroot_jetpack_root.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_open.h"
 #include "sysroot/sysroot_passes.h"
@@ -170,10 +171,15 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 			     mp->flavour_evidence ? mp->flavour_evidence : "");
 	else if (strcmp(mp->tag, "linux-aarch64") == 0 || strcmp(mp->tag, "linux-sbsa") == 0)
 		strvec_push(&lines, "libraries      which build (L4T or SBSA) is not known");
-	if (mp->target_fs)
-		strvec_pushf(&lines, "target fs      %s%s%s", mp->target_fs,
+	if (mp->target_fs) {
+		char *what = s.target_fs_problem ? NULL : sysroot_root_summary(mp->target_fs);
+
+		strvec_pushf(&lines, "target fs      %s%s%s%s%s%s", mp->target_fs,
 			     s.target_fs_problem ? ": does not hold: " : "",
-			     s.target_fs_problem ? s.target_fs_problem : "");
+			     s.target_fs_problem ? s.target_fs_problem : "", what ? " (" : "",
+			     what ? what : "", what ? ")" : "");
+		free(what);
+	}
 	if (mp->jetpack)
 		strvec_pushf(&lines, "JetPack        %s", mp->jetpack);
 	board_needs_of(db, mp, &needs);

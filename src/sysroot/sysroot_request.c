@@ -17,6 +17,7 @@
 #include "sysroot/sysroot_apt.h"
 #include "sysroot/sysroot_meta.h"
 #include "sysroot/sysroot_hostcc.h"
+#include "sysroot/sysroot_jetpack_root.h"
 #include "sysroot/sysroot_request.h"
 
 /* --jetpack, or the JetPack rules without it: boards x CUDA x release. */
@@ -101,7 +102,8 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 	rq->plan.capabilities = &rq->capabilities;
 	rq->plan.components = &rq->components;
 
-	/* Recorded for the driver, which runs from anywhere: absolute. */
+	/* Recorded for the driver, which runs from anywhere: absolute. Without
+	 * one, a --jetpack's root where fetch-target-root.sh puts it. */
 	if (o->target_fs) {
 		char *libc;
 
@@ -109,7 +111,11 @@ int sysroot_request_resolve(const struct gpudb *db, const struct sysroot_create_
 		    glibc_check_rootfs(rq->target_fs, rq->target->triple, &libc, err))
 			return -1;
 		free(libc);
+	} else if (rq->jetpack && sysroot_jetpack_root(db, rq, notes, err)) {
+		return -1;
 	}
+	if (rq->target_fs && sysroot_root_description(rq, err))
+		return -1;
 	if (sysroot_choose_host_compiler(db, o->host_compiler, rq, notes, err))
 		return -1;
 

@@ -41,6 +41,7 @@ struct sysroot_request {
 	struct strvec components;   /* --components plus what the GPUs need */
 	struct plan_request plan;   /* the above, as the planner reads it */
 	char *target_fs;            /* absolute, or NULL */
+	char target_fs_described[65]; /* sha256 of its cuda-xcc-root.json, or "" */
 	struct host_compiler host_compiler; /* .name NULL when none is installed */
 	char *host_compiler_problem;        /* why not, then */
 	char *dest;                 /* where the sysroot goes */
