@@ -59,6 +59,84 @@ static int load_libs(const cJSON *o, const char *where, int with_jetpack, struct
 	return 0;
 }
 
+/* A list of strings at o[key] into *out (pointing into the JSON). */
+static int str_array(const cJSON *o, const char *key, const char *where, const char ***out,
+		     size_t *n, struct xcc_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key), *it;
+
+	*out = NULL;
+	*n = 0;
+	if (!cJSON_IsArray(arr))
+		return bad(err, where, "a list is missing");
+	*out = xmalloc(((size_t)cJSON_GetArraySize(arr) + 1) * sizeof **out);
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsString(it))
+			return bad(err, where, "a list holds strings only");
+		(*out)[(*n)++] = it->valuestring;
+	}
+	return 0;
+}
+
+/* Whether o's unverified list names field; anything but the fields given
+ * is an error. */
+static int unverified_field(const cJSON *o, const char *where, const char *field, int *out,
+			    struct xcc_error *err)
+{
+	const cJSON *it, *unv = cJSON_GetObjectItemCaseSensitive(o, "unverified");
+
+	*out = 0;
+	if (!cJSON_IsArray(unv))
+		return bad(err, where, "unverified must be a list");
+	cJSON_ArrayForEach(it, unv) {
+		if (!cJSON_IsString(it) || strcmp(it->valuestring, field) != 0)
+			return bad(err, where, "unverified names a field it does not have");
+		*out = 1;
+	}
+	return 0;
+}
+
+static int load_pull(struct board_db *db, const cJSON *root, struct xcc_error *err)
+{
+	static const char *const keys[] = { "comment", "paths", "l4t_dirs", "links", "unverified",
+					    "source", NULL };
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "device_pull");
+	struct board_pull *p = &db->pull;
+
+	if (!cJSON_IsObject(o))
+		return bad(err, "device_pull", "must be an object");
+	if (gpudb_only_keys(o, keys, "board.json device_pull", err) ||
+	    str_item(o, "source", "device_pull", &p->source, err) ||
+	    str_array(o, "paths", "device_pull paths", &p->paths, &p->n_paths, err) ||
+	    str_array(o, "l4t_dirs", "device_pull l4t_dirs", &p->l4t_dirs, &p->n_l4t_dirs, err) ||
+	    str_array(o, "links", "device_pull links", &p->links, &p->n_links, err))
+		return -1;
+	return unverified_field(o, "device_pull", "l4t_dirs", &p->l4t_unverified, err);
+}
+
+static int load_socs(struct board_db *db, const cJSON *root, struct xcc_error *err)
+{
+	static const char *const keys[] = { "compatible", "gpu", "unverified", "source", NULL };
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "socs"), *it;
+	size_t cap = 0;
+
+	if (!cJSON_IsArray(arr))
+		return bad(err, "socs", "must be a list");
+	cJSON_ArrayForEach(it, arr) {
+		struct board_soc s;
+
+		if (gpudb_only_keys(it, keys, "board.json socs", err) ||
+		    str_item(it, "compatible", "socs", &s.compatible, err) ||
+		    str_item(it, "gpu", "socs", &s.gpu, err) ||
+		    str_item(it, "source", "socs", &s.source, err) ||
+		    unverified_field(it, "socs", "compatible", &s.unverified, err))
+			return -1;
+		XGROW(db->socs, db->n_socs + 1, cap);
+		db->socs[db->n_socs++] = s;
+	}
+	return 0;
+}
+
 static int load_ptx(struct board_db *db, const cJSON *root, struct xcc_error *err)
 {
 	static const char *const keys[] = { "isa", "cuda", NULL };
@@ -88,7 +166,7 @@ static int load_ptx(struct board_db *db, const cJSON *root, struct xcc_error *er
 int board_db_load(struct board_db *db, struct xcc_error *err)
 {
 	static const char *const top[] = { "comment", "ptx_isa_source", "ptx_isa", "base",
-					   "libraries", "cuda_compat", NULL };
+					   "libraries", "device_pull", "socs", "cuda_compat", NULL };
 	const char *text = embedded_file_text("board.json");
 	cJSON *root;
 	const cJSON *arr, *it;
@@ -99,6 +177,7 @@ int board_db_load(struct board_db *db, struct xcc_error *err)
 		return xcc_fail(err, XCC_EFAIL, "embedded data board.json is missing or not JSON");
 	db->json_root = root;
 	if (gpudb_only_keys(root, top, "board.json", err) || load_ptx(db, root, err) ||
+	    load_pull(db, root, err) || load_socs(db, root, err) ||
 	    load_libs(cJSON_GetObjectItemCaseSensitive(root, "base"), "base", 0, &db->base, err) ||
 	    load_libs(cJSON_GetObjectItemCaseSensitive(root, "cuda_compat"), "cuda_compat", 0,
 		      &db->compat, err))
@@ -133,6 +212,10 @@ void board_db_free(struct board_db *db)
 		libs_free(&db->jetpacks[i]);
 	free(db->jetpacks);
 	free(db->ptx);
+	free(db->pull.paths);
+	free(db->pull.l4t_dirs);
+	free(db->pull.links);
+	free(db->socs);
 	cJSON_Delete(db->json_root);
 	memset(db, 0, sizeof *db);
 }
@@ -180,4 +263,21 @@ int board_libs_has(const struct board_libs *l, const char *soname)
 		if (strcmp(l->names[i], soname) == 0)
 			return 1;
 	return 0;
+}
+
+const struct board_soc *board_soc_find(const struct board_db *db, const char *compatible)
+{
+	const char *p = compatible;
+
+	while (p && *p) {
+		size_t n = strcspn(p, " \t\n");
+
+		for (size_t i = 0; i < db->n_socs; i++)
+			if (strlen(db->socs[i].compatible) == n &&
+			    strncmp(db->socs[i].compatible, p, n) == 0)
+				return &db->socs[i];
+		p += n;
+		p += strspn(p, " \t\n");
+	}
+	return NULL;
 }

@@ -487,11 +487,12 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	enum resolve_result r;
 	enum unpack_claim verdict;
 	const char *how;
+	int as_data = u->o && u->o->root_links;
 
 	if (!target || !*target)
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: a symlink with no target",
 				u->archive, member);
-	if (target[0] == '/')
+	if (target[0] == '/' && !as_data)
 		return xcc_fail(err, XCC_EFAIL,
 				"%s: member %s refused: a symlink to the absolute path %s",
 				u->archive, member, target);
@@ -500,8 +501,9 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 	dirfd = open_parent(u, mapped, member, &leaf, err);
 	if (dirfd < 0)
 		return -1;
-	r = resolve_beneath(u->destfd, u->parent_canon, target, 1, resolved);
-	if (r != RESOLVE_OK)
+	r = target[0] == '/' ? RESOLVE_ABSOLUTE
+			     : resolve_beneath(u->destfd, u->parent_canon, target, 1, resolved);
+	if (r != RESOLVE_OK && !(as_data && (r == RESOLVE_ABSOLUTE || r == RESOLVE_ESCAPES)))
 		return xcc_fail(err, XCC_EFAIL, "%s: member %s refused: its target %s %s",
 				u->archive, member, target, resolve_problem(r));
 	if (canon_join(canon, u->parent_canon, leaf))
@@ -526,7 +528,10 @@ static int make_symlink(struct unpacker *u, struct archive_entry *e, const char 
 		/* Some filesystems have no symlink times; that is no error. */
 		utimensat(dirfd, leaf, times, AT_SYMLINK_NOFOLLOW);
 	}
-	strvec_push(&u->symlinks, canon);
+	/* A device root's links are the device's to resolve, not checked
+	 * against the tree at the end. */
+	if (!as_data)
+		strvec_push(&u->symlinks, canon);
 	return 0;
 }
 

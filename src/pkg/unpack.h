@@ -66,6 +66,13 @@ struct unpack_opts {
 	/* Non-zero (a signal's number) when the extraction is to give up: it
 	 * is checked between members and between a member's blocks. */
 	const atomic_int *stop;
+	/* A device's root filesystem is being copied (sysroot create
+	 * --from-device): a symlink whose target is absolute or climbs above
+	 * the destination is made as written, as data the device resolves
+	 * from its own root (elf/devroot.h reads it so), instead of refused.
+	 * Nothing is ever written through such a link: a later member whose
+	 * path goes through one is still refused. */
+	int root_links;
 };
 
 /*

@@ -73,7 +73,15 @@ struct ssh_target {
  * letters, digits, '-', '.' and '_', never starting with '-'; anything
  * else, an error (XCC_EUSAGE) before ssh sees it. */
 int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *err);
+/* The same for another option's URL: the message names option. */
+int ssh_parse_url(const char *option, const char *url, struct ssh_target *t,
+		  struct xcc_error *err);
 void ssh_target_free(struct ssh_target *t);
+/* ssh [-F ssh_config] -o BatchMode=yes [-n] [-p PORT] [-l USER] -- HOST onto argv: keys or
+ * an agent only (a password prompt would hang a build), every option before the host;
+ * the remote command follows. */
+void ssh_argv(struct strvec *argv, const char *ssh_config, const struct ssh_target *t,
+	      int no_stdin);
 
 /* A library the program needs, found on the build machine. */
 struct run_library {

@@ -80,31 +80,39 @@ static char *bracketed_v6(const char *s, size_t n)
 	return addr;
 }
 
-static int bad_device(struct xcc_error *err, const char *url, const char *why)
+static int bad_device(struct xcc_error *err, const char *option, const char *url,
+		      const char *why)
 {
-	return xcc_fail(err, XCC_EUSAGE, "--device %s: %s; give it as ssh://[user@]host[:port] "
+	return xcc_fail(err, XCC_EUSAGE, "%s %s: %s; give it as ssh://[user@]host[:port] "
 			"(user and host: letters, digits, '-', '.', '_', not starting with '-'; "
-			"an IPv6 address in brackets; port 1-65535)", url, why);
+			"an IPv6 address in brackets; port 1-65535)", option, url, why);
 }
 
 int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *err)
+{
+	return ssh_parse_url("--device", url, t, err);
+}
+
+int ssh_parse_url(const char *option, const char *url, struct ssh_target *t,
+		  struct xcc_error *err)
 {
 	const char *p, *end, *at, *host_end;
 	size_t n;
 
 	memset(t, 0, sizeof *t);
 	if (strncmp(url, "ssh://", 6) != 0)
-		return bad_device(err, url, "not an ssh:// URL");
+		return bad_device(err, option, url, "not an ssh:// URL");
 	p = url + 6;
 	/* The authority, and at most a trailing '/': nothing is a path. */
 	end = p + strcspn(p, "/");
 	if (*end && strcmp(end, "/") != 0)
-		return bad_device(err, url, "a path after the host");
+		return bad_device(err, option, url, "a path after the host");
 	at = memchr(p, '@', (size_t)(end - p));
 	if (at) {
 		if (!plain_name(p, (size_t)(at - p)))
-			return bad_device(err, url, at == p ? "the user before '@' is empty"
-					  : "the user is not a plain user name");
+			return bad_device(err, option, url,
+					  at == p ? "the user before '@' is empty"
+						  : "the user is not a plain user name");
 		t->user = dup_range(p, (size_t)(at - p));
 		p = at + 1;
 	}
@@ -125,7 +133,8 @@ int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *er
 		if (n == 0 || n > 5 || strspn(host_end, "0123456789") != n ||
 		    atoi(host_end) < 1 || atoi(host_end) > 65535) {
 			ssh_target_free(t);
-			return bad_device(err, url, "the port is not a number from 1 to 65535");
+			return bad_device(err, option, url,
+					  "the port is not a number from 1 to 65535");
 		}
 		t->port = dup_range(host_end, n);
 	} else if (host_end != end) {
@@ -134,7 +143,7 @@ int run_parse_device(const char *url, struct ssh_target *t, struct xcc_error *er
 	return 0;
 bad_host:
 	ssh_target_free(t);
-	return bad_device(err, url, "the host is not a host name, an IPv4 address or an "
+	return bad_device(err, option, url, "the host is not a host name, an IPv4 address or an "
 			  "[IPv6 address]");
 }
 
@@ -210,12 +219,12 @@ static int make_marker(char *marker, size_t size, struct xcc_error *err)
 	return 0;
 }
 
-static void ssh_argv(struct strvec *argv, const struct run_opts *o, const struct ssh_target *t,
-		     int no_stdin)
+void ssh_argv(struct strvec *argv, const char *ssh_config, const struct ssh_target *t,
+	      int no_stdin)
 {
 	strvec_push(argv, "ssh");
-	if (o->ssh_config)
-		strvec_pushl(argv, "-F", o->ssh_config, NULL);
+	if (ssh_config)
+		strvec_pushl(argv, "-F", ssh_config, NULL);
 	/* A password prompt would hang CTest: keys or an agent only. */
 	strvec_pushl(argv, "-o", "BatchMode=yes", NULL);
 	if (no_stdin)
@@ -236,7 +245,7 @@ static pid_t ssh_start(const struct remote *rm, const char *command, int no_stdi
 	struct strvec argv = STRVEC_INIT;
 	pid_t pid;
 
-	ssh_argv(&argv, rm->o, &rm->t, no_stdin);
+	ssh_argv(&argv, rm->o->ssh_config, &rm->t, no_stdin);
 	strvec_push(&argv, command);
 	pid = proc_spawn_fds(argv.v, in_fd, out_fd, err_fd, err);
 	strvec_free(&argv);
