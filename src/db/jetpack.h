@@ -75,6 +75,9 @@ void jetpack_db_free(struct jetpack_db *db);
  * the table lists; "5.1.0" is the point "5.1"), "7" (7.0). NULL when
  * unknown. */
 const struct jetpack_release *jetpack_find(const struct jetpack_db *db, const char *version);
+/* The point release whose L4T (Jetson Linux) release is l4t ("36.4.3";
+ * "35.1" and "35.1.0" are one), NULL when none lists it. */
+const struct jetpack_release *jetpack_find_l4t(const struct jetpack_db *db, const char *l4t);
 /* "4.6, 5.1, 6.0, ..." (the lines). Caller frees. */
 char *jetpack_versions(const struct jetpack_db *db);
 /* The line a version names or belongs to ("5.1.9": 5.1), NULL when none. */

@@ -123,7 +123,7 @@ static int run_passes(const struct gpudb *db, const struct sysroot_create_opts *
 static int write_metadata(const struct plan *p, const struct sysroot_request *rq,
 			  const char *root, const char *fingerprint,
 			  struct sysroot_serving *serving, const struct sysroot_flavour *flavour,
-			  struct xcc_error *err)
+			  const struct sysroot_board *board, struct xcc_error *err)
 {
 	char *listing = sysroot_files_listing(root, 1), hex[65];
 	char *path = xasprintf("%s/%s", root, SYSROOT_FILES_LIST);
@@ -144,6 +144,10 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 	meta.files_sha256 = xstrdup(hex);
 	meta.flavour = flavour->tag ? xstrdup(flavour->tag) : NULL;
 	meta.flavour_evidence = flavour->evidence ? xstrdup(flavour->evidence) : NULL;
+	if (board) {
+		meta.board = xcalloc(1, sizeof *meta.board);
+		sysroot_board_copy(meta.board, board);
+	}
 	rc = sysroot_meta_save(root, &meta, err);
 	sysroot_meta_free(&meta);
 	if (rc == 0)
@@ -193,7 +197,7 @@ static int build_tree(const struct gpudb *db, const struct sysroot_create_opts *
 	sysroot_crash_point("tree");
 	rc = stopped(fo, err) || run_passes(db, o, p, rq, root, &serving, &flavour, res, err) ||
 	     stopped(fo, err) ||
-	     write_metadata(p, rq, root, fingerprint, &serving, &flavour, err) ? -1 : 0;
+	     write_metadata(p, rq, root, fingerprint, &serving, &flavour, o->board, err) ? -1 : 0;
 	sysroot_flavour_free(&flavour);
 	sysroot_serving_free(&serving);
 	return rc;

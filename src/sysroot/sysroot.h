@@ -12,6 +12,8 @@
 #include "base/strvec.h"
 #include "db/gpus.h"
 
+struct sysroot_board;
+
 struct sysroot_create_opts {
 	const char *target;
 	const char *cuda;
@@ -34,6 +36,9 @@ struct sysroot_create_opts {
 	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
 	const char *jetpack;      /* --jetpack: the board's JetPack release, or NULL */
 	const char *host_compiler; /* --host-compiler: the cross g++ to record, or NULL */
+	/* --from-device: the board the target side (an archive in from) and the
+	 * device root (target_fs) were copied from, recorded as it is; or NULL. */
+	const struct sysroot_board *board;
 	FILE *log;                /* progress and notes go here (stderr) */
 };
 

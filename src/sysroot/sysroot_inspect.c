@@ -124,6 +124,19 @@ static int tree_digest(const char *dir, char **out, struct xcc_error *err)
 	return rc;
 }
 
+/* The board it was copied from, as the board said: each fact or "unknown". */
+static void board_text(const struct sysroot_board *b, struct strvec *lines)
+{
+#define OR_UNKNOWN(x) ((x) ? (x) : "unknown")
+	strvec_pushf(lines, "board          %s%s%s: L4T %s, JetPack %s, CUDA %s (%s), GPU %s%s%s%s",
+		     OR_UNKNOWN(b->device), b->root && strcmp(b->root, "/") ? " root " : "",
+		     b->root && strcmp(b->root, "/") ? b->root : "", OR_UNKNOWN(b->l4t),
+		     OR_UNKNOWN(b->jetpack), OR_UNKNOWN(b->cuda), OR_UNKNOWN(b->cuda_dir),
+		     b->gpu ? "sm_" : "unknown", b->gpu ? b->gpu : "", b->soc ? " of " : "",
+		     b->soc ? b->soc : "");
+#undef OR_UNKNOWN
+}
+
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err)
 {
@@ -182,6 +195,8 @@ int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form
 	}
 	if (mp->jetpack)
 		strvec_pushf(&lines, "JetPack        %s", mp->jetpack);
+	if (mp->board)
+		board_text(mp->board, &lines);
 	board_needs_of(db, mp, &needs);
 	board_needs_text(mp, &needs, &lines);
 	board_needs_free(&needs);

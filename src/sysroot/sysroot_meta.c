@@ -184,6 +184,46 @@ out:
 	return rc;
 }
 
+static void add_str(cJSON *obj, const char *key, const char *val);
+
+/* The board's fields, each a string or null. */
+#define BOARD_FIELDS(X) X(device) X(root) X(tegra_release) X(l4t) X(jetpack) X(cuda) \
+	X(cuda_dir) X(gpu) X(soc) X(listing)
+
+static struct sysroot_board *board_from_json(const cJSON *o)
+{
+	struct sysroot_board *b = xcalloc(1, sizeof *b);
+
+#define LOAD(f) b->f = dup_string(o, #f);
+	BOARD_FIELDS(LOAD)
+#undef LOAD
+	return b;
+}
+
+static void board_to_json(cJSON *root, const struct sysroot_board *b)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "board");
+
+#define SAVE(f) add_str(o, #f, b->f);
+	BOARD_FIELDS(SAVE)
+#undef SAVE
+}
+
+void sysroot_board_copy(struct sysroot_board *to, const struct sysroot_board *from)
+{
+#define COPY(f) to->f = from->f ? xstrdup(from->f) : NULL;
+	BOARD_FIELDS(COPY)
+#undef COPY
+}
+
+void sysroot_board_free(struct sysroot_board *b)
+{
+#define FREE(f) free(b->f);
+	BOARD_FIELDS(FREE)
+#undef FREE
+	memset(b, 0, sizeof *b);
+}
+
 int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error *err)
 {
 	char *path = xasprintf("%s/%s", dir, SYSROOT_META_FILE);
@@ -248,6 +288,8 @@ int sysroot_meta_load(const char *dir, struct sysroot_meta *m, struct xcc_error 
 			c->source = dup_string(it, "source");
 		}
 	}
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "board")))
+		m->board = board_from_json(cJSON_GetObjectItemCaseSensitive(root, "board"));
 	rc = 0;
 out:
 	if (rc)
@@ -317,6 +359,8 @@ static cJSON *meta_object(const struct sysroot_meta *m)
 		cJSON_AddStringToObject(root, "files_sha256", m->files_sha256);
 	if (m->serving.recorded)
 		cJSON_AddItemToObject(root, "serving", serving_to_json(&m->serving));
+	if (m->board)
+		board_to_json(root, m->board);
 	cJSON_AddStringToObject(root, "created_by", PACKAGE_STRING);
 	return root;
 }
@@ -462,6 +506,9 @@ void sysroot_meta_free(struct sysroot_meta *m)
 		free(m->components[i].source);
 	}
 	free(m->components);
+	if (m->board)
+		sysroot_board_free(m->board);
+	free(m->board);
 	memset(m, 0, sizeof *m);
 }
 

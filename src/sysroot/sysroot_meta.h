@@ -48,6 +48,24 @@ size_t sysroot_serving_count(const struct sysroot_serving *t, enum fatbin_verdic
 void sysroot_serving_text(const struct sysroot_serving *t, struct strvec *out);
 void sysroot_serving_free(struct sysroot_serving *t);
 
+/* The board a sysroot's target side and device root were copied from
+ * (sysroot create --from-device), as it said of itself. */
+struct sysroot_board {
+	char *device;        /* ssh://[user@]host[:port] */
+	char *root;          /* the board's root directory there: "/" */
+	char *tegra_release; /* the first line of its /etc/nv_tegra_release, or NULL */
+	char *l4t;           /* the L4T release that line names: "38.2.0", or NULL */
+	char *jetpack;       /* the JetPack of that L4T (jetpack.json), or NULL: unknown */
+	char *cuda;          /* its CUDA: version.json's "12.4.1", else the directory's "12.4" */
+	char *cuda_dir;      /* "/usr/local/cuda-12.4" */
+	char *gpu;           /* the capability of its SoC ("8.7", board.json socs), or NULL */
+	char *soc;           /* its device tree's compatible strings, or NULL */
+	char *listing;       /* sha256 of the listing of what was copied */
+};
+
+void sysroot_board_copy(struct sysroot_board *to, const struct sysroot_board *from);
+void sysroot_board_free(struct sysroot_board *b);
+
 struct sysroot_meta {
 	char *dir;
 	char *cuda;       /* "12.6.3" */
@@ -69,6 +87,7 @@ struct sysroot_meta {
 	struct sysroot_serving serving;
 	struct sysroot_component *components;
 	size_t n_components;
+	struct sysroot_board *board; /* NULL: not made from a board */
 };
 
 /* Read DIR/sysroot.json; a missing file, or one that lacks what every
