@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sysroot/sysroot.h"
+#include "use/device_pull.h"
 #include "cli/cmd.h"
 
 static const char sysroot_usage[] =
@@ -17,6 +18,9 @@ static const char sysroot_usage[] =
 	"                               [--max-expand SIZE] [--max-download SIZE]\n"
 	"                               [--no-sync] [--cache DIR] [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
+	"       cuda-xcc sysroot create --from-device ssh://[user@]board[:port]\n"
+	"                               [--device-root DIR] [--ssh-config FILE] [--from SRC]...\n"
+	"                               [other create options]\n"
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint | --tree-digest]\n"
 	"       cuda-xcc sysroot list [--json]\n"
 	"       cuda-xcc sysroot verify DIR [--metadata-only | --expect DIGEST]\n"
@@ -42,6 +46,15 @@ static const char sysroot_usage[] =
 	"                     libraries are taken from .debs and wheels; from apt\n"
 	"                     repositories also tensorrt, cudnn)\n"
 	"  --dest DIR         where to put it (default: the store, see 'sysroot list')\n"
+	"  --from-device URL  copy what a cross build needs from a running board over ssh\n"
+	"                     (its /usr/local/cuda-X.Y/targets/<dir>, the JetPack's\n"
+	"                     libraries, /usr/include, the C and C++ runtime,\n"
+	"                     /etc/nv_tegra_release; only what changed since the last\n"
+	"                     pull): they are the target side and the device root, and\n"
+	"                     --target and --cuda default to the board's; the host side\n"
+	"                     (x86_64 nvcc of the same CUDA) comes from --from or the mirror\n"
+	"  --device-root DIR  the board's root directory there (default /)\n"
+	"  --ssh-config FILE  ssh -F FILE for --from-device\n"
 	"  --target-fs ROOTFS the device's root filesystem: the target libraries' libstdc++\n"
 	"                     and libgcc_s are looked up there, and the driver builds against\n"
 	"                     it when its own command line gives no --target-fs\n"
@@ -179,10 +192,15 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "no-sync", no_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'K' },
 		{ "print-fingerprint", no_argument, NULL, 'P' },
+		{ "from-device", required_argument, NULL, 'D' },
+		{ "device-root", required_argument, NULL, 'R' },
+		{ "ssh-config", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sysroot_create_opts o = { .log = stderr };
+	struct device_pull_opts po = { .log = stderr };
+	struct device_pull pull = { 0 };
 	struct sysroot_create_result r = { 0 };
 	struct xcc_error err = { 0 };
 	const struct gpudb *db;
@@ -193,6 +211,11 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		if (c == 'h') {
 			fputs(sysroot_usage, stdout);
 			goto out;
+		}
+		if (c == 'D' || c == 'R' || c == 'E') {
+			*(c == 'D' ? &po.device : c == 'R' ? &po.device_root : &po.ssh_config) =
+				optarg;
+			continue;
 		}
 		if ((rc = create_option(c, optarg, &o)))
 			goto out;
@@ -209,13 +232,34 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		rc = cmd_usage_error("sysroot create", "--cache takes a directory, not ''");
 		goto out;
 	}
-	if (!o.target || !o.cuda) {
+	if (!po.device && (po.device_root || po.ssh_config)) {
+		rc = cmd_usage_error("sysroot create", "--device-root and --ssh-config go with "
+				     "--from-device");
+		goto out;
+	}
+	if (po.device && o.target_fs) {
+		rc = cmd_usage_error("sysroot create", "--from-device or --target-fs, not both: "
+				     "the board's own files are the device root");
+		goto out;
+	}
+	if (!po.device && (!o.target || !o.cuda)) {
 		rc = cmd_usage_error("sysroot create", "--target and --cuda are required");
 		goto out;
 	}
 	if (!(db = cmd_gpudb(ctx, &err))) {
 		rc = cmd_report(&err);
 		goto out;
+	}
+	if (po.device) {
+		po.cuda = o.cuda;
+		po.cache_dir = o.cache_dir;
+		rc = device_pull(db, &po, &pull, &err);
+		for (size_t i = 0; i < pull.notes.n; i++)
+			fprintf(stderr, "cuda-xcc: note: %s\n", pull.notes.v[i]);
+		if (rc || device_pull_apply(&pull, &o, &err)) {
+			rc = cmd_report(&err);
+			goto out;
+		}
 	}
 	rc = sysroot_create(db, &o, &r, &err);
 	/* Notes are warnings, not progress: --progress never keeps them. */
@@ -235,6 +279,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 out:
 	sysroot_create_result_free(&r);
 	sysroot_create_opts_free(&o);
+	device_pull_free(&pull);
 	return rc;
 }
 
