@@ -128,12 +128,11 @@ static int tree_digest(const char *dir, char **out, struct xcc_error *err)
 static void board_text(const struct sysroot_board *b, struct strvec *lines)
 {
 #define OR_UNKNOWN(x) ((x) ? (x) : "unknown")
-	strvec_pushf(lines, "board          %s%s%s: L4T %s, JetPack %s, CUDA %s (%s), GPU %s%s%s%s",
+	strvec_pushf(lines, "board          %s%s%s: L4T %s, JetPack %s, CUDA %s (%s), GPU %s%s%s",
 		     OR_UNKNOWN(b->device), b->root && strcmp(b->root, "/") ? " root " : "",
 		     b->root && strcmp(b->root, "/") ? b->root : "", OR_UNKNOWN(b->l4t),
 		     OR_UNKNOWN(b->jetpack), OR_UNKNOWN(b->cuda), OR_UNKNOWN(b->cuda_dir),
-		     b->gpu ? "sm_" : "unknown", b->gpu ? b->gpu : "", b->soc ? " of " : "",
-		     b->soc ? b->soc : "");
+		     OR_UNKNOWN(b->gpu), b->soc ? " of " : "", b->soc ? b->soc : "");
 #undef OR_UNKNOWN
 }
 

@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -701,15 +702,21 @@ static void identify(const struct gpudb *db, const struct board_db *bdb, const s
 		b->jetpack = jp ? xstrdup(jp->version) : NULL;
 		jetpack_db_free(&jdb);
 	}
-	if (pr->soc)
-		b->soc = xstrdup(pr->soc);
+	if (pr->soc) {
+		size_t n = strlen(pr->soc);
+
+		while (n && pr->soc[n - 1] == ' ')
+			n--;
+		b->soc = n ? xstrndup(pr->soc, n) : NULL;
+	}
 	if (soc)
 		b->gpu = xstrdup(soc->gpu);
 	strvec_pushf(&r->notes, "the board: %s%s%s, CUDA %s, GPU %s%s%s", b->l4t ? "L4T " : "",
 		     b->l4t ? b->l4t : "no /etc/nv_tegra_release (not a Jetson's L4T)",
 		     b->l4t ? (b->jetpack ? "" : " (a JetPack jetpack.json does not list)") : "",
-		     b->cuda, b->gpu ? "sm_" : "unknown", b->gpu ? b->gpu : "",
-		     soc && soc->unverified ? " (unverified: board.json socs)" : "");
+		     b->cuda, b->gpu ? b->gpu : "unknown", soc ? " of " : "",
+		     soc ? (soc->unverified ? "its SoC (unverified: board.json socs)" : "its SoC")
+			 : "");
 	if (b->jetpack)
 		strvec_pushf(&r->notes, "L4T %s is JetPack %s: recorded as the board's; pass "
 			     "--jetpack %s to check GPUs and CUDA against it", b->l4t, b->jetpack,
@@ -791,6 +798,7 @@ int device_pull(const struct gpudb *db, const struct device_pull_opts *o, struct
 {
 	struct puller p = { .o = o, .root = o->device_root ? o->device_root : "/" };
 	struct board_db bdb;
+	struct timespec t0, t1;
 	int lock = -1, rc = -1;
 
 	memset(r, 0, sizeof *r);
@@ -811,17 +819,20 @@ int device_pull(const struct gpudb *db, const struct device_pull_opts *o, struct
 	    (lock = lock_board(p.board_dir, err)) < 0)
 		goto out;
 	p.watching = interrupt_begin_notify(&p.in, on_signal, &p) == 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = pull_steps(db, &bdb, &p, r, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (p.watching) {
 		if (rc == 0 && interrupt_signal(&p.in.signo))
 			rc = stopped(&p, err);
 		interrupt_end(&p.in);
 	}
 	if (rc == 0 && o->log)
-		fprintf(o->log, "cuda-xcc: %s: %llu of %llu files copied (%.1f MiB), %llu removed: "
-			"%s\n", o->device, (unsigned long long)r->copied,
+		fprintf(o->log, "cuda-xcc: %s: %llu of %llu files copied (%.1f MiB), %llu removed, "
+			"in %.2f s: %s\n", o->device, (unsigned long long)r->copied,
 			(unsigned long long)r->listed, (double)r->copied_bytes / (1024.0 * 1024.0),
-			(unsigned long long)r->removed, r->root);
+			(unsigned long long)r->removed, (double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9, r->root);
 out:
 	if (lock >= 0)
 		close(lock);
