@@ -166,7 +166,8 @@ static int load_ptx(struct board_db *db, const cJSON *root, struct xcc_error *er
 int board_db_load(struct board_db *db, struct xcc_error *err)
 {
 	static const char *const top[] = { "comment", "ptx_isa_source", "ptx_isa", "base",
-					   "libraries", "device_pull", "socs", "cuda_compat", NULL };
+					   "libraries", "device_pull", "socs", "cuda_compat",
+					   NULL };
 	const char *text = embedded_file_text("board.json");
 	cJSON *root;
 	const cJSON *arr, *it;

@@ -213,7 +213,8 @@ static int probe_board(struct puller *p, struct probe *pr, struct xcc_error *err
 	free(answer);
 	if (!pr->have_root)
 		return xcc_fail(err, XCC_EUSAGE, "%s has no directory %s: give the board's root "
-				"with --device-root DIR, or leave it out for /", p->o->device, p->root);
+				"with --device-root DIR, or leave it out for /", p->o->device,
+				p->root);
 	return 0;
 }
 
@@ -401,8 +402,8 @@ static char *listing_script(const struct puller *p, const struct strvec *paths,
 	for (size_t i = 0; i < links->n; i++)
 		strvec_pushf(&s, " %s", links->v[i]);
 	strvec_pushf(&s, "; do\n  if [ -h \"$p\" ] && under \"$p\"; then set -- \"$@\" \"$p\"; fi\n"
-		     "done\necho %s\n[ $# -eq 0 ] || exec find -P \"$@\" \\( -type f -o -type l \\) "
-		     "-printf '%%y %%s %%Ts %%p\\0%%l\\0'\n", p->marker);
+		     "done\necho %s\n[ $# -eq 0 ] || exec find -P \"$@\" "
+		     "\\( -type f -o -type l \\) -printf '%%y %%s %%Ts %%p\\0%%l\\0'\n", p->marker);
 	text = strvec_join(&s, "");
 	strvec_free(&s);
 	free(root);
@@ -690,7 +691,8 @@ static void identify(const struct gpudb *db, const struct board_db *bdb, const s
 	if (!b->cuda) {
 		b->cuda = xstrdup(r->cuda);
 		strvec_pushf(&r->notes, "the board's %s has no version.json or version.txt: its "
-			     "CUDA is taken as %s, from the directory's name", b->cuda_dir, r->cuda);
+			     "CUDA is taken as %s, from the directory's name", b->cuda_dir,
+			     r->cuda);
 	}
 	if (pr->tegra.n) {
 		b->tegra_release = xstrdup(pr->tegra.v[0]);

@@ -184,7 +184,8 @@ static int clone_entry(const char *mirror, const char *tmp, const struct pull_en
 	int rc = make_parent(tmp, e->path, err);
 
 	if (rc == 0 && e->type == 'f' && link(from, to))
-		rc = xcc_fail(err, XCC_EFAIL, "cannot link %s to %s: %s", from, to, strerror(errno));
+		rc = xcc_fail(err, XCC_EFAIL, "cannot link %s to %s: %s", from, to,
+			      strerror(errno));
 	if (rc == 0 && e->type == 'l' && symlink(e->target, to))
 		rc = xcc_fail(err, XCC_EFAIL, "cannot make the link %s: %s", to, strerror(errno));
 	free(from);
