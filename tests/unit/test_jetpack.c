@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "db/board.h"
 #include "db/gpus.h"
 #include "db/jetpack.h"
 #include "tap.h"
@@ -94,6 +95,42 @@ static void compat_from(const struct gpudb *gdb)
 	jetpack_db_free(&jdb);
 }
 
+/* What a board's /etc/nv_tegra_release and device tree name: a JetPack point
+ * release by its L4T, a GPU by its SoC (sysroot create --from-device). */
+static void board_identity(const struct gpudb *gdb)
+{
+	struct jetpack_db jdb;
+	struct board_db bdb;
+	struct xcc_error err = { 0 };
+	const struct jetpack_release *r;
+	const struct board_soc *soc;
+
+	if (jetpack_db_load(&jdb, gdb, &err) || board_db_load(&bdb, &err)) {
+		ok(0, "the tables load (%s)", err.msg);
+		return;
+	}
+	r = jetpack_find_l4t(&jdb, "36.4.3");
+	ok(r && strcmp(r->version, "6.2") == 0, "L4T 36.4.3 is JetPack 6.2 (%s)",
+	   r ? r->version : "none");
+	r = jetpack_find_l4t(&jdb, "38.2.0");
+	ok(r && strcmp(r->version, "7.0") == 0, "L4T 38.2.0 is JetPack 7.0 (%s)",
+	   r ? r->version : "none");
+	r = jetpack_find_l4t(&jdb, "35.1.0");
+	ok(r && strcmp(r->version, "5.0.2") == 0, "L4T 35.1.0 is the table's 35.1: JetPack 5.0.2");
+	ok(!jetpack_find_l4t(&jdb, "99.1.0"), "an L4T no JetPack lists is none");
+	ok(!jetpack_find_l4t(&jdb, "36.x") && !jetpack_find_l4t(&jdb, ""),
+	   "a string that is no L4T release is none");
+	soc = board_soc_find(&bdb, "nvidia,p3737-0000+p3701-0000 nvidia,p3701-0000 nvidia,tegra234");
+	ok(soc && strcmp(soc->gpu, "8.7") == 0 && !soc->unverified,
+	   "an AGX Orin's compatible strings are tegra234's: 8.7");
+	soc = board_soc_find(&bdb, "nvidia,tegra2340");
+	ok(!soc, "a string that only starts like a SoC's is none");
+	ok(bdb.pull.n_paths > 10 && bdb.pull.n_links && bdb.pull.n_l4t_dirs && bdb.pull.source,
+	   "board.json's device_pull loads");
+	board_db_free(&bdb);
+	jetpack_db_free(&jdb);
+}
+
 int main(void)
 {
 	struct gpudb gdb;
@@ -130,6 +167,7 @@ int main(void)
 				"\"ubuntu\": \"20.04\", \"unverified\": [\"l4\"], \"source\": \"x\"}"),
 		"unverified names no field of the entry: \"l4\"", "an unverified field that is none");
 	point_releases(&gdb);
+	board_identity(&gdb);
 	/* RELEASE ships 11.4 and reaches nothing newer. */
 	refused(&gdb, RELEASE(", \"cuda_compat_from\": \"11.8\"", "[\"8.7\"]"),
 		"cuda_compat_from 11.8 must be above the CUDA it ships and not above cuda_reachable",
