@@ -126,19 +126,31 @@ const char *plan_package_not_target(const struct gpudb *db, const char *package)
 	return why;
 }
 
-/* What have holds only because a need components.json marks unverified
- * brought it: said, since nothing read here confirmed the need. */
+static int need_applies(const struct component_need *n, struct cuda_version v,
+			const struct strvec *have)
+{
+	return strvec_contains(have, n->component) && strvec_contains(have, n->need) &&
+	       (!n->has_min || cuda_version_cmp(v, n->min_cuda) >= 0) &&
+	       (!n->has_max || cuda_version_cmp(v, n->max_cuda) <= 0);
+}
+
+/* What have holds because a need components.json marks unverified brought
+ * it, and no confirmed one: said, since nothing read here confirmed it. */
 static void note_unverified_needs(const struct gpudb *db, struct cuda_version v,
 				  const struct strvec *have, struct strvec *notes)
 {
 	for (size_t k = 0; k < db->n_needs; k++) {
 		const struct component_need *n = &db->needs[k];
+		int confirmed = 0;
 		char *s;
 
-		if (!n->unverified || !strvec_contains(have, n->component) ||
-		    !strvec_contains(have, n->need) ||
-		    (n->has_min && cuda_version_cmp(v, n->min_cuda) < 0) ||
-		    (n->has_max && cuda_version_cmp(v, n->max_cuda) > 0))
+		if (!n->unverified || !need_applies(n, v, have))
+			continue;
+		for (size_t j = 0; j < db->n_needs; j++)
+			confirmed |= !db->needs[j].unverified &&
+				     strcmp(db->needs[j].need, n->need) == 0 &&
+				     need_applies(&db->needs[j], v, have);
+		if (confirmed)
 			continue;
 		s = xasprintf("%s brings %s along: its libraries are taken to need it "
 			      "(sysroots/components.json \"needs\", unverified)", n->component,
