@@ -120,6 +120,63 @@ assert_served() {
 	build_and_run sm_90
 }
 
+# A CMake project of the shape real ones have: TensorRT and cuDNN found by their _ROOT hints
+# alone (NO_DEFAULT_PATH, as find modules do), an executable with a CUDA kernel linking them.
+trt_cmake_project() {
+	mkdir -p "$1"
+	apt_program "$1/prog.cu"
+	cat > "$1/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.21)
+project(trt_use LANGUAGES CXX CUDA)
+find_library(NVINFER nvinfer HINTS ${TensorRT_ROOT} PATH_SUFFIXES lib lib64 NO_DEFAULT_PATH)
+find_path(TENSORRT_INCLUDE_DIR NvInfer.h HINTS ${TensorRT_ROOT} PATH_SUFFIXES include
+	NO_DEFAULT_PATH)
+find_library(CUDNN cudnn HINTS ${CUDNN_ROOT} PATH_SUFFIXES lib lib64 NO_DEFAULT_PATH)
+find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDNN_ROOT} PATH_SUFFIXES include NO_DEFAULT_PATH)
+message(STATUS "TensorRT_ROOT=${TensorRT_ROOT}")
+message(STATUS "NVINFER=${NVINFER} CUDNN=${CUDNN}")
+if(NOT NVINFER OR NOT TENSORRT_INCLUDE_DIR OR NOT CUDNN OR NOT CUDNN_INCLUDE_DIR)
+	message(FATAL_ERROR "TensorRT or cuDNN not found")
+endif()
+add_executable(prog prog.cu)
+target_include_directories(prog PRIVATE ${TENSORRT_INCLUDE_DIR} ${CUDNN_INCLUDE_DIR})
+target_link_libraries(prog PRIVATE ${NVINFER} ${CUDNN})
+EOF
+}
+
+@test "apt: a CMake project finds TensorRT and cuDNN in the sbsa sysroot by TensorRT_ROOT and CUDNN_ROOT, builds and runs" {
+	local d=$BATS_TEST_TMPDIR l
+	need cmake "configures the project"
+	need_real
+	start_httpd normal "$APT_FX"
+	apt_sysroot sbsa
+	l=$S/targets/sbsa-linux/lib
+	trt_cmake_project "$d/p"
+	run cmake -S "$d/p" -B "$d/b" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90
+	assert_status 0
+	assert_output_contains "TensorRT_ROOT=$S/targets/sbsa-linux"
+	assert_output_contains "NVINFER=$l/libnvinfer.so CUDNN=$l/libcudnn.so"
+	run cmake --build "$d/b"
+	assert_status 0
+	run readelf -d "$d/b/prog"
+	assert_output_contains "Shared library: [libnvinfer.so.10]"
+	assert_output_contains "Shared library: [libcudnn.so.9]"
+	run "$CUDA_XCC" run --sysroot "$S" "$d/b/prog"
+	assert_status 2
+	assert_output_contains "cudaGetDeviceCount: err=35 (cudaErrorInsufficientDriver)"
+	assert_output_contains "getInferLibVersion 100300 cudnnGetVersion 90300"
+	# A project's own TensorRT_ROOT is kept: the toolchain only fills in what is unset.
+	run cmake -S "$d/p" -B "$d/b2" \
+		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$S" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" -DCUDA_XCC_ARCH=sm_90 \
+		-DTensorRT_ROOT="$d/elsewhere"
+	assert_status 1
+	assert_output_contains "TensorRT_ROOT=$d/elsewhere"
+	assert_output_contains "TensorRT or cuDNN not found"
+}
+
 @test "apt: CUDA's cross-linux-aarch64 repository makes a Jetson sysroot; the program runs" {
 	start_httpd normal "$APT_FX"
 	apt_sysroot aarch64
