@@ -40,7 +40,7 @@ static const char sysroot_usage[] =
 	"                     (default " SYSROOT_DEFAULT_MIRROR ")\n"
 	"  --components LIST  more target components, e.g. libcublas,libcufft (also which\n"
 	"                     libraries are taken from .debs and wheels; from apt\n"
-	"                     repositories also tensorrt, cudnn)\n"
+	"                     repositories also tensorrt, cudnn, vpi, l4t_multimedia)\n"
 	"  --dest DIR         where to put it (default: the store, see 'sysroot list')\n"
 	"  --target-fs ROOTFS the device's root filesystem: the target libraries' libstdc++\n"
 	"                     and libgcc_s are looked up there, and the driver builds against\n"
