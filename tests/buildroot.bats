@@ -236,6 +236,66 @@ defaults_pass() {
 	[[ "$output" != *"/usr/local/cuda-"* ]]
 }
 
+@test "buildroot: the TensorRT, cuDNN, VPI and L4T multimedia options reach the sysroot, the target and the licenses" {
+	local t
+	need_buildroot
+	need python3
+	out=$BATS_TEST_TMPDIR/out
+	reconfigure BR2_PACKAGE_CUDA_XCC_RUNTIME_TENSORRT=y BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDNN=y \
+		BR2_PACKAGE_CUDA_XCC_RUNTIME_VPI=y BR2_PACKAGE_CUDA_XCC_RUNTIME_L4T_MULTIMEDIA=y \
+		'BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS="libcublas"' >/dev/null
+	run make -C "$out" -s --no-print-directory printvars \
+		VARS="CUDA_XCC_RUNTIME_BUILD_CMDS CUDA_XCC_RUNTIME_LICENSE"
+	assert_status 0
+	assert_output_contains "--components libcublas,tensorrt,cudnn,vpi,l4t_multimedia"
+	grep -qxF 'CUDA_XCC_RUNTIME_LICENSE=NVIDIA CUDA Toolkit EULA, Proprietary & Apache-2.0 (tensorrt), Proprietary (cudnn), Proprietary (vpi), Proprietary & MIT & BSD-3-Clause (l4t_multimedia)' <<<"$output"
+	# each product's license is sysroots/components.json's
+	run make -C "$out" -s --no-print-directory printvars \
+		VARS="CUDA_XCC_RUNTIME_LICENSE_tensorrt CUDA_XCC_RUNTIME_LICENSE_cudnn CUDA_XCC_RUNTIME_LICENSE_vpi CUDA_XCC_RUNTIME_LICENSE_l4t_multimedia"
+	assert_status 0
+	run python3 - "$XCC_SRCDIR/sysroots/components.json" "$output" <<-'PY'
+	import json, sys
+	got = dict(l.split("=", 1) for l in sys.argv[2].splitlines())
+	for c, e in sorted(json.load(open(sys.argv[1]))["licenses"].items()):
+	    v = got["CUDA_XCC_RUNTIME_LICENSE_" + c]
+	    print(c, "ok" if v == e["license"] else "differs: %r, not %r" % (v, e["license"]))
+	PY
+	assert_output_equals "$(printf '%s\n' "cudnn ok" "l4t_multimedia ok" "tensorrt ok" "vpi ok")"
+	# The install step, run on a sysroot holding the products' files as one made with them
+	# holds them (tests/aptrepo.bats makes such sysroots): their libraries reach the target.
+	t=$out/host/share/cuda-xcc/sysroot/targets/aarch64-linux/lib
+	mkdir -p "$t/priv" "$t/nvidia" "$out/target"
+	echo aarch64-linux > "$out/host/share/cuda-xcc/target-dir"
+	for f in libcudart.so.12.6.68 libcublas.so.12.6.4.1 libnvinfer.so.10.3.0 libcudnn.so.9.3.0 \
+		libcudnn_graph.so.9.3.0 libnvvpi.so.3.2.4 priv/libfixture_vpi_priv.so \
+		nvidia/libnvbufsurface.so.1.0.0 libcufft.so.11.3.0.4; do
+		echo "$f" > "$t/$f"
+	done
+	ln -s libnvinfer.so.10.3.0 "$t/libnvinfer.so.10"
+	ln -s libnvinfer.so.10 "$t/libnvinfer.so"
+	ln -s libnvbufsurface.so.1.0.0 "$t/nvidia/libnvbufsurface.so.1"
+	run make -C "$out" -s --no-print-directory printvars VARS=CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
+	assert_status 0
+	sed -e '1s/^CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS=//' <<<"$output" > "$BATS_TEST_TMPDIR/install.sh"
+	run bash -e "$BATS_TEST_TMPDIR/install.sh"
+	assert_status 0
+	run ls "$out/target/usr/lib"
+	assert_output_equals "$(printf '%s\n' libcublas.so.12.6.4.1 libcudart.so.12.6.68 libcudnn.so.9.3.0 \
+		libcudnn_graph.so.9.3.0 libnvbufsurface.so.1 libnvbufsurface.so.1.0.0 libnvinfer.so.10 \
+		libnvinfer.so.10.3.0 libnvvpi.so.3.2.4 priv)"
+	[ "$(readlink "$out/target/usr/lib/libnvinfer.so.10")" = libnvinfer.so.10.3.0 ]
+	[ -f "$out/target/usr/lib/priv/libfixture_vpi_priv.so" ]
+	# VPI and L4T's libraries are Jetson's: an sbsa target is not offered them
+	rm -rf "$out"
+	run reconfigure BR2_PACKAGE_CUDA_XCC_RUNTIME_TARGET_SBSA=y BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_SM_90=y \
+		BR2_PACKAGE_CUDA_XCC_RUNTIME_TENSORRT=y BR2_PACKAGE_CUDA_XCC_RUNTIME_VPI=y \
+		BR2_PACKAGE_CUDA_XCC_RUNTIME_L4T_MULTIMEDIA=y
+	assert_status 0
+	grep -qx 'BR2_PACKAGE_CUDA_XCC_RUNTIME_TENSORRT=y' <<<"$output"
+	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_VPI=y"* ]]
+	[[ "$output" != *"BR2_PACKAGE_CUDA_XCC_RUNTIME_L4T_MULTIMEDIA=y"* ]]
+}
+
 @test "buildroot: utils/check-package finds nothing in the BR2_EXTERNAL tree" {
 	need_buildroot
 	# the distribution's python3 (apt-get install python3-magic python3-flake8)

@@ -114,6 +114,20 @@ need_x86_64() {
 	assert_output_contains "qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$d/S/targets/sbsa-linux/lib $prog -v"
 }
 
+@test "run: L4T's multimedia libraries in the sysroot's lib/nvidia are on the program's library path" {
+	need_aarch64
+	d=$(scratch)
+	prog=$(sysroot_for aarch64 "$d/S")
+	run "$CUDA_XCC" run --sysroot "$d/S" --dry-run "$prog"
+	assert_status 0
+	[[ "$output" != *"lib/nvidia"* ]]
+	# where l4t_multimedia puts them, as the board keeps them in usr/lib/aarch64-linux-gnu/nvidia
+	mkdir "$d/S/targets/sbsa-linux/lib/nvidia"
+	run "$CUDA_XCC" run --sysroot "$d/S" --dry-run "$prog"
+	assert_status 0
+	assert_output_contains "-E LD_LIBRARY_PATH=$d/S/targets/sbsa-linux/lib:$d/S/targets/sbsa-linux/lib/nvidia $prog"
+}
+
 @test "run: stdout, stderr and exit status are the program's own" {
 	need_aarch64
 	d=$(scratch)

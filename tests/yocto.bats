@@ -347,6 +347,21 @@ sim_app() {
 	sed -i "s:$from:$to:g" "$to$(sim_var CUDA_XCC_SYSROOT_PATH)/sysroot.json"
 }
 
+# sim_split PKGD: each file of the package tree PKGD and the package do_package splits it
+# into (FILES in PACKAGES order), "PATH PACKAGE" one a line.
+sim_split() {
+	python3 - "$SIM_ENV" "$1" <<-'EOS'
+	import fnmatch, os, re, sys
+	env = dict(re.findall(r'^(?:export )?([A-Za-z0-9_:.+-]+)="(.*)"$', open(sys.argv[1]).read(), re.M))
+	for root, dirs, files in sorted(os.walk(sys.argv[2])):
+	    for f in sorted(files):
+	        path = os.path.join(root, f)[len(sys.argv[2]):]
+	        print(path, next(p for p in env["PACKAGES"].split()
+	                         if any(fnmatch.fnmatch(path, g) or path.startswith(g + "/")
+	                                for g in env["FILES:" + p].split())))
+	EOS
+}
+
 @test "yocto: cuda-xcc-sysroot's tasks run for real: the sysroot on the image's libc, staged whole, its libraries and NVIDIA's terms for the packages" {
 	sim_sysroot
 	sr=$(sim_var CUDA_XCC_SYSROOT_BUILD)
@@ -380,16 +395,7 @@ sim_app() {
 	sim_task cuda_xcc_sysroot_unpackaged
 	assert_status 0
 	[ ! -e "$pkgd/usr/local" ]
-	run python3 - "$SIM_ENV" "$pkgd" <<-'EOS'
-	import fnmatch, os, re, sys
-	env = dict(re.findall(r'^(?:export )?([A-Za-z0-9_:.+-]+)="(.*)"$', open(sys.argv[1]).read(), re.M))
-	for root, dirs, files in sorted(os.walk(sys.argv[2])):
-	    for f in sorted(files):
-	        path = os.path.join(root, f)[len(sys.argv[2]):]
-	        print(path, next(p for p in env["PACKAGES"].split()
-	                         if any(fnmatch.fnmatch(path, g) or path.startswith(g + "/")
-	                                for g in env["FILES:" + p].split())))
-	EOS
+	run sim_split "$pkgd"
 	assert_status 0
 	assert_output_contains "/usr/lib/libcudart.so.12.0.1 cuda-cudart"
 	assert_output_contains "/usr/lib/libcublas.so.12.1 libcublas"
@@ -416,6 +422,69 @@ sim_app() {
 	# cuda-compat-orin-X-Y puts them
 	echo "$output" | grep -qxF 'FILES:cuda-compat-orin="/usr/local/cuda-12.6/compat_orin"'
 	sed -n '/^do_install() {/,/^}/p' <<<"$output" | grep -qF 'cp -P "$compat"_orin/* '
+}
+
+@test "yocto: the runtime packages ship TensorRT, cuDNN, VPI and L4T's multimedia libraries, each under its license" {
+	local f
+	sim_sysroot
+	sr=$(sim_var CUDA_XCC_SYSROOT_BUILD)
+	l=$sr/targets/sbsa-linux/lib
+	# the products' files where a sysroot made with them holds them (tests/aptrepo.bats makes
+	# such sysroots from NVIDIA-shaped repositories): aarch64 libraries with their links
+	for f in libnvinfer.so.10.3.0 libnvonnxparser.so.10.3.0 libcudnn.so.9.3.0 libnvvpi.so.3.2.4; do
+		cp "$l/libcudart.so.12.0.1" "$l/$f"
+		ln -s "$f" "$l/${f%.*.*}"
+	done
+	mkdir "$l/priv" "$l/nvidia"
+	cp "$l/libcudart.so.12.0.1" "$l/priv/libfixture_vpi_priv.so"
+	cp "$l/libcudart.so.12.0.1" "$l/nvidia/libnvbufsurface.so.1.0.0"
+	ln -s libnvbufsurface.so.1.0.0 "$l/nvidia/libnvbufsurface.so.1"
+	ln -s libnvbufsurface.so.1.0.0 "$l/nvidia/libnvbufsurface.so"
+	sysroot_append 'CUDA_XCC_COMPONENTS:append:pn-cuda-xcc-sysroot = " tensorrt cudnn vpi l4t_multimedia"'
+	bb -e cuda-xcc-sysroot
+	assert_status 0
+	printf '%s\n' "$output" > "$SIM_ENV"
+	grep -qx 'PACKAGES="cuda-cudart cuda-nvtx libcublas tensorrt cudnn vpi l4t-multimedia cuda-xcc-sysroot"' "$SIM_ENV"
+	d=$(sim_var D)
+	rm -rf "$d"
+	mkdir -p "$d"
+	sim_task do_install "$(sim_var B)"
+	assert_status 0
+	[ "$(readlink "$d/usr/lib/libnvinfer.so.10")" = libnvinfer.so.10.3.0 ]
+	[ -f "$d/usr/lib/priv/libfixture_vpi_priv.so" ]
+	[ "$(readlink "$d/usr/lib/nvidia/libnvbufsurface.so.1")" = libnvbufsurface.so.1.0.0 ]
+	[ "$(cat "$d/etc/ld.so.conf.d/cuda-xcc-l4t-multimedia.conf")" = /usr/lib/nvidia ]
+	pkgd=$(sim_var PKGD)
+	rm -rf "$pkgd"
+	cp -a "$d" "$pkgd"
+	sim_task cuda_xcc_sysroot_unpackaged
+	assert_status 0
+	run sim_split "$pkgd"
+	assert_status 0
+	assert_output_contains "/usr/lib/libnvinfer.so.10.3.0 tensorrt"
+	assert_output_contains "/usr/lib/libnvonnxparser.so.10.3.0 tensorrt"
+	assert_output_contains "/usr/lib/libcudnn.so.9.3.0 cudnn"
+	assert_output_contains "/usr/lib/libnvvpi.so.3.2.4 vpi"
+	assert_output_contains "/usr/lib/priv/libfixture_vpi_priv.so vpi"
+	assert_output_contains "/usr/lib/nvidia/libnvbufsurface.so.1.0.0 l4t-multimedia"
+	assert_output_contains "/usr/lib/nvidia/libnvbufsurface.so l4t-multimedia"
+	assert_output_contains "/etc/ld.so.conf.d/cuda-xcc-l4t-multimedia.conf l4t-multimedia"
+	assert_output_contains "/usr/lib/libcudart.so.12.0.1 cuda-cudart"
+	# each package's license is sysroots/components.json's, and the recipe's holds them all
+	run python3 - "$SIM_ENV" "$XCC_SRCDIR/sysroots/components.json" <<-'EOS'
+	import json, re, sys
+	env = dict(re.findall(r'^(?:export )?([A-Za-z0-9_:.+-]+)="(.*)"$', open(sys.argv[1]).read(), re.M))
+	table = json.load(open(sys.argv[2]))["licenses"]
+	for c, e in sorted(table.items()):
+	    got = env["LICENSE:" + c.replace("_", "-")]
+	    print(c, "ok" if got == e["license"] else "differs: %r, not %r" % (got, e["license"]))
+	print("LICENSE", env["LICENSE"])
+	print("cuda-cudart", env["LICENSE:cuda-cudart"])
+	EOS
+	assert_status 0
+	assert_output_equals "$(printf '%s\n' "cudnn ok" "l4t_multimedia ok" "tensorrt ok" "vpi ok" \
+		"LICENSE Proprietary & Apache-2.0 & MIT & BSD-3-Clause" "cuda-cudart Proprietary")"
+	grep -q '^INSANE_SKIP:l4t-multimedia=".*dev-so' "$SIM_ENV"
 }
 
 @test "yocto: two applications set up against the one staged sysroot: nvcc script, validated CMake cache, Meson cross file" {

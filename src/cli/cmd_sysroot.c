@@ -44,7 +44,7 @@ static const char sysroot_usage[] =
 	"                     (default " SYSROOT_DEFAULT_MIRROR ")\n"
 	"  --components LIST  more target components, e.g. libcublas,libcufft (also which\n"
 	"                     libraries are taken from .debs and wheels; from apt\n"
-	"                     repositories also tensorrt, cudnn)\n"
+	"                     repositories also tensorrt, cudnn, vpi, l4t_multimedia)\n"
 	"  --dest DIR         where to put it (default: the store, see 'sysroot list')\n"
 	"  --from-device URL  copy what a cross build needs from a running board over ssh\n"
 	"                     (its /usr/local/cuda-X.Y/targets/<dir>, the JetPack's\n"

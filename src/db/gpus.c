@@ -554,8 +554,10 @@ static int known_library_component(const struct gpudb *db, const char *name, con
 static int load_need(struct gpudb *db, const char *component, const cJSON *j,
 		     struct xcc_error *err)
 {
-	static const char *const keys[] = { "name", "min_cuda", "max_cuda", NULL };
+	static const char *const keys[] = { "name", "min_cuda", "max_cuda", "source", "unverified",
+					    NULL };
 	struct component_need *n = &db->needs[db->n_needs];
+	const char *source;
 	char where[128];
 
 	snprintf(where, sizeof where, "components.json needs %s", component);
@@ -564,6 +566,9 @@ static int load_need(struct gpudb *db, const char *component, const cJSON *j,
 	if (!cJSON_IsObject(j))
 		return xcc_fail(err, XCC_EFAIL, "embedded data %s: every need is an object", where);
 	if (gpudb_only_keys(j, keys, where, err) || want_string(j, "name", where, &n->need, 0, err) ||
+	    want_string(j, "source", where, &source, 0, err) ||
+	    (cJSON_GetObjectItemCaseSensitive(j, "unverified") &&
+	     want_bool(j, "unverified", where, &n->unverified, err)) ||
 	    want_version(j, "min_cuda", where, &n->min_cuda, &n->has_min, err) ||
 	    want_version(j, "max_cuda", where, &n->max_cuda, &n->has_max, err) ||
 	    known_library_component(db, n->need, "needs", err))
@@ -594,6 +599,36 @@ static int load_needs(struct gpudb *db, const cJSON *table, struct xcc_error *er
 		cJSON_ArrayForEach(need, it)
 			if (load_need(db, it->string, need, err))
 				return -1;
+	}
+	return 0;
+}
+
+/* "licenses": checked, not kept (the Yocto and Buildroot files carry the
+ * strings, and their tests compare them with this table). */
+static int check_licenses(const struct gpudb *db, const cJSON *table, struct xcc_error *err)
+{
+	static const char *const keys[] = { "license", "text", "source", "unverified", NULL };
+	const cJSON *it, *u;
+	const char *s;
+
+	if (table && !cJSON_IsObject(table))
+		return xcc_fail(err, XCC_EFAIL, "embedded data components.json: \"licenses\" must "
+				"be an object");
+	cJSON_ArrayForEach(it, table) {
+		char where[128];
+
+		snprintf(where, sizeof where, "components.json licenses %s", it->string);
+		if (known_library_component(db, it->string, "licenses", err) ||
+		    gpudb_only_keys(it, keys, where, err) ||
+		    want_string(it, "license", where, &s, 0, err) ||
+		    want_string(it, "text", where, &s, 0, err) ||
+		    want_string(it, "source", where, &s, 0, err) ||
+		    want(it, "unverified", where, cJSON_Array, 0, &u, err))
+			return -1;
+		for (u = u->child; u; u = u->next)
+			if (!cJSON_IsString(u) || !cJSON_GetObjectItemCaseSensitive(it, u->valuestring))
+				return xcc_fail(err, XCC_EFAIL, "embedded data %s: unverified names "
+						"no field of the entry", where);
 	}
 	return 0;
 }
@@ -636,6 +671,7 @@ static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_
 	static const char *const top_keys[] = { "comment", "host", "target", "libraries_comment",
 						 "libraries", "needs_comment", "needs",
 						 "packages_comment", "packages",
+						 "licenses_comment", "licenses",
 						 "not_target_comment", "not_target", NULL };
 	const cJSON *host, *target, *it;
 	size_t i = 0;
@@ -656,7 +692,8 @@ static int load_components_root(struct gpudb *db, const cJSON *root, struct xcc_
 		if (load_component(db, it, TOOLKIT_TARGET, i++, err))
 			return -1;
 	if (load_libraries(db, cJSON_GetObjectItemCaseSensitive(root, "libraries"), err) ||
-	    load_needs(db, cJSON_GetObjectItemCaseSensitive(root, "needs"), err))
+	    load_needs(db, cJSON_GetObjectItemCaseSensitive(root, "needs"), err) ||
+	    check_licenses(db, cJSON_GetObjectItemCaseSensitive(root, "licenses"), err))
 		return -1;
 	return load_names(db, cJSON_GetObjectItemCaseSensitive(root, "packages"), "packages", 1,
 			  &db->packages, &db->n_packages, err) ||

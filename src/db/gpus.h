@@ -134,6 +134,7 @@ struct component_need {
 	const char *need;      /* libnvjitlink */
 	int has_min, has_max;  /* the CUDA releases where it holds, inclusive */
 	struct cuda_version min_cuda, max_cuda;
+	int unverified;        /* no package or file read confirmed it */
 };
 
 /* A name and what it stands for: a package stem and its component (NULL:

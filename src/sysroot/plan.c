@@ -126,6 +126,41 @@ const char *plan_package_not_target(const struct gpudb *db, const char *package)
 	return why;
 }
 
+static int need_applies(const struct component_need *n, struct cuda_version v,
+			const struct strvec *have)
+{
+	return strvec_contains(have, n->component) && strvec_contains(have, n->need) &&
+	       (!n->has_min || cuda_version_cmp(v, n->min_cuda) >= 0) &&
+	       (!n->has_max || cuda_version_cmp(v, n->max_cuda) <= 0);
+}
+
+/* What have holds because a need components.json marks unverified brought
+ * it, and no confirmed one: said, since nothing read here confirmed it. */
+static void note_unverified_needs(const struct gpudb *db, struct cuda_version v,
+				  const struct strvec *have, struct strvec *notes)
+{
+	for (size_t k = 0; k < db->n_needs; k++) {
+		const struct component_need *n = &db->needs[k];
+		int confirmed = 0;
+		char *s;
+
+		if (!n->unverified || !need_applies(n, v, have))
+			continue;
+		for (size_t j = 0; j < db->n_needs; j++)
+			confirmed |= !db->needs[j].unverified &&
+				     strcmp(db->needs[j].need, n->need) == 0 &&
+				     need_applies(&db->needs[j], v, have);
+		if (confirmed)
+			continue;
+		s = xasprintf("%s brings %s along: its libraries are taken to need it "
+			      "(sysroots/components.json \"needs\", unverified)", n->component,
+			      n->need);
+		if (!strvec_contains(notes, s))
+			strvec_push(notes, s);
+		free(s);
+	}
+}
+
 int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_version v,
 			    const struct strvec *requested, struct xcc_error *err)
 {
@@ -162,6 +197,7 @@ int plan_set_library_filter(struct plan *p, const struct gpudb *db, struct cuda_
 	}
 	strvec_extend(&target, &optional);
 	gpudb_add_needs(db, v, &target);
+	note_unverified_needs(db, v, &target, &p->notes);
 	strvec_free(&p->lib_patterns);
 	for (size_t i = 0; i < target.n; i++) {
 		const struct component_libraries *l = gpudb_component_libraries(db, target.v[i]);
@@ -491,6 +527,7 @@ int plan_add_redist(struct plan *p, const struct plan_request *rq,
 	/* What the asked components' libraries NEED comes after them. */
 	n_asked = names[REDIST_TARGET].n;
 	gpudb_add_needs(rq->db, rq->cuda, &names[REDIST_TARGET]);
+	note_unverified_needs(rq->db, rq->cuda, &names[REDIST_TARGET], &p->notes);
 
 	for (enum redist_kind k = REDIST_OPTIONAL; k <= REDIST_TARGET; k++) {
 		const char *tag = k == REDIST_HOST ? host_tag : rq->tag;
@@ -627,8 +664,13 @@ int plan_make(struct plan *p, const struct sysroot_request *rq, struct strvec *n
 		if (p->archives[i].format != PLAN_FMT_REDIST)
 			multi_component = 1;
 	if (multi_component) {
+		size_t said = p->notes.n;
+
 		if (plan_set_library_filter(p, rq->plan.db, rq->cuda, &rq->components, err))
 			goto out;
+		for (size_t i = said; i < p->notes.n; i++)
+			if (!strvec_contains(notes, p->notes.v[i]))
+				strvec_push(notes, p->notes.v[i]);
 	} else if (rq->components.n && !rq->n_manifests) {
 		char *list = strvec_join(&rq->components, ", ");
 

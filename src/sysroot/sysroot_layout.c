@@ -87,6 +87,25 @@ static char *toolkit_path(enum plan_format f, const char *m)
 	 * beside the others, where -I finds them in the sysroot. */
 	if (strcmp(m, "usr/include/aarch64-linux-gnu") == 0)
 		return NULL;
+	/* VPI's .debs install under their own prefix, opt/nvidia/vpi<N>/
+	 * (include/, lib/aarch64-linux-gnu/ with priv/ and cmake/): as any
+	 * library's, where -I, -L and find_package look in the sysroot. */
+	if (starts_with(m, "opt/nvidia/vpi") && (rest = strchr(m + strlen("opt/nvidia/"), '/'))) {
+		static const char *const dirs[][2] = { { "include/", "include" },
+						       { "lib/aarch64-linux-gnu/", "lib" },
+						       { "lib64/", "lib" } };
+
+		for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+			if (starts_with(rest + 1, dirs[i][0]) && rest[1 + strlen(dirs[i][0])])
+				return xasprintf("%s/%s", dirs[i][1], rest + 1 + strlen(dirs[i][0]));
+		return NULL;
+	}
+	/* The Jetson Multimedia API's headers (nvidia-l4t-jetson-multimedia-api),
+	 * which projects name as -I/usr/src/jetson_multimedia_api/include. */
+	if (starts_with(m, "usr/src/jetson_multimedia_api/include/"))
+		return m[strlen("usr/src/jetson_multimedia_api/include/")] ?
+			xasprintf("include/%s", m + strlen("usr/src/jetson_multimedia_api/include/")) :
+			NULL;
 	if (starts_with(m, "usr/include/aarch64-linux-gnu/"))
 		return m[strlen("usr/include/aarch64-linux-gnu/")] ?
 			xasprintf("include/%s", m + strlen("usr/include/aarch64-linux-gnu/")) : NULL;
@@ -151,16 +170,24 @@ static int is_toolkit_dir(const char *path)
 	return 0;
 }
 
-/* usr/share/doc/<package>/copyright: a .deb's license terms (for CUDA's
- * packages NVIDIA's EULA, as Debian ships it). */
-static int is_deb_copyright(const char *member)
+/* The name a .deb's license text keeps in licenses/<package>/, or NULL:
+ * usr/share/doc/<package>/copyright (for CUDA's packages NVIDIA's EULA, as
+ * Debian ships it), and VPI's opt/nvidia/vpi<N>/doc/ EULA and licenses of
+ * the code it holds (VPI_EULA.txt, LICENSE.OpenCV...). */
+static const char *deb_license_name(const char *member)
 {
-	const char *pkg = "usr/share/doc/", *slash;
+	const char *pkg = "usr/share/doc/", *slash, *base = strrchr(member, '/');
 
-	if (!starts_with(member, pkg))
-		return 0;
-	slash = strchr(member + strlen(pkg), '/');
-	return slash && slash > member + strlen(pkg) && strcmp(slash, "/copyright") == 0;
+	if (starts_with(member, pkg)) {
+		slash = strchr(member + strlen(pkg), '/');
+		return slash && slash > member + strlen(pkg) && strcmp(slash, "/copyright") == 0 ?
+			"copyright" : NULL;
+	}
+	if (!starts_with(member, "opt/nvidia/vpi") || !base ||
+	    !(slash = strchr(member + strlen("opt/nvidia/"), '/')) ||
+	    !starts_with(slash, "/doc/") || strchr(slash + strlen("/doc/"), '/'))
+		return NULL;
+	return strcasestr(base, "license") || strcasestr(base, "eula") ? base + 1 : NULL;
 }
 
 /* Whether lib_path (a member's path under lib/) is taken under the plan's
@@ -186,9 +213,9 @@ char *sysroot_member_destination(const struct plan *p, const struct plan_archive
 	/* Kept as a redist archive's LICENSE is, so that whatever packages
 	 * the libraries (a Yocto or Buildroot recipe) finds their terms in
 	 * licenses/<component>/ whatever the sysroot was made from. */
-	if (a->format == PLAN_FMT_DEB && is_deb_copyright(member)) {
+	if (a->format == PLAN_FMT_DEB && deb_license_name(member)) {
 		if ((dir = license_destination(a)))
-			out = xasprintf("%s/copyright", dir);
+			out = xasprintf("%s/%s", dir, deb_license_name(member));
 		free(dir);
 		return out;
 	}

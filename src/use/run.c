@@ -202,9 +202,14 @@ static int plan_target(const struct gpudb *db, const struct run_opts *o, struct 
 		profile = s.target;
 		if (strcmp(profile->machine, plan->machine) != 0)
 			profile = NULL; /* a build-machine tool of the project: the sysroot is not its */
-		if (profile)
+		/* lib/nvidia: L4T's multimedia libraries (l4t_multimedia), where the
+		 * board keeps them too (usr/lib/aarch64-linux-gnu/nvidia). */
+		if (profile) {
 			push_dir_if_exists(&plan->lib_dirs,
 					   xasprintf("%s/targets/%s/lib", sysroot, s.meta.target_dir));
+			push_dir_if_exists(&plan->lib_dirs, xasprintf("%s/targets/%s/lib/nvidia",
+								      sysroot, s.meta.target_dir));
+		}
 		if (profile && o->stub_libcuda &&
 		    push_stub_libcuda(sysroot, s.meta.target_dir, &plan->lib_dirs, err))
 			goto fail;

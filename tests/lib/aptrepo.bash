@@ -38,16 +38,39 @@ apt_from_l4t() {
 		--from "$(apt_dists jetson/common)" --from "$(apt_dists jetson/t234)")
 }
 
+# The components each shape's sysroot is made with: TensorRT and cuDNN, and in Jetson's own
+# repositories VPI and L4T's multimedia libraries too.
+apt_components() {
+	if [ "$1" = l4t ]; then echo tensorrt,cudnn,vpi,l4t_multimedia; else echo tensorrt,cudnn; fi
+}
+
 # The sysroot of SHAPE (sbsa, aarch64, l4t), made once per file into $BATS_FILE_TMPDIR/S-SHAPE
-# (a test that finds it made reuses it); its path in $S.
+# (a test that finds it made reuses it); its path in $S, what create said in $S.log.
 apt_sysroot() {
 	local shape=$1 target=sbsa cuda=12.4 arch=()
 	S=$BATS_FILE_TMPDIR/S-$shape
 	[ ! -e "$S/sysroot.json" ] || return 0
 	"apt_from_$shape"
+	# The SBSA shape's libraries carry SASS for sm_80 and sm_90 (as a server build for the
+	# GPUs of its time), not for every GPU of the target's default list.
+	arch=(-arch sm_80,sm_90)
 	if [ "$shape" != sbsa ]; then target=jetson cuda=12.6 arch=(-arch sm_87); fi
 	"$CUDA_XCC" sysroot create --target "$target" --cuda "$cuda" "${arch[@]}" --dest "$S" \
-		--progress never --components tensorrt,cudnn "${FROM[@]}"
+		--progress never --components "$(apt_components "$shape")" "${FROM[@]}" \
+		> "$S.log" 2>&1 || { cat "$S.log" >&2; return 1; }
+}
+
+# The packages sysroot.json $1 records, NAME=VERSION one a line.
+apt_recorded() {
+	python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1]))["components"]: print(c["name"] + "=" + c["version"])' "$1"
+}
+
+# The serving table sysroot.json $1 records: "LIBRARY CAP VERDICT" one a line.
+apt_serving() {
+	python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["serving"]:
+    for cap, v in r["serving"].items(): print(r["library"], cap, v)' "$1"
 }
 
 # A copy of the CUDA repositories a test may change: hard links, and every file the test
@@ -79,9 +102,14 @@ apt_deb() {
 	dpkg-deb --root-owner-group -Znone -b "$4" "$5/${1}_${2}_${3}.deb" >/dev/null
 }
 
-# The test program: cudart, TensorRT and cuDNN called from a .cu with a kernel.
+# The test program: cudart, TensorRT and cuDNN called from a .cu with a kernel; with a
+# second argument "l4t", VPI and L4T's NvBufSurface too.
 apt_program() {
-	cat > "$1" <<'EOF'
+	{
+		if [ "${2:-}" = l4t ]; then
+			printf '#define WITH_L4T 1\n#include <vpi/VPI.h>\n#include <nvbufsurface.h>\n'
+		fi
+		cat <<'EOF'
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <NvInfer.h>
@@ -94,7 +122,11 @@ int main()
 	std::printf("cudaGetDeviceCount: err=%d (%s)\n", (int)e, cudaGetErrorName(e));
 	std::printf("getInferLibVersion %d cudnnGetVersion %zu\n", getInferLibVersion(),
 		    cudnnGetVersion());
+#ifdef WITH_L4T
+	std::printf("vpi %d nvbufsurface %d\n", vpiFixtureVersion(), NvBufSurfaceFixtureVersion());
+#endif
 	return e ? 2 : 0;
 }
 EOF
+	} > "$1"
 }

@@ -76,7 +76,23 @@ static void test_components(const struct gpudb *db)
 		{ "{\"hosts\": [], \"target\": [], \"libraries\": {}}", "unknown key \"hosts\"" },
 		{ "{\"host\": [", "not valid JSON" },
 		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
-		  "\"needs\": {\"a\": [{\"name\": \"b\"}]}}", "needs: b is not in the libraries table" },
+		  "\"needs\": {\"a\": [{\"name\": \"b\", \"source\": \"s\"}]}}",
+		  "needs: b is not in the libraries table" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"needs\": {\"a\": [{\"name\": \"a\"}]}}", "needs a: source is missing" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"needs\": {\"a\": [{\"name\": \"a\", \"source\": \"s\", \"unverified\": 1}]}}",
+		  "needs a: unverified must be true or false" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"licenses\": {\"b\": {}}}", "licenses: b is not in the libraries table" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"licenses\": {\"a\": {\"license\": \"Proprietary\", \"text\": \"t\"}}}",
+		  "licenses a: source is missing" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
+		  "\"licenses\": {\"a\": {\"license\": \"P\", \"text\": \"t\", \"source\": \"s\", "
+		  "\"unverified\": [\"licence\"]}}}", "licenses a: unverified names no field" },
+		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, \"licenses\": []}",
+		  "\"licenses\" must be an object" },
 		{ "{\"host\": [], \"target\": [], \"libraries\": {\"a\": []}, "
 		  "\"needs\": {\"a\": [{\"name\": \"a\", \"min\": \"12.0\"}]}}",
 		  "needs a: unknown key \"min\"" },

@@ -112,6 +112,37 @@ int main(void)
 	       "targets/sbsa-linux/include/cuda.h");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/local/cuda-12.6/bin/ptxas", "bin/ptxas");
 	expect(PLAN_FMT_DEB, PLAN_HOST, tools, "usr/local/cuda-12.6/nvvm/bin/cicc", "nvvm/bin/cicc");
+	/* NVIDIA's Jetson products: TensorRT's and cuDNN's multiarch headers,
+	 * VPI's own prefix, L4T's multimedia libraries and its API's headers */
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "usr/include/aarch64-linux-gnu/NvInfer.h",
+	       "targets/sbsa-linux/include/NvInfer.h");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/include/vpi/Image.h",
+	       "targets/sbsa-linux/include/vpi/Image.h");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "opt/nvidia/vpi3/lib/aarch64-linux-gnu/libnvvpi.so.3.2.4",
+	       "targets/sbsa-linux/lib/libnvvpi.so.3.2.4");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "opt/nvidia/vpi3/lib/aarch64-linux-gnu/priv/libcupva_host.so.2.5",
+	       "targets/sbsa-linux/lib/priv/libcupva_host.so.2.5");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "opt/nvidia/vpi3/lib/aarch64-linux-gnu/cmake/vpi3/vpi3-config.cmake",
+	       "targets/sbsa-linux/lib/cmake/vpi3/vpi3-config.cmake");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/lib64", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/etc/ld.so.conf.d/vpi3.conf", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/doc/VPI_EULA.txt",
+	       "licenses/comp/VPI_EULA.txt");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/doc/LICENSE.OpenCV",
+	       "licenses/comp/LICENSE.OpenCV");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/doc/html/index.html", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target, "opt/nvidia/vpi3/doc/x/LICENSE", NULL);
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/lib/aarch64-linux-gnu/nvidia/libnvbufsurface.so.1.0.0",
+	       "targets/sbsa-linux/lib/nvidia/libnvbufsurface.so.1.0.0");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/src/jetson_multimedia_api/include/nvbufsurface.h",
+	       "targets/sbsa-linux/include/nvbufsurface.h");
+	expect(PLAN_FMT_DEB, PLAN_TARGET, target,
+	       "usr/src/jetson_multimedia_api/samples/00_video_decode/main.cpp", NULL);
 
 	/* wheels */
 	expect(PLAN_FMT_WHEEL, PLAN_TARGET, target, "nvidia/cuda_runtime/lib/libcudart.so.12",
@@ -206,6 +237,43 @@ int main(void)
 				   "nvidia-cuda-dev stands for no single component");
 				strvec_free(&q.lib_patterns);
 			}
+		}
+
+		/* NVIDIA's products beyond CUDA bring what their libraries need */
+		{
+			struct strvec jp = STRVEC_INIT;
+			struct plan q = p;
+			struct cuda_version v126 = { 12, 6, -1 };
+			int noted = 0;
+
+			q.lib_patterns = (struct strvec)STRVEC_INIT;
+			q.notes = (struct strvec)STRVEC_INIT;
+			strvec_push(&jp, "cudnn");
+			strvec_push(&jp, "vpi");
+			strvec_push(&jp, "l4t_multimedia");
+			ok(plan_set_library_filter(&q, &db, v126, &jp, &err) == 0,
+			   "library filter: cudnn, vpi, l4t_multimedia");
+			ok(sysroot_layout_keeps_library(&q, "libcudnn.so.9") &&
+			   sysroot_layout_keeps_library(&q, "libcublasLt.so.12") &&
+			   sysroot_layout_keeps_library(&q, "libnvrtc.so.12"),
+			   "cudnn brings libcublas and cuda_nvrtc");
+			ok(sysroot_layout_keeps_library(&q, "libnvvpi.so.3") &&
+			   sysroot_layout_keeps_library(&q, "priv/libcupva_host.so.2") &&
+			   sysroot_layout_keeps_library(&q, "libcufft.so.11") &&
+			   sysroot_layout_keeps_library(&q, "libnppc.so.12"),
+			   "vpi: its library, priv/, and the libcufft and libnpp it needs");
+			ok(sysroot_layout_keeps_library(&q, "nvidia/libnvbufsurface.so.1.0.0") &&
+			   !sysroot_layout_keeps_library(&q, "nvidia/libcuda.so.1.1") &&
+			   !sysroot_layout_keeps_library(&q, "libnvinfer.so.10"),
+			   "l4t_multimedia: its lib/nvidia/ libraries, not the driver's");
+			for (size_t i = 0; i < q.notes.n; i++)
+				noted += strstr(q.notes.v[i], "cudnn brings cuda_nvrtc") &&
+					 strstr(q.notes.v[i], "unverified");
+			ok(noted == 1 && q.notes.n == 1, "one note: the unverified need (%zu notes)",
+			   q.notes.n);
+			strvec_free(&jp);
+			strvec_free(&q.lib_patterns);
+			strvec_free(&q.notes);
 		}
 
 		strvec_push(&req, "libfoo");

@@ -830,6 +830,32 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
+# NVIDIA's products beyond CUDA in the sysroot's target directory, where find modules
+# look for them with NO_DEFAULT_PATH: TensorRT through TensorRT_ROOT or TENSORRT_ROOT,
+# cuDNN through CUDNN_ROOT, CUDNN_ROOT_DIR or CUDNN_PATH (as in find_library(NVINFER nvinfer
+# HINTS ${TensorRT_ROOT} PATH_SUFFIXES lib NO_DEFAULT_PATH)); a project's own value stays.
+# L4T's multimedia libraries are in lib/nvidia, as on the board. A product's CMake package
+# files (lib/cmake/<name>/, where one ships them) are found through CMAKE_FIND_ROOT_PATH.
+function(_xcc_product_hints)
+	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+	set(_hints)
+	if(EXISTS "${_tdir}/include/NvInfer.h")
+		list(APPEND _hints TensorRT_ROOT TENSORRT_ROOT)
+	endif()
+	if(EXISTS "${_tdir}/include/cudnn.h")
+		list(APPEND _hints CUDNN_ROOT CUDNN_ROOT_DIR CUDNN_PATH)
+	endif()
+	foreach(_v IN LISTS _hints)
+		if(NOT DEFINED ${_v} AND NOT DEFINED ENV{${_v}})
+			set(${_v} "${_tdir}" PARENT_SCOPE)
+		endif()
+	endforeach()
+	if(IS_DIRECTORY "${_tdir}/lib/nvidia" AND NOT "${_tdir}/lib/nvidia" IN_LIST CMAKE_LIBRARY_PATH)
+		set(CMAKE_LIBRARY_PATH ${CMAKE_LIBRARY_PATH} "${_tdir}/lib/nvidia" PARENT_SCOPE)
+	endif()
+endfunction()
+_xcc_product_hints()
+
 # A cross ld follows the NEEDED entries of the libraries it links through
 # -rpath-link and its own search directories alone, never through their
 # RUNPATH: an executable that links only a shared library of the project,

@@ -18,7 +18,30 @@ CUDA_XCC_RUNTIME_VERSION = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDA_VER
 CUDA_XCC_RUNTIME_SITE = $(BR2_EXTERNAL_CUDA_XCC_PATH)/package/cuda-xcc-runtime
 CUDA_XCC_RUNTIME_SITE_METHOD = local
 CUDA_XCC_RUNTIME_DEPENDENCIES = host-cuda-xcc
-CUDA_XCC_RUNTIME_LICENSE = NVIDIA CUDA Toolkit EULA
+
+# NVIDIA's products beyond CUDA, one option each: their license (sysroots/components.json's
+# licenses, which tests/buildroot.bats compares with these) and their files in the sysroot's
+# lib/ (its libraries) that go to the target's /usr/lib.
+CUDA_XCC_RUNTIME_PRODUCTS = \
+	$(if $(BR2_PACKAGE_CUDA_XCC_RUNTIME_TENSORRT),tensorrt) \
+	$(if $(BR2_PACKAGE_CUDA_XCC_RUNTIME_CUDNN),cudnn) \
+	$(if $(BR2_PACKAGE_CUDA_XCC_RUNTIME_VPI),vpi) \
+	$(if $(BR2_PACKAGE_CUDA_XCC_RUNTIME_L4T_MULTIMEDIA),l4t_multimedia)
+CUDA_XCC_RUNTIME_LICENSE_tensorrt = Proprietary & Apache-2.0
+CUDA_XCC_RUNTIME_LICENSE_cudnn = Proprietary
+CUDA_XCC_RUNTIME_LICENSE_vpi = Proprietary
+CUDA_XCC_RUNTIME_LICENSE_l4t_multimedia = Proprietary & MIT & BSD-3-Clause
+CUDA_XCC_RUNTIME_FILES_tensorrt = libnvinfer*.so.* libnvonnxparser*.so.* libnvparsers*.so.*
+CUDA_XCC_RUNTIME_FILES_cudnn = libcudnn*.so.*
+# VPI's priv/ beside libnvvpi, as in its own directory
+CUDA_XCC_RUNTIME_FILES_vpi = libnvvpi.so.* priv
+# L4T's libraries, in lib/nvidia on the board and in the sysroot, in /usr/lib here:
+# Buildroot's target has no ld.so.conf
+CUDA_XCC_RUNTIME_FILES_l4t_multimedia = nvidia/*
+
+# (foreach joins its words with a space, before each comma)
+CUDA_XCC_RUNTIME_LICENSE = $(subst $(space)$(comma),$(comma),NVIDIA CUDA Toolkit EULA$(foreach \
+	c,$(strip $(CUDA_XCC_RUNTIME_PRODUCTS)),$(comma) $(CUDA_XCC_RUNTIME_LICENSE_$(c)) ($(c))))
 # The EULA lets an application ship the runtime, not a source mirror.
 CUDA_XCC_RUNTIME_REDISTRIBUTE = NO
 
@@ -74,7 +97,8 @@ CUDA_XCC_RUNTIME_GPU_SYMS := $(shell sed -n 's/^config \(BR2_PACKAGE_CUDA_XCC_RU
 	$(BR2_EXTERNAL_CUDA_XCC_PATH)/package/cuda-xcc-runtime/Config.in.choices)
 CUDA_XCC_RUNTIME_GPU_ARCH = $(subst $(space),$(comma),$(strip $(foreach v,$(CUDA_XCC_RUNTIME_GPU_SYMS), \
 	$(if $(filter y,$($(v))),$(subst -,_,$(call LOWERCASE,$(patsubst BR2_PACKAGE_CUDA_XCC_RUNTIME_GPU_%,%,$(v))))))))
-CUDA_XCC_RUNTIME_COMPONENTS = $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS))
+CUDA_XCC_RUNTIME_COMPONENTS = $(strip $(call qstrip,$(BR2_PACKAGE_CUDA_XCC_RUNTIME_COMPONENTS)) \
+	$(CUDA_XCC_RUNTIME_PRODUCTS))
 CUDA_XCC_RUNTIME_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
 # CMAKE_CUDA_ARCHITECTURES, as cuda-xcc validated them for the sysroot.
 CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE = $(HOST_DIR)/share/cuda-xcc/cmake-architectures
@@ -133,6 +157,11 @@ define CUDA_XCC_RUNTIME_INSTALL_TARGET_CMDS
 	cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/libcudart.so* $(TARGET_DIR)/usr/lib/
 	$(foreach c,$(filter lib%,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
 		cp -a $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib/$(c)*.so.* $(TARGET_DIR)/usr/lib/
+	)
+	$(foreach c,$(strip $(CUDA_XCC_RUNTIME_PRODUCTS)), \
+		cd $(CUDA_XCC_RUNTIME_TARGET_DIR)/lib && for f in $(CUDA_XCC_RUNTIME_FILES_$(c)); do \
+			if [ -e "$$f" ]; then cp -a "$$f" $(TARGET_DIR)/usr/lib/ || exit 1; fi; \
+		done
 	)
 	$(if $(filter cuda_compat,$(CUDA_XCC_RUNTIME_COMPONENTS)), \
 		mkdir -p $(TARGET_DIR)$(CUDA_XCC_RUNTIME_COMPAT_DIR)

@@ -8,8 +8,9 @@ that use them."
 # NVIDIA's libraries under NVIDIA's terms. Their text is in the CUDA
 # archives, so it is checksummed in the sysroot (do_populate_lic runs after
 # do_compile): give its md5, which changes with the CUDA release and the
-# sources (OE's error names the one it found).
-LICENSE = "Proprietary"
+# sources (OE's error names the one it found). TensorRT and L4T's multimedia
+# libraries add the open licenses of what they hold (cuda_xcc_license below).
+LICENSE = "${@cuda_xcc_license(d)}"
 CUDA_XCC_RUNTIME_LICENSE_FILE ??= "licenses/cuda_cudart/LICENSE"
 CUDA_XCC_RUNTIME_LICENSE_MD5 ??= ""
 LIC_FILES_CHKSUM = "file://${CUDA_XCC_SYSROOT_BUILD}/${CUDA_XCC_RUNTIME_LICENSE_FILE};md5=${CUDA_XCC_RUNTIME_LICENSE_MD5}"
@@ -74,6 +75,18 @@ do_install() {
         [ -e "$f" ] || continue
         cp -P "$f" ${D}${libdir}/
     done
+    # VPI's priv/ beside libnvvpi, as in its own directory; L4T's multimedia
+    # libraries in libdir/nvidia, as the board has them, for the loader
+    # through ld.so.conf.d (glibc's ld.so.conf includes it)
+    if [ -d $lib/priv ]; then
+        install -d ${D}${libdir}/priv
+        cp -P $lib/priv/* ${D}${libdir}/priv/
+    fi
+    if [ -d $lib/nvidia ]; then
+        install -d ${D}${libdir}/nvidia ${D}${sysconfdir}/ld.so.conf.d
+        cp -P $lib/nvidia/*.so* ${D}${libdir}/nvidia/
+        echo ${libdir}/nvidia > ${D}${sysconfdir}/ld.so.conf.d/cuda-xcc-l4t-multimedia.conf
+    fi
     compat=$(dirname $lib)/compat
     if [ -d "$compat" ]; then
         install -d ${D}${CUDA_XCC_COMPAT_DIR}
@@ -122,6 +135,9 @@ CUDA_XCC_COMPONENT_LIBS[libcublas] = "libcublas.so.* libcublasLt.so.* libnvblas.
 CUDA_XCC_COMPONENT_LIBS[libnvjitlink] = "libnvJitLink.so.*"
 CUDA_XCC_COMPONENT_LIBS[cuda_opencl] = "libOpenCL.so.*"
 CUDA_XCC_COMPONENT_LIBS[cuda_cupti] = "libcupti.so.* libnvperf_host.so* libnvperf_target.so* libpcsamplingutil.so*"
+# NVIDIA's products beyond CUDA (sysroots/components.json's libraries)
+CUDA_XCC_COMPONENT_LIBS[tensorrt] = "libnvinfer*.so.* libnvonnxparser*.so.* libnvparsers*.so.*"
+CUDA_XCC_COMPONENT_LIBS[cudnn] = "libcudnn*.so.*"
 # The cuda_compat component (a JetPack that ships an older CUDA than this
 # one runs it only with NVIDIA's cuda-compat on the board): its libraries
 # where the board's own cuda-compat package puts them, not in libdir.
@@ -132,11 +148,29 @@ CUDA_XCC_COMPAT_ORIN_DIR ??= "${CUDA_XCC_COMPAT_DIR}_orin"
 # each component's files, where they are not libraries in libdir
 CUDA_XCC_COMPONENT_FILES[cuda_compat] = "${CUDA_XCC_COMPAT_DIR}"
 CUDA_XCC_COMPONENT_FILES[cuda_compat_orin] = "${CUDA_XCC_COMPAT_ORIN_DIR}"
+CUDA_XCC_COMPONENT_FILES[vpi] = "${libdir}/libnvvpi.so.* ${libdir}/priv"
+CUDA_XCC_COMPONENT_FILES[l4t_multimedia] = "${libdir}/nvidia ${sysconfdir}/ld.so.conf.d/cuda-xcc-l4t-multimedia.conf"
+# each component's license, where it is not Proprietary alone (sysroots/components.json's
+# licenses, which tests/yocto.bats compares with these)
+CUDA_XCC_COMPONENT_LICENSE[tensorrt] = "Proprietary & Apache-2.0"
+CUDA_XCC_COMPONENT_LICENSE[cudnn] = "Proprietary"
+CUDA_XCC_COMPONENT_LICENSE[vpi] = "Proprietary"
+CUDA_XCC_COMPONENT_LICENSE[l4t_multimedia] = "Proprietary & MIT & BSD-3-Clause"
+# L4T's libraries are unversioned (libnvmedia.so): no development links
+CUDA_XCC_COMPONENT_INSANE_SKIP[l4t_multimedia] = "dev-so"
 
 def cuda_xcc_components(d):
     words = (d.getVar("CUDA_XCC_BASE_COMPONENTS") + " " +
              d.getVar("CUDA_XCC_COMPONENTS").replace(",", " ")).split()
     return [c for i, c in enumerate(words) if c not in words[:i]]
+
+def cuda_xcc_license(d):
+    lics = ["Proprietary"]
+    for c in cuda_xcc_components(d):
+        for l in (d.getVarFlag("CUDA_XCC_COMPONENT_LICENSE", c) or "").split("&"):
+            if l.strip() and l.strip() not in lics:
+                lics.append(l.strip())
+    return " & ".join(lics)
 
 def cuda_xcc_runtime_packages(d):
     return " ".join(c.replace("_", "-").lower() for c in cuda_xcc_components(d))
@@ -170,6 +204,8 @@ python () {
         d.setVar("FILES:" + pkg, files or " ".join("%s/%s" % (libdir, l) for l in libs.split()))
         d.setVar("SUMMARY:" + pkg, "CUDA runtime libraries of %s, from the cuda-xcc sysroot" % c)
         d.appendVar("RDEPENDS:" + pkg, " ${PN}")
+        d.setVar("LICENSE:" + pkg, d.getVarFlag("CUDA_XCC_COMPONENT_LICENSE", c) or "Proprietary")
         # prebuilt: NVIDIA links them as it does
-        d.appendVar("INSANE_SKIP:" + pkg, " already-stripped ldflags")
+        d.appendVar("INSANE_SKIP:" + pkg, " already-stripped ldflags " +
+                    (d.getVarFlag("CUDA_XCC_COMPONENT_INSANE_SKIP", c) or ""))
 }
