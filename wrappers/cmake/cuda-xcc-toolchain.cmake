@@ -84,7 +84,12 @@ if(NOT CUDA_XCC_SYSROOT)
 		"'cuda-xcc sysroot create' (-DCUDA_XCC_SYSROOT=DIR or the environment)")
 endif()
 if(NOT CUDA_XCC_EXECUTABLE)
-	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
+	find_program(CUDA_XCC_EXECUTABLE cuda-xcc)
+endif()
+if(NOT CUDA_XCC_EXECUTABLE)
+	_xcc_before_fatal()
+	message(FATAL_ERROR "cuda-xcc: no cuda-xcc on PATH, which this file asks what the sysroot "
+		"is: install it, or name it with -DCUDA_XCC_EXECUTABLE=PATH")
 endif()
 
 # What the sysroot is, and whether this configure can build with it, as
