@@ -200,6 +200,23 @@ cmake_read() {
 	assert_output_equals ""
 }
 
+@test "toolchain query: a sysroot that records no host compiler: --cmake refuses it, a cache (whose caller names one) does not" {
+	d=$(scratch)
+	one_file_sysroot "$d/sr" sbsa 12.4.1 "" 9.0
+	sed -i 's/"host_compiler": "",//' "$d/sr/sysroot.json"
+	run xcc toolchain query --sysroot "$d/sr" --cmake
+	assert_status 2
+	assert_output_contains "names no cross g++ (host_compiler); recreate it with 'cuda-xcc sysroot create'"
+	run xcc toolchain query --sysroot "$d/sr" --cmake-cache --cache "CMAKE_CUDA_HOST_COMPILER=my-g++"
+	assert_status 0
+	assert_output_contains 'set(CMAKE_CUDA_HOST_COMPILER [[my-g++]] CACHE STRING "cuda-xcc")'
+	xcc toolchain query --sysroot "$d/sr" --output "$d/q.json"
+	run jfield "$d/q.json" 'm["host_compiler"], m["host_compiler_c"]'
+	assert_output_equals "(None, None)"
+	run jfield "$d/q.json" 'm["cmake_refusal"]'
+	assert_output_contains "names no cross g++"
+}
+
 @test "toolchain query --cmake-cache: the toolkit's entries and the caller's, read back by cmake -C" {
 	need cmake
 	local sr=$BATS_TEST_TMPDIR/"s\$p a'ce"

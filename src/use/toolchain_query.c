@@ -75,7 +75,9 @@ static char *given_refusal(const struct toolchain_query *q)
 }
 
 /* The refusals that need the sysroot: its own device root, a missing
- * host compiler, another CUDA's headers where every compile reads them. */
+ * host compiler (the toolchain file's compilers; not a cache's, whose
+ * caller names its own), another CUDA's headers where every compile reads
+ * them. */
 static char *open_refusal(const struct toolchain_query *q, const struct answer *a)
 {
 	const struct sysroot_meta *m = &a->sr.meta;
@@ -86,7 +88,7 @@ static char *open_refusal(const struct toolchain_query *q, const struct answer *
 				       "sysroot.json; give CUDA_XCC_TARGET_FS to name another)",
 				       a->sr.target_fs, &e))
 		return xstrdup(e.msg);
-	if (!m->host_compiler)
+	if (!m->host_compiler && q->form != QUERY_CMAKE_CACHE)
 		return xasprintf("%s/sysroot.json names no cross g++ (host_compiler); recreate it "
 				 "with 'cuda-xcc sysroot create' on a machine that has one", m->dir);
 	for (size_t i = 0; i < a->env.n; i++) {

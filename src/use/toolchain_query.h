@@ -34,8 +34,9 @@ struct toolchain_query {
 };
 
 /* The answer to q in q->form; caller frees. The CMake forms refuse
- * (XCC_EUSAGE, naming the way out) what the JSON reports: a path CMake
- * cannot carry, another CUDA's headers on a compiler search path. */
+ * (XCC_EUSAGE, naming the way out) what the JSON reports as cmake_refusal:
+ * a path CMake cannot carry, another CUDA's headers on a compiler search
+ * path, and (QUERY_CMAKE) a sysroot that records no host compiler. */
 char *toolchain_query(const struct gpudb *db, const struct toolchain_query *q,
 		      struct xcc_error *err);
 
