@@ -146,34 +146,108 @@ if(CUDA_XCC_ENV_PROGRAM)
 else()
 	set(_xcc_env "${CMAKE_COMMAND}" -E env)
 endif()
+# The assignments that give a CUDA compile the sysroot's identity: ccache's
+# compiler check, with the prefix maps left out of its hash (they name each
+# tree's own paths, mapped to the same names: what they do is in the
+# preprocessed text and the object); sccache's cache buster, the one value
+# of the compile's environment it adds to every C, C++ and CUDA key (it has
+# no compiler_check and knows nvcc by nvcc's bytes alone). Values the user
+# set at configure time are kept in front.
+set(_xcc_ccache_identity)
+set(_xcc_sccache_identity)
+if(CUDA_XCC_QUERY_FINGERPRINT)
+	set(_xcc_ignore "-Xcompiler=-ffile-prefix-map=*")
+	if(NOT "$ENV{CCACHE_IGNOREOPTIONS}" STREQUAL "")
+		set(_xcc_ignore "$ENV{CCACHE_IGNOREOPTIONS} ${_xcc_ignore}")
+	endif()
+	set(_xcc_ccache_identity "CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}"
+		"CCACHE_IGNOREOPTIONS=${_xcc_ignore}")
+	set(_xcc_buster "cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}")
+	if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
+		set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
+	endif()
+	set(_xcc_sccache_identity "SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}")
+endif()
 macro(_xcc_ccache_identity)
 	if(NOT DEFINED CMAKE_CUDA_COMPILER_LAUNCHER AND DEFINED ENV{CMAKE_CUDA_COMPILER_LAUNCHER})
 		set(CMAKE_CUDA_COMPILER_LAUNCHER "$ENV{CMAKE_CUDA_COMPILER_LAUNCHER}")
 	endif()
-	list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
-	if(CUDA_XCC_QUERY_FINGERPRINT AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)ccache$")
-		# The prefix maps name each tree's own paths, mapped to the same
-		# names: what they do is in the preprocessed text and the object.
-		set(_xcc_ignore "-Xcompiler=-ffile-prefix-map=*")
-		if(NOT "$ENV{CCACHE_IGNOREOPTIONS}" STREQUAL "")
-			set(_xcc_ignore "$ENV{CCACHE_IGNOREOPTIONS} ${_xcc_ignore}")
-		endif()
-		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
-			"CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}"
-			"CCACHE_IGNOREOPTIONS=${_xcc_ignore}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
-	elseif(CUDA_XCC_QUERY_FINGERPRINT AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)sccache$")
-		# sccache has no compiler_check: it knows nvcc by nvcc's bytes alone.
-		# SCCACHE_C_CUSTOM_CACHE_BUSTER is the one value of the compile's
-		# environment it adds to every C, C++ and CUDA key; one the user set
-		# at configure time is kept in front of the fingerprint.
-		set(_xcc_buster "cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}")
-		if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
-			set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
-		endif()
-		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
-			"SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
+	set(_xcc_launcher0 "")
+	if(CMAKE_CUDA_COMPILER_LAUNCHER)
+		list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
+	endif()
+	if(_xcc_ccache_identity AND _xcc_launcher0 MATCHES "(^|/)ccache$")
+		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env} ${_xcc_ccache_identity}
+			${CMAKE_CUDA_COMPILER_LAUNCHER})
+	elseif(_xcc_sccache_identity AND _xcc_launcher0 MATCHES "(^|/)sccache$")
+		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env} ${_xcc_sccache_identity}
+			${CMAKE_CUDA_COMPILER_LAUNCHER})
 	endif()
 endmacro()
+# A project that turns ccache (or sccache) on itself, with RULE_LAUNCH_COMPILE
+# (as many large ones do), puts it in front of every compile, CUDA's too,
+# where no compiler launcher of the command line is: CUDA compiles would go
+# without the sysroot's identity. At the end of the configure, each target
+# whose RULE_LAUNCH_COMPILE (its own, its directory's or the global one)
+# names one runs it through a script of the build tree that sets the same
+# assignments for the CUDA compiles alone (its first argument is the
+# compile's <LANGUAGE>) and runs the rest; C and C++ keep the cache's own
+# check of the cross gcc. A script, not env(1): the launcher is one for
+# every language.
+function(_xcc_rule_launch_identity)
+	get_property(_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+	if(NOT _xcc_ccache_identity OR NOT "CUDA" IN_LIST _langs)
+		return()
+	endif()
+	set(_script "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-rule-launch/launch")
+	set(_text "#!/bin/sh\n# RULE_LAUNCH_COMPILE with the cuda-xcc sysroot's identity for CUDA compiles,\n# written by cuda-xcc's CMake toolchain file.\nif [ \"$1\" = CUDA ]; then\n")
+	foreach(_a IN LISTS _xcc_ccache_identity _xcc_sccache_identity)
+		_xcc_sh_quote("${_a}" _q)
+		string(APPEND _text "\texport ${_q}\n")
+	endforeach()
+	# The launcher's own leading NAME=VALUE words, which the shell took as
+	# assignments where the launcher came first.
+	string(APPEND _text "fi\nshift\nwhile [ $# -gt 1 ]; do\n\tcase \${1%%=*} in\n"
+		"\t''|[0-9]*|*[!A-Za-z0-9_]*) break ;;\n\tesac\n\tcase $1 in\n\t*=*) export \"$1\"; shift ;;\n"
+		"\t*) break ;;\n\tesac\ndone\nexec \"$@\"\n")
+	set(_written FALSE)
+	_xcc_project_targets(_targets)
+	foreach(_t IN LISTS _targets)
+		get_target_property(_type ${_t} TYPE)
+		if(_type STREQUAL "INTERFACE_LIBRARY" OR _type STREQUAL "UTILITY")
+			continue()
+		endif()
+		get_target_property(_rl ${_t} RULE_LAUNCH_COMPILE)
+		if(NOT _rl OR _rl MATCHES "cuda-xcc-rule-launch/launch <LANGUAGE> ")
+			continue()
+		endif()
+		separate_arguments(_words UNIX_COMMAND "${_rl}")
+		set(_cache FALSE)
+		foreach(_w IN LISTS _words)
+			if(_w MATCHES "(^|/)s?ccache$")
+				set(_cache TRUE)
+			endif()
+		endforeach()
+		if(NOT _cache)
+			continue()
+		endif()
+		# The script's path goes into every compile's command line as it is.
+		if(_script MATCHES "[] \t\"'\\$#&|;<>()`*?[~!{}\n\r]")
+			message(WARNING "cuda-xcc: RULE_LAUNCH_COMPILE runs a compiler cache in front of "
+				"the CUDA compiles, but the build directory ${CMAKE_BINARY_DIR} holds a space, "
+				"a quote or a shell character, which a launcher on the build's command lines "
+				"cannot carry: those compiles go without the sysroot's fingerprint, and a "
+				"sysroot swapped under the same path gives stale hits; build in a directory "
+				"without them, or set CMAKE_CUDA_COMPILER_LAUNCHER instead")
+			return()
+		endif()
+		if(NOT _written)
+			_xcc_write_script("${_script}" "${_text}")
+			set(_written TRUE)
+		endif()
+		set_property(TARGET ${_t} PROPERTY RULE_LAUNCH_COMPILE "${_script} <LANGUAGE> ${_rl}")
+	endforeach()
+endfunction()
 
 # Objects that do not depend on where the sysroot lies (CUB and Thrust pass
 # __FILE__, the sysroot's path, into the preprocessed text; -g writes it into
@@ -341,6 +415,24 @@ function(_xcc_sh_quote s out_var)
 	string(REPLACE "'" "'\\''" _q "${s}")
 	set(${out_var} "'${_q}'" PARENT_SCOPE)
 endfunction()
+# The script file with text, rewritten only when it changed, and whole: a
+# build running it never sees half a script.
+function(_xcc_write_script file text)
+	set(_old "")
+	if(EXISTS "${file}")
+		file(READ "${file}" _old)
+	endif()
+	if(_old STREQUAL text)
+		return()
+	endif()
+	get_filename_component(_dir "${file}" DIRECTORY)
+	get_filename_component(_name "${file}" NAME)
+	file(MAKE_DIRECTORY "${_dir}")
+	file(WRITE "${_dir}/.${_name}.tmp" "${text}")
+	file(CHMOD "${_dir}/.${_name}.tmp" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+		GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+	file(RENAME "${_dir}/.${_name}.tmp" "${file}")
+endfunction()
 # nvcc takes one program as its host compiler, no command: with
 # CUDA_XCC_HOST_COMPILER_LAUNCHER (e.g. distcc; a list, or the environment
 # variable of that name) a small script in the build tree runs the launcher
@@ -374,19 +466,7 @@ function(_xcc_host_launcher_wrapper hostcc out_var)
 			"build in a directory without one to use CUDA_XCC_HOST_COMPILER_LAUNCHER")
 	endif()
 	set(_text "#!/bin/sh\n# nvcc's host compiler (-ccbin) through CUDA_XCC_HOST_COMPILER_LAUNCHER,\n# written by cuda-xcc's CMake toolchain file.\nexec${_words} \"$@\"\n")
-	set(_old "")
-	if(EXISTS "${_dir}/${_name}")
-		file(READ "${_dir}/${_name}" _old)
-	endif()
-	# Rewritten only when it changed, and whole: a build running it never
-	# sees half a script.
-	if(NOT _old STREQUAL _text)
-		file(MAKE_DIRECTORY "${_dir}")
-		file(WRITE "${_dir}/.${_name}.tmp" "${_text}")
-		file(CHMOD "${_dir}/.${_name}.tmp" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
-			GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
-		file(RENAME "${_dir}/.${_name}.tmp" "${_dir}/${_name}")
-	endif()
+	_xcc_write_script("${_dir}/${_name}" "${_text}")
 	set(${out_var} "${_dir}/${_name}" PARENT_SCOPE)
 endfunction()
 macro(_xcc_cuda_host_compiler)
@@ -864,5 +944,6 @@ if(NOT _xcc_deferred)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_map_cuda_sources)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_findcuda_flags)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_rule_launch_identity)
 endif()
 cmake_policy(POP)
