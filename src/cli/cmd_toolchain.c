@@ -183,8 +183,9 @@ static int read_args(int argc, char **argv, struct toolchain_args *a, int *rc)
 			const char *dir = toolchain_data_dir();
 
 			if (!dir) {
-				fputs("cuda-xcc: the shipped wrappers are not installed and the source "
-				      "tree is gone; reinstall cuda-xcc ('make install')\n", stderr);
+				fputs("cuda-xcc: the shipped wrappers are not installed and the "
+				      "source tree is gone; reinstall cuda-xcc ('make install')\n",
+				      stderr);
 				*rc = XCC_EFAIL;
 				return 1;
 			}
@@ -225,8 +226,8 @@ static char *file_text(const char *kind, struct sysroot *sr, struct toolchain_ar
 		struct strvec flags = STRVEC_INIT;
 
 		if (!sr->target_fs) {
-			xcc_fail(err, XCC_EUSAGE, "no device root filesystem: give --target-fs ROOTFS "
-				 "(the sysroot %s records none)", sr->meta.dir);
+			xcc_fail(err, XCC_EUSAGE, "no device root filesystem: give --target-fs "
+				 "ROOTFS (the sysroot %s records none)", sr->meta.dir);
 		} else if (!toolchain_target_fs_flags(sr->target_fs, sr->target->triple,
 						      a->nvcc_form ? FLAGS_NVCC : FLAGS_GCC, &flags,
 						      err)) {
@@ -239,9 +240,9 @@ static char *file_text(const char *kind, struct sysroot *sr, struct toolchain_ar
 	if (strcmp(kind, "meson") == 0)
 		return toolchain_meson(sr->target, &sr->meta, req, err);
 	if (!(dir = toolchain_data_dir()))
-		return xcc_fail(err, XCC_EFAIL, "the shipped cuda-xcc-toolchain.cmake is not installed "
-				"and the source tree is gone; reinstall cuda-xcc ('make install')"),
-		       NULL;
+		return xcc_fail(err, XCC_EFAIL, "the shipped cuda-xcc-toolchain.cmake is not "
+				"installed and the source tree is gone; reinstall cuda-xcc ('make "
+				"install')"), NULL;
 	generic = xasprintf("%s/cmake/cuda-xcc-toolchain.cmake", dir);
 	text = toolchain_cmake(&sr->meta, req, generic, err);
 	free(generic);

@@ -89,16 +89,18 @@ static char *open_refusal(const struct toolchain_query *q, const struct answer *
 				       a->sr.target_fs, &e))
 		return xstrdup(e.msg);
 	if (!m->host_compiler && q->form != QUERY_CMAKE_CACHE)
-		return xasprintf("%s/sysroot.json names no cross g++ (host_compiler); recreate it "
-				 "with 'cuda-xcc sysroot create' on a machine that has one", m->dir);
+		return xasprintf("%s/sysroot.json names no cross g++ (host_compiler); recreate "
+				 "it with 'cuda-xcc sysroot create' on a machine that has one",
+				 m->dir);
 	for (size_t i = 0; i < a->env.n; i++) {
 		const struct foreign_cuda_finding *f = &a->env.v[i];
 
 		if (f->reach == FOREIGN_COMPILES)
 			return xasprintf("%s holds %s, the headers of the CUDA in %s, not the "
-					 "sysroot's, and the compilers read it at every compile of "
-					 "this build: unset %s, or take that entry out of it, for the "
-					 "configure and the build", f->var, f->entry, f->root, f->var);
+					 "sysroot's, and the compilers read it at every compile "
+					 "of this build: unset %s, or take that entry out of it, "
+					 "for the configure and the build", f->var, f->entry,
+					 f->root, f->var);
 	}
 	return NULL;
 }
@@ -336,7 +338,8 @@ static char *form_cmake(const struct answer *a)
 
 	strvec_push(&out, "# What cuda-xcc knows of the sysroot CUDA_XCC_QUERY_SYSROOT, for the "
 		    "CMake toolchain file");
-	strvec_push(&out, "# ('cuda-xcc toolchain query --cmake'; every value a bracket argument).");
+	strvec_push(&out, "# ('cuda-xcc toolchain query --cmake'; every value a bracket "
+		    "argument).");
 	cmake_set1(&out, "CUDA_XCC_QUERY_SYSROOT", a->named);
 	cmake_set1(&out, "CUDA_XCC_QUERY_TARGET", m->target);
 	cmake_set1(&out, "CUDA_XCC_QUERY_CUDA", m->cuda);
