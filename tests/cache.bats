@@ -291,7 +291,7 @@ rule_launch_build() {
 	grep -qF "$(command -v ccache) " "$ws/build/CMakeFiles/cached.dir/build.make"
 	# through the toolchain file's launcher, which gives the CUDA compiles alone the
 	# sysroot's identity, and takes a launcher's leading NAME=VALUE words as the shell would
-	grep -qF "cuda-xcc-rule-launch/launch CUDA $(command -v ccache) " "$ws/build/CMakeFiles/cached.dir/build.make"
+	grep -qF "cuda-xcc-rule-launch/launch' CUDA $(command -v ccache) " "$ws/build/CMakeFiles/cached.dir/build.make"
 	launch=$ws/build/CMakeFiles/cuda-xcc-rule-launch/launch
 	fp=$("$CUDA_XCC" sysroot info "$ws/sysroot" --fingerprint)
 	# shellcheck disable=SC2016 # the inner shell's variables

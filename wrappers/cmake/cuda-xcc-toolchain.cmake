@@ -218,7 +218,7 @@ function(_xcc_rule_launch_identity)
 			continue()
 		endif()
 		get_target_property(_rl ${_t} RULE_LAUNCH_COMPILE)
-		if(NOT _rl OR _rl MATCHES "cuda-xcc-rule-launch/launch <LANGUAGE> ")
+		if(NOT _rl OR _rl MATCHES "cuda-xcc-rule-launch/launch' <LANGUAGE> ")
 			continue()
 		endif()
 		separate_arguments(_words UNIX_COMMAND "${_rl}")
@@ -231,21 +231,25 @@ function(_xcc_rule_launch_identity)
 		if(NOT _cache)
 			continue()
 		endif()
-		# The script's path goes into every compile's command line as it is.
-		if(_script MATCHES "[] \t\"'\\$#&|;<>()`*?[~!{}\n\r]")
+		# The launcher goes into every compile's command line as it is, where
+		# sh reads it after make or ninja, which take '$$' for '$'. A line
+		# break ends the command.
+		if(_script MATCHES "[\n\r]")
 			message(WARNING "cuda-xcc: RULE_LAUNCH_COMPILE runs a compiler cache in front of "
-				"the CUDA compiles, but the build directory ${CMAKE_BINARY_DIR} holds a space, "
-				"a quote or a shell character, which a launcher on the build's command lines "
-				"cannot carry: those compiles go without the sysroot's fingerprint, and a "
-				"sysroot swapped under the same path gives stale hits; build in a directory "
-				"without them, or set CMAKE_CUDA_COMPILER_LAUNCHER instead")
+				"the CUDA compiles, but the build directory ${CMAKE_BINARY_DIR} holds a line "
+				"break, which no command line can carry: those compiles go without the "
+				"sysroot's fingerprint, and a sysroot swapped under the same path gives stale "
+				"hits; build in a directory without one, or set CMAKE_CUDA_COMPILER_LAUNCHER "
+				"instead")
 			return()
 		endif()
+		_xcc_sh_quote("${_script}" _launch)
+		string(REPLACE "$" "$$" _launch "${_launch}")
 		if(NOT _written)
 			_xcc_write_script("${_script}" "${_text}")
 			set(_written TRUE)
 		endif()
-		set_property(TARGET ${_t} PROPERTY RULE_LAUNCH_COMPILE "${_script} <LANGUAGE> ${_rl}")
+		set_property(TARGET ${_t} PROPERTY RULE_LAUNCH_COMPILE "${_launch} <LANGUAGE> ${_rl}")
 	endforeach()
 endfunction()
 
