@@ -150,12 +150,13 @@ static int answer_open(const struct gpudb *db, const struct toolchain_query *q,
 	foreign_cuda_find(m->dir, &a->env);
 	for (size_t i = 0; i < q->check.n; i++) {
 		const char *eq = strchr(q->check.v[i], '=');
-		char *root = eq && eq[1] ? foreign_cuda_root(eq + 1, m->dir) : NULL;
+		char *root;
 
 		if (!eq || eq == q->check.v[i])
 			return xcc_fail(err, XCC_EUSAGE, "--check takes NAME=PATH, not '%s'",
 					q->check.v[i]);
-		if (!root)
+		/* An empty PATH names nothing, as an unset variable passed. */
+		if (!eq[1] || !(root = foreign_cuda_root(eq + 1, m->dir)))
 			continue;
 		strvec_pushf(&a->given_var, "%.*s", (int)(eq - q->check.v[i]), q->check.v[i]);
 		strvec_push(&a->given_entry, eq + 1);
