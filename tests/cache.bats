@@ -256,6 +256,61 @@ EOF
 	[ -f "$marker" ]
 }
 
+# The project of write_project in $1/src, turning ccache on by itself as many large projects
+# do: the global RULE_LAUNCH_COMPILE, which puts it in front of every compile, CUDA's too,
+# and no compiler launcher on the command line. Built against the sysroot $2 (copied from
+# $S unless it is there) with a local cache in the workspace; the counters in $1/stats.
+rule_launch_build() {
+	local ws=$1 sysroot=$2
+	[ -d "$sysroot" ] || cp -a "$S" "$sysroot"
+	if [ ! -d "$ws/src" ]; then
+		write_project "$ws/src"
+		sed -i 's|^project(cached LANGUAGES C CXX CUDA)$|&\nfind_program(CCACHE ccache REQUIRED)\nset_property(GLOBAL PROPERTY RULE_LAUNCH_COMPILE "${CCACHE}")|' \
+			"$ws/src/CMakeLists.txt"
+		grep -q '^set_property(GLOBAL PROPERTY RULE_LAUNCH_COMPILE "${CCACHE}")$' "$ws/src/CMakeLists.txt"
+	fi
+	export CCACHE_DIR=$ws/ccache CCACHE_BASEDIR=$ws CCACHE_CONFIGPATH=$ws/ccache.conf CCACHE_NOHASHDIR=1
+	ccache -z >/dev/null
+	rm -rf "$ws/build"
+	(cd "$ws" && cmake -S src -B build -DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+		-DCUDA_XCC_SYSROOT="$sysroot" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC" \
+		-DCMAKE_CUDA_ARCHITECTURES=90-real -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2) \
+		> "$ws/build.log" 2>&1 || { cat "$ws/build.log" >&2; return 1; }
+	ccache --print-stats > "$ws/stats"
+	unset CCACHE_DIR CCACHE_BASEDIR CCACHE_CONFIGPATH CCACHE_NOHASHDIR
+}
+
+@test "cache: a project's own RULE_LAUNCH_COMPILE ccache: the same sysroot hits, one swapped under the same path misses" {
+	need ccache "the compiler cache under test"
+	need cmake
+	local ws=$BATS_TEST_TMPDIR/runner/ws marker=$BATS_TEST_TMPDIR/ptxas-ran hits launch fp
+	mkdir -p "$ws"
+	rule_launch_build "$ws" "$ws/sysroot"
+	# ccache ran every compile: the project's launcher, no CMAKE_<LANG>_COMPILER_LAUNCHER
+	[ "$(stat_of "$ws/stats" cache_miss)" -eq 4 ]
+	grep -qF "$(command -v ccache) " "$ws/build/CMakeFiles/cached.dir/build.make"
+	# through the toolchain file's launcher, which gives the CUDA compiles alone the
+	# sysroot's identity, and takes a launcher's leading NAME=VALUE words as the shell would
+	grep -qF "cuda-xcc-rule-launch/launch' CUDA $(command -v ccache) " "$ws/build/CMakeFiles/cached.dir/build.make"
+	launch=$ws/build/CMakeFiles/cuda-xcc-rule-launch/launch
+	fp=$("$CUDA_XCC" sysroot info "$ws/sysroot" --fingerprint)
+	# shellcheck disable=SC2016 # the inner shell's variables
+	run env -u CCACHE_COMPILERCHECK "$launch" CUDA X_Y=1 sh -c 'echo "$X_Y $CCACHE_COMPILERCHECK"'
+	assert_output_equals "1 string:cuda-xcc-sysroot-$fp"
+	# shellcheck disable=SC2016
+	run env -u CCACHE_COMPILERCHECK "$launch" C X_Y=1 sh -c 'echo "$X_Y [$CCACHE_COMPILERCHECK]"'
+	assert_output_equals "1 []"
+	rule_launch_build "$ws" "$ws/sysroot"
+	hits=$(($(stat_of "$ws/stats" direct_cache_hit) + $(stat_of "$ws/stats" preprocessed_cache_hit)))
+	[ "$hits" -eq 4 ]
+	[ "$(stat_of "$ws/stats" cache_miss)" -eq 0 ]
+	swap_sysroot_cuda "$ws/sysroot" "$marker"
+	rule_launch_build "$ws" "$ws/sysroot"
+	# Both CUDA compiles ran again, the new ptxas with them; C and C++ still hit.
+	[ "$(stat_of "$ws/stats" cache_miss)" -eq 2 ]
+	[ -f "$marker" ]
+}
+
 @test "cache: sysroot info --fingerprint prints the recorded fingerprint, alone" {
 	run "$CUDA_XCC" sysroot info "$S" --fingerprint
 	assert_status 0

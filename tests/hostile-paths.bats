@@ -201,7 +201,7 @@ hostile() {
 	hostile 'semi;colon'
 	run cmake -S "$PROJ" -B "$BATS_TEST_TMPDIR/b" \
 		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
-		"-DCUDA_XCC_SYSROOT=$sr"
+		"-DCUDA_XCC_SYSROOT=$sr" -DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
 	assert_status 1
 	assert_output_contains "cuda-xcc: CUDA_XCC_SYSROOT"
 	assert_output_contains "holds"
@@ -239,7 +239,8 @@ hostile() {
 	mkdir -p "$BATS_TEST_TMPDIR/root fs"
 	run cmake -S "$PROJ" -B "$BATS_TEST_TMPDIR/b" \
 		-DCMAKE_TOOLCHAIN_FILE="$XCC_SRCDIR/wrappers/cmake/cuda-xcc-toolchain.cmake" \
-		"-DCUDA_XCC_SYSROOT=$sr" "-DCUDA_XCC_TARGET_FS=$BATS_TEST_TMPDIR/root fs"
+		"-DCUDA_XCC_SYSROOT=$sr" "-DCUDA_XCC_TARGET_FS=$BATS_TEST_TMPDIR/root fs" \
+		-DCUDA_XCC_EXECUTABLE="$CUDA_XCC"
 	assert_status 1
 	assert_output_contains "cuda-xcc: CUDA_XCC_TARGET_FS"
 }

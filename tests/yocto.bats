@@ -7,6 +7,7 @@
 # parses, evaluates and plans; the tasks themselves need oe-core's native
 # tools, which it would download.
 load lib/common
+load lib/toolchain
 
 thirdparty() { echo "${XCC_THIRDPARTY:-/var/cache/cuda-xcc/thirdparty}"; }
 
@@ -567,7 +568,7 @@ sim_split() {
 	assert_status 0
 	fp=$(xcc sysroot info "$sr" --fingerprint)
 	[ -n "$fp" ]
-	grep -qxF "set(CMAKE_CUDA_COMPILER_LAUNCHER [[env;CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-$fp;ccache]] CACHE STRING \"OECMAKE_CUDA_COMPILER_LAUNCHER\")" "$(sim_var CUDA_XCC_CMAKE_CACHE)"
+	grep -qxF "set(CMAKE_CUDA_COMPILER_LAUNCHER [[env;CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-$fp;ccache]] CACHE STRING \"cuda-xcc\")" "$(sim_var CUDA_XCC_CMAKE_CACHE)"
 	grep -qxF "cuda = ['env', 'CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-$fp', 'ccache', '$nvcc']" "$(sim_var CUDA_XCC_MESON_CROSS)"
 }
 
@@ -595,18 +596,24 @@ sim_split() {
 	[ ! -e "$(sim_var CUDA_XCC_SYSROOT_BUILD)" ]
 }
 
-@test "yocto: the class's CMake cache entries carry any value as it is" {
+@test "yocto: the class's CMake cache is cuda-xcc's, whose entries carry any value as it is" {
 	local d i
 	need cmake
 	d=$(scratch)
-	sed -n '/^cuda_xcc_cmake_set() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" \
-		> "$d/fn.sh"
-	[ -s "$d/fn.sh" ]
-	. "$d/fn.sh"
+	# no quoting of the class's own: cuda-xcc writes the file
+	run grep -c 'cmake_set\|\[=*\[' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass"
+	assert_output_equals 0
+	grep -q 'toolchain query --sysroot "$sr" .*\\$' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass"
+	grep -q -- '--cmake-cache \\$' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass"
+	# the class's values as it hands them over: --cache NAME=VALUE
+	one_file_sysroot "$d/sr" sbsa 12.4.1 aarch64-linux-gnu-g++-12 9.0
 	values=('a"b\c$d${e};f' 'x]]y]=]z]==]w' 'ends]' 'ends]=' "it's #h ü" 'back\')
+	set --
 	for i in "${!values[@]}"; do
-		cuda_xcc_cmake_set "V$i" STRING "${values[$i]}" doc
-	done > "$d/cache.cmake"
+		set -- "$@" --cache "V$i=${values[$i]}"
+	done
+	run xcc toolchain query --sysroot "$d/sr" --cmake-cache "$@" --output "$d/cache.cmake"
+	assert_status 0
 	mkdir "$d/proj"
 	cat > "$d/proj/CMakeLists.txt" <<-'EOS'
 	cmake_minimum_required(VERSION 3.16)
@@ -614,12 +621,14 @@ sim_split() {
 	foreach(i RANGE 5)
 		file(WRITE "${CMAKE_BINARY_DIR}/v${i}.txt" "${V${i}}")
 	endforeach()
+	file(WRITE "${CMAKE_BINARY_DIR}/tdir.txt" "${CUDA_TOOLKIT_TARGET_DIR}")
 	EOS
 	run cmake -C "$d/cache.cmake" -S "$d/proj" -B "$d/b"
 	assert_status 0
 	for i in "${!values[@]}"; do
 		cmp "$d/b/v$i.txt" <(printf '%s' "${values[$i]}")
 	done
+	cmp "$d/b/tdir.txt" <(printf '%s' "$d/sr/targets/sbsa-linux")
 	# and the nvcc script's words, quoted for sh
 	sed -n '/^cuda_xcc_sh_quote() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" \
 		> "$d/q.sh"

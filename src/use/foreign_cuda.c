@@ -110,56 +110,81 @@ static char *filter_list(const char *value, const char *sysroot, struct strvec *
 	return out;
 }
 
-static void scan_root_vars(const char *sysroot, struct strvec *found)
+static void push_finding(struct foreign_cuda_findings *f, const char *var, const char *entry,
+			 char *root, enum foreign_cuda_reach reach)
 {
-	for (size_t i = 0; root_vars[i]; i++) {
-		const char *v = getenv(root_vars[i]);
-		char *root = v && *v ? foreign_cuda_root(v, sysroot) : NULL;
-
-		if (root)
-			strvec_pushf(found, "%s=%s", root_vars[i], v);
-		free(root);
-	}
+	XGROW(f->v, f->n + 1, f->cap);
+	f->v[f->n++] = (struct foreign_cuda_finding){ var, xstrdup(entry), root, reach };
 }
 
-/* An nvcc on PATH that is another CUDA's: a project's find_program(nvcc)
- * or a bare 'nvcc' in a Makefile takes it. */
-static void scan_path(const char *sysroot, struct strvec *found)
+/* The entries of a ':' list in another CUDA, each once. */
+static void find_in_list(const char *var, const char *sysroot, enum foreign_cuda_reach reach,
+			 struct foreign_cuda_findings *f)
 {
-	const char *v = getenv("PATH");
+	const char *v = getenv(var);
 	struct strvec dropped = STRVEC_INIT;
-	char *kept;
+	char *kept = v ? filter_list(v, sysroot, &dropped) : NULL;
 
-	if (!v)
-		return;
-	kept = filter_list(v, sysroot, &dropped);
 	for (size_t i = 0; i < dropped.n; i++) {
-		char *nvcc = xasprintf("%s/nvcc", dropped.v[i]);
-		char *line = xasprintf("PATH holds %s", dropped.v[i]);
+		int seen = 0;
 
-		if (access(nvcc, X_OK) == 0 && !strvec_contains(found, line))
-			strvec_push(found, line);
-		free(nvcc);
-		free(line);
+		for (size_t k = 0; k < f->n && !seen; k++)
+			seen = !strcmp(f->v[k].var, var) && !strcmp(f->v[k].entry, dropped.v[i]);
+		/* PATH: an nvcc there is what a build would take. */
+		if (!seen && reach == FOREIGN_PROGRAMS) {
+			char *nvcc = xasprintf("%s/nvcc", dropped.v[i]);
+
+			seen = access(nvcc, X_OK) != 0;
+			free(nvcc);
+		}
+		if (!seen)
+			push_finding(f, var, dropped.v[i], foreign_cuda_root(dropped.v[i], sysroot),
+				     reach);
 	}
 	free(kept);
 	strvec_free(&dropped);
 }
 
+void foreign_cuda_find(const char *sysroot, struct foreign_cuda_findings *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; root_vars[i]; i++) {
+		const char *v = getenv(root_vars[i]);
+		char *root = v && *v ? foreign_cuda_root(v, sysroot) : NULL;
+
+		if (root)
+			push_finding(out, root_vars[i], v, root, FOREIGN_TOOLKIT);
+	}
+	find_in_list("PATH", sysroot, FOREIGN_PROGRAMS, out);
+	for (size_t i = 0; foreign_cuda_search_vars[i]; i++)
+		find_in_list(foreign_cuda_search_vars[i], sysroot,
+			     strcmp(foreign_cuda_search_vars[i], "LIBRARY_PATH") ? FOREIGN_COMPILES
+										 : FOREIGN_LINKS,
+			     out);
+}
+
+void foreign_cuda_findings_free(struct foreign_cuda_findings *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].entry);
+		free(f->v[i].root);
+	}
+	free(f->v);
+	memset(f, 0, sizeof *f);
+}
+
 void foreign_cuda_scan(const char *sysroot, struct strvec *found)
 {
-	scan_root_vars(sysroot, found);
-	scan_path(sysroot, found);
-	for (size_t i = 0; foreign_cuda_search_vars[i]; i++) {
-		const char *v = getenv(foreign_cuda_search_vars[i]);
-		struct strvec dropped = STRVEC_INIT;
-		char *kept = v ? filter_list(v, sysroot, &dropped) : NULL;
+	struct foreign_cuda_findings f;
 
-		for (size_t k = 0; k < dropped.n; k++)
-			strvec_pushf(found, "%s holds %s", foreign_cuda_search_vars[i], dropped.v[k]);
-		free(kept);
-		strvec_free(&dropped);
+	foreign_cuda_find(sysroot, &f);
+	for (size_t i = 0; i < f.n; i++) {
+		if (f.v[i].reach == FOREIGN_TOOLKIT)
+			strvec_pushf(found, "%s=%s", f.v[i].var, f.v[i].entry);
+		else
+			strvec_pushf(found, "%s holds %s", f.v[i].var, f.v[i].entry);
 	}
+	foreign_cuda_findings_free(&f);
 }
 
 void foreign_cuda_clean_env(const char *sysroot)

@@ -148,12 +148,13 @@ static char *comment_safe(const char *s)
 	return out;
 }
 
-/* "aarch64-linux-gnu-g++-11" -> "aarch64-linux-gnu-gcc-11": Debian names
- * the C and C++ cross compilers of one GCC release alike. */
-static char *c_compiler_for(const char *cxx)
+char *toolchain_c_compiler_for(const char *cxx)
 {
-	const char *gxx = strstr(cxx, "-g++");
+	const char *base = strrchr(cxx, '/'), *gxx = NULL;
 
+	/* The last "-g++" of the name, not of a directory above it. */
+	for (const char *p = strstr(base ? base : cxx, "-g++"); p; p = strstr(p + 1, "-g++"))
+		gxx = p;
 	if (!gxx)
 		return NULL;
 	return xasprintf("%.*s-gcc%s", (int)(gxx - cxx), cxx, gxx + 4);
@@ -340,7 +341,7 @@ char *toolchain_meson(const struct target_profile *t, const struct sysroot_meta 
 				  STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
 	char *cc, *text = NULL;
 
-	if (!m->host_compiler || !(cc = c_compiler_for(m->host_compiler)))
+	if (!m->host_compiler || !(cc = toolchain_c_compiler_for(m->host_compiler)))
 		return xcc_fail(err, XCC_EUSAGE,
 				"%s/sysroot.json names no cross g++ (host_compiler); recreate it with "
 				"'cuda-xcc sysroot create' on a machine that has one",
@@ -369,10 +370,9 @@ char *toolchain_cmake_minimum(const char *generic_file)
 	return v;
 }
 
-/* s as a CMake bracket argument, which needs no escaping: the closing
- * bracket's level of = signs is one no "]=...]" of s has, counting a "]="
- * run at its end (the closing "]" would complete it). */
-static char *cmake_str(const char *s)
+/* The closing bracket's level of = signs is one no "]=...]" of s has,
+ * counting a "]=" run at its end (the closing "]" would complete it). */
+char *toolchain_cmake_quote(const char *s)
 {
 	size_t level = 0;
 	char *eq, *out;
@@ -391,15 +391,14 @@ static char *cmake_str(const char *s)
 	return out;
 }
 
-/* Why s cannot reach the build as one value through a CMake toolchain
- * file, or NULL. CMake's bracket arguments carry any byte, but the
- * generic file hands these values on in lists (the emulator, the linker
- * launcher, CMAKE_FIND_ROOT_PATH): ';' splits them, a '[' or ']' stops
- * the splitting at later ones, a '\' before the next element's ';'
- * escapes it; the cache, through which try_compile projects get the
- * values, trims the spaces at their ends; and a line break cannot be
- * part of a command line in a Makefile or build.ninja. */
-static const char *cmake_unsafe(const char *s)
+/* CMake's bracket arguments carry any byte, but the shipped file hands
+ * these values on in lists (the emulator, the linker launcher,
+ * CMAKE_FIND_ROOT_PATH): ';' splits them, a '[' or ']' stops the splitting
+ * at later ones, a '\' before the next element's ';' escapes it; the
+ * cache, through which try_compile projects get the values, trims the
+ * spaces at their ends; and a line break cannot be part of a command line
+ * in a Makefile or build.ninja. */
+const char *toolchain_cmake_unsafe(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -422,14 +421,28 @@ static const char *cmake_unsafe(const char *s)
  * would give to the shell, make or ninja. */
 #define CMAKE_FLAGS_UNSAFE " \t'\"\\$#&|;<>()`*?[]~!{}"
 
-static int cmake_check(const char *what, const char *s, struct xcc_error *err)
+int toolchain_cmake_check(const char *what, const char *s, struct xcc_error *err)
 {
-	const char *why = s ? cmake_unsafe(s) : NULL;
+	const char *why = s ? toolchain_cmake_unsafe(s) : NULL;
 
 	if (!why)
 		return 0;
 	return xcc_fail(err, XCC_EUSAGE, "%s '%s' holds %s: move it to a path without one, or "
 			"link one to it, and name that", what, s, why);
+}
+
+int toolchain_cmake_check_root(const char *what, const char *s, struct xcc_error *err)
+{
+	const char *bad;
+
+	if (toolchain_cmake_check(what, s, err))
+		return -1;
+	if (!s || !(bad = strpbrk(s, CMAKE_FLAGS_UNSAFE)))
+		return 0;
+	return xcc_fail(err, XCC_EUSAGE, "%s '%s' holds '%c': its compiler options reach "
+			"CMake's builds as one command-line string (CMAKE_<LANG>_FLAGS), which "
+			"nothing quotes; name a path without spaces, quotes or shell characters "
+			"(a link to it will do)", what, s, *bad);
 }
 
 char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_request *r,
@@ -438,27 +451,19 @@ char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_reque
 	char *arch = r->arch.n ? strvec_join(&r->arch, ",") : NULL, *text = NULL;
 	char *s_sysroot, *s_xcc, *s_generic, *s_arch, *s_fs, *c_target, *c_cuda;
 
-	if (cmake_check("the sysroot", m->dir, err) ||
-	    cmake_check("the cuda-xcc binary", r->cuda_xcc, err) ||
-	    cmake_check("the shipped toolchain file", generic_file, err) ||
-	    cmake_check("-arch", arch, err) || cmake_check("--target-fs", r->target_fs, err)) {
+	if (toolchain_cmake_check("the sysroot", m->dir, err) ||
+	    toolchain_cmake_check("the cuda-xcc binary", r->cuda_xcc, err) ||
+	    toolchain_cmake_check("the shipped toolchain file", generic_file, err) ||
+	    toolchain_cmake_check("-arch", arch, err) ||
+	    toolchain_cmake_check_root("--target-fs", r->target_fs, err)) {
 		free(arch);
 		return NULL;
 	}
-	if (r->target_fs && strpbrk(r->target_fs, CMAKE_FLAGS_UNSAFE)) {
-		xcc_fail(err, XCC_EUSAGE, "--target-fs '%s' holds '%c': its compiler options reach "
-			 "CMake's builds as one command-line string (CMAKE_<LANG>_FLAGS), which "
-			 "nothing quotes; name a path without spaces, quotes or shell characters "
-			 "(a link to it will do)", r->target_fs,
-			 *strpbrk(r->target_fs, CMAKE_FLAGS_UNSAFE));
-		free(arch);
-		return NULL;
-	}
-	s_sysroot = cmake_str(m->dir);
-	s_xcc = cmake_str(r->cuda_xcc);
-	s_generic = cmake_str(generic_file);
-	s_arch = arch ? cmake_str(arch) : NULL;
-	s_fs = r->target_fs ? cmake_str(r->target_fs) : NULL;
+	s_sysroot = toolchain_cmake_quote(m->dir);
+	s_xcc = toolchain_cmake_quote(r->cuda_xcc);
+	s_generic = toolchain_cmake_quote(generic_file);
+	s_arch = arch ? toolchain_cmake_quote(arch) : NULL;
+	s_fs = r->target_fs ? toolchain_cmake_quote(r->target_fs) : NULL;
 	c_target = comment_safe(m->target);
 	c_cuda = comment_safe(m->cuda);
 	/* No path in a comment: a line break in it would end the comment.

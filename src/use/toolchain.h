@@ -51,6 +51,25 @@ enum toolchain_flags_form {
 int toolchain_target_fs_flags(const char *rootfs, const char *triple, enum toolchain_flags_form form,
 			      struct strvec *out, struct xcc_error *err);
 
+/* "aarch64-linux-gnu-g++-11" -> "aarch64-linux-gnu-gcc-11", a directory
+ * kept: Debian names the C and C++ cross compilers of one GCC release
+ * alike. NULL when cxx names no g++. Caller frees. */
+char *toolchain_c_compiler_for(const char *cxx);
+
+/* The one quoting of a value for CMake: s as a bracket argument
+ * ([=[...]=]), which CMake reads as it is, every byte. Caller frees. */
+char *toolchain_cmake_quote(const char *s);
+/* Why s cannot reach a build as one value through the shipped toolchain
+ * file (CMake's lists, its cache, the build's command lines), or NULL. */
+const char *toolchain_cmake_unsafe(const char *s);
+/* 0 when s (may be NULL) is safe there, else -1 and an XCC_EUSAGE error
+ * naming it as what, why, and the way out. */
+int toolchain_cmake_check(const char *what, const char *s, struct xcc_error *err);
+/* The same for a device root, whose compiler options reach CMake's builds
+ * as one command-line string that nothing quotes: no space, quote or shell
+ * character either. */
+int toolchain_cmake_check_root(const char *what, const char *s, struct xcc_error *err);
+
 /* The text of a CMake toolchain file that binds the shipped generic one
  * (generic_file) to this sysroot; caller frees. */
 char *toolchain_cmake(const struct sysroot_meta *m, const struct toolchain_request *r,

@@ -83,66 +83,51 @@ if(NOT CUDA_XCC_SYSROOT)
 	message(FATAL_ERROR "cuda-xcc: set CUDA_XCC_SYSROOT to a sysroot made by "
 		"'cuda-xcc sysroot create' (-DCUDA_XCC_SYSROOT=DIR or the environment)")
 endif()
-# These reach the build in lists (the emulator, the linker launcher,
-# CMAKE_FIND_ROOT_PATH), which a ';' splits, a '[' or ']' keeps from
-# splitting and a '\' at an element's end escapes the ';' after it; in the
-# cache, through which try_compile projects get them, which trims spaces
-# at their ends; and in command lines, which a line break ends: refused
-# rather than mangled.
-macro(_xcc_check_value var)
-	if("${${var}}" MATCHES "[][;\n\r]|\\\\$|^[ \t]|[ \t]$")
-		_xcc_before_fatal()
-		message(FATAL_ERROR "cuda-xcc: ${var} '${${var}}' holds a ';', '[', ']' or line "
-			"break, or starts or ends in a space or tab, or ends in '\\', which CMake's "
-			"lists, its cache and the build's command lines cannot carry: move it to a path "
-			"without one, or link one to it, and name that")
-	endif()
-endmacro()
-# The root's options reach the builds as one command-line string
-# (CMAKE_<LANG>_FLAGS_INIT below), which nothing quotes.
-macro(_xcc_check_target_fs)
-	_xcc_check_value(CUDA_XCC_TARGET_FS)
-	if("${CUDA_XCC_TARGET_FS}" MATCHES "[] \t'\"\\$#&|;<>()`*?[~!{}]")
-		_xcc_before_fatal()
-		message(FATAL_ERROR "cuda-xcc: CUDA_XCC_TARGET_FS '${CUDA_XCC_TARGET_FS}' holds a "
-			"space, a quote or a shell character, and its compiler options reach the builds "
-			"as one command-line string (CMAKE_<LANG>_FLAGS), which nothing quotes: name a "
-			"path without them (a link to it will do)")
-	endif()
-endmacro()
-_xcc_check_value(CUDA_XCC_SYSROOT)
-_xcc_check_target_fs()
 if(NOT CUDA_XCC_EXECUTABLE)
-	find_program(CUDA_XCC_EXECUTABLE cuda-xcc REQUIRED)
+	find_program(CUDA_XCC_EXECUTABLE cuda-xcc)
 endif()
-_xcc_check_value(CUDA_XCC_EXECUTABLE)
+if(NOT CUDA_XCC_EXECUTABLE)
+	_xcc_before_fatal()
+	message(FATAL_ERROR "cuda-xcc: no cuda-xcc on PATH, which this file asks what the sysroot "
+		"is: install it, or name it with -DCUDA_XCC_EXECUTABLE=PATH")
+endif()
 
-# What the sysroot is, as cuda-xcc's one opener of a sysroot reads and checks
-# it (the same answers and refusals as the driver and 'toolchain meson').
+# What the sysroot is, and whether this configure can build with it, as
+# cuda-xcc's own rules say ('cuda-xcc toolchain query', the one owner of
+# them): its opener of a sysroot (the same answers and refusals as the
+# driver and 'toolchain meson'); the values CMake's lists, its cache and the
+# build's command lines cannot carry (the sysroot, the device root, the
+# cuda-xcc binary), refused rather than mangled; another CUDA whose headers
+# every compile would read (CPATH and the like), refused, and another named
+# where a project looks for one (CUDA_HOME, a -DCMAKE_CUDA_COMPILER or
+# -DCUDAToolkit_ROOT of the user's), said. The answer is CMake code whose
+# values cuda-xcc quoted: set(CUDA_XCC_QUERY_<FIELD> ...) and those notes.
+# Every argument is quoted, so that a value with a ';' reaches cuda-xcc whole
+# and is refused as what it is. The user's cache entries are said once per
+# configure, and read before this file replaces them.
+get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID)
+set(_xcc_user_CMAKE_CUDA_COMPILER "")
+set(_xcc_user_CUDAToolkit_ROOT "")
+if(NOT _xcc_said)
+	set(_xcc_user_CMAKE_CUDA_COMPILER "$CACHE{CMAKE_CUDA_COMPILER}")
+	set(_xcc_user_CUDAToolkit_ROOT "$CACHE{CUDAToolkit_ROOT}")
+endif()
+set_property(GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID TRUE)
 execute_process(
-	COMMAND "${CUDA_XCC_EXECUTABLE}" sysroot info "${CUDA_XCC_SYSROOT}" --json
-	OUTPUT_VARIABLE _xcc_meta ERROR_VARIABLE _xcc_err RESULT_VARIABLE _xcc_rc)
+	COMMAND "${CUDA_XCC_EXECUTABLE}" toolchain query --cmake --sysroot "${CUDA_XCC_SYSROOT}"
+		--target-fs "${CUDA_XCC_TARGET_FS}" --cuda-xcc "${CUDA_XCC_EXECUTABLE}"
+		--check "CMAKE_CUDA_COMPILER=${_xcc_user_CMAKE_CUDA_COMPILER}"
+		--check "CUDAToolkit_ROOT=${_xcc_user_CUDAToolkit_ROOT}"
+	OUTPUT_VARIABLE _xcc_query ERROR_VARIABLE _xcc_err RESULT_VARIABLE _xcc_rc)
 if(NOT _xcc_rc EQUAL 0)
 	_xcc_before_fatal()
 	message(FATAL_ERROR "${_xcc_err}")
 endif()
-string(JSON _xcc_target GET "${_xcc_meta}" target)
-string(JSON _xcc_cuda GET "${_xcc_meta}" cuda)
-string(JSON _xcc_target_dir GET "${_xcc_meta}" target_dir)
-string(JSON _xcc_hostcc ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" host_compiler)
-if(_xcc_err OR NOT _xcc_hostcc)
-	_xcc_before_fatal()
-	message(FATAL_ERROR "cuda-xcc: ${CUDA_XCC_SYSROOT}/sysroot.json names no cross g++ "
-		"(host_compiler); recreate it with 'cuda-xcc sysroot create' on a machine that has one")
-endif()
+cmake_language(EVAL CODE "${_xcc_query}")
 # The device root the sysroot was made for, unless one is named here: the
 # driver and the Meson cross file build against it too.
-if(NOT CUDA_XCC_TARGET_FS)
-	string(JSON _xcc_recorded_fs ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" target_fs)
-	if(NOT _xcc_err AND _xcc_recorded_fs)
-		set(CUDA_XCC_TARGET_FS "${_xcc_recorded_fs}")
-		_xcc_check_target_fs()
-	endif()
+if(NOT CUDA_XCC_TARGET_FS AND CUDA_XCC_QUERY_TARGET_FS)
+	set(CUDA_XCC_TARGET_FS "${CUDA_XCC_QUERY_TARGET_FS}")
 endif()
 # ccache knows nvcc only by its size and mtime (not cicc, ptxas or the
 # headers and libraries beside it), so a sysroot swapped for another CUDA
@@ -151,10 +136,6 @@ endif()
 # nvcc's bytes alone. Where ccache or sccache is the CUDA compiler launcher,
 # the sysroot's fingerprint (a hash of everything that decides its tree)
 # enters the key: ccache's compiler_check, sccache's cache buster.
-string(JSON _xcc_fingerprint ERROR_VARIABLE _xcc_err GET "${_xcc_meta}" fingerprint)
-if(_xcc_err)
-	set(_xcc_fingerprint "")
-endif()
 # The variable reaches ccache or sccache through env(1), not `cmake -E env`: a CMake
 # start is some 15 ms of CPU (80 ms of wall time on a loaded machine), paid
 # by every CUDA compile, hits included, where env takes 1.5 ms.
@@ -165,34 +146,112 @@ if(CUDA_XCC_ENV_PROGRAM)
 else()
 	set(_xcc_env "${CMAKE_COMMAND}" -E env)
 endif()
+# The assignments that give a CUDA compile the sysroot's identity: ccache's
+# compiler check, with the prefix maps left out of its hash (they name each
+# tree's own paths, mapped to the same names: what they do is in the
+# preprocessed text and the object); sccache's cache buster, the one value
+# of the compile's environment it adds to every C, C++ and CUDA key (it has
+# no compiler_check and knows nvcc by nvcc's bytes alone). Values the user
+# set at configure time are kept in front.
+set(_xcc_ccache_identity)
+set(_xcc_sccache_identity)
+if(CUDA_XCC_QUERY_FINGERPRINT)
+	set(_xcc_ignore "-Xcompiler=-ffile-prefix-map=*")
+	if(NOT "$ENV{CCACHE_IGNOREOPTIONS}" STREQUAL "")
+		set(_xcc_ignore "$ENV{CCACHE_IGNOREOPTIONS} ${_xcc_ignore}")
+	endif()
+	set(_xcc_ccache_identity "CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}"
+		"CCACHE_IGNOREOPTIONS=${_xcc_ignore}")
+	set(_xcc_buster "cuda-xcc-sysroot-${CUDA_XCC_QUERY_FINGERPRINT}")
+	if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
+		set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
+	endif()
+	set(_xcc_sccache_identity "SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}")
+endif()
 macro(_xcc_ccache_identity)
 	if(NOT DEFINED CMAKE_CUDA_COMPILER_LAUNCHER AND DEFINED ENV{CMAKE_CUDA_COMPILER_LAUNCHER})
 		set(CMAKE_CUDA_COMPILER_LAUNCHER "$ENV{CMAKE_CUDA_COMPILER_LAUNCHER}")
 	endif()
-	list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
-	if(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)ccache$")
-		# The prefix maps name each tree's own paths, mapped to the same
-		# names: what they do is in the preprocessed text and the object.
-		set(_xcc_ignore "-Xcompiler=-ffile-prefix-map=*")
-		if(NOT "$ENV{CCACHE_IGNOREOPTIONS}" STREQUAL "")
-			set(_xcc_ignore "$ENV{CCACHE_IGNOREOPTIONS} ${_xcc_ignore}")
-		endif()
-		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
-			"CCACHE_COMPILERCHECK=string:cuda-xcc-sysroot-${_xcc_fingerprint}"
-			"CCACHE_IGNOREOPTIONS=${_xcc_ignore}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
-	elseif(_xcc_fingerprint AND _xcc_launcher0 AND _xcc_launcher0 MATCHES "(^|/)sccache$")
-		# sccache has no compiler_check: it knows nvcc by nvcc's bytes alone.
-		# SCCACHE_C_CUSTOM_CACHE_BUSTER is the one value of the compile's
-		# environment it adds to every C, C++ and CUDA key; one the user set
-		# at configure time is kept in front of the fingerprint.
-		set(_xcc_buster "cuda-xcc-sysroot-${_xcc_fingerprint}")
-		if(NOT "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}" STREQUAL "")
-			set(_xcc_buster "$ENV{SCCACHE_C_CUSTOM_CACHE_BUSTER}-${_xcc_buster}")
-		endif()
-		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env}
-			"SCCACHE_C_CUSTOM_CACHE_BUSTER=${_xcc_buster}" ${CMAKE_CUDA_COMPILER_LAUNCHER})
+	set(_xcc_launcher0 "")
+	if(CMAKE_CUDA_COMPILER_LAUNCHER)
+		list(GET CMAKE_CUDA_COMPILER_LAUNCHER 0 _xcc_launcher0)
+	endif()
+	if(_xcc_ccache_identity AND _xcc_launcher0 MATCHES "(^|/)ccache$")
+		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env} ${_xcc_ccache_identity}
+			${CMAKE_CUDA_COMPILER_LAUNCHER})
+	elseif(_xcc_sccache_identity AND _xcc_launcher0 MATCHES "(^|/)sccache$")
+		set(CMAKE_CUDA_COMPILER_LAUNCHER ${_xcc_env} ${_xcc_sccache_identity}
+			${CMAKE_CUDA_COMPILER_LAUNCHER})
 	endif()
 endmacro()
+# A project that turns ccache (or sccache) on itself, with RULE_LAUNCH_COMPILE
+# (as many large ones do), puts it in front of every compile, CUDA's too,
+# where no compiler launcher of the command line is: CUDA compiles would go
+# without the sysroot's identity. At the end of the configure, each target
+# whose RULE_LAUNCH_COMPILE (its own, its directory's or the global one)
+# names one runs it through a script of the build tree that sets the same
+# assignments for the CUDA compiles alone (its first argument is the
+# compile's <LANGUAGE>) and runs the rest; C and C++ keep the cache's own
+# check of the cross gcc. A script, not env(1): the launcher is one for
+# every language.
+function(_xcc_rule_launch_identity)
+	get_property(_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+	if(NOT _xcc_ccache_identity OR NOT "CUDA" IN_LIST _langs)
+		return()
+	endif()
+	set(_script "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-rule-launch/launch")
+	set(_text "#!/bin/sh\n# RULE_LAUNCH_COMPILE with the cuda-xcc sysroot's identity for CUDA compiles,\n# written by cuda-xcc's CMake toolchain file.\nif [ \"$1\" = CUDA ]; then\n")
+	foreach(_a IN LISTS _xcc_ccache_identity _xcc_sccache_identity)
+		_xcc_sh_quote("${_a}" _q)
+		string(APPEND _text "\texport ${_q}\n")
+	endforeach()
+	# The launcher's own leading NAME=VALUE words, which the shell took as
+	# assignments where the launcher came first.
+	string(APPEND _text "fi\nshift\nwhile [ $# -gt 1 ]; do\n\tcase \${1%%=*} in\n"
+		"\t''|[0-9]*|*[!A-Za-z0-9_]*) break ;;\n\tesac\n\tcase $1 in\n\t*=*) export \"$1\"; shift ;;\n"
+		"\t*) break ;;\n\tesac\ndone\nexec \"$@\"\n")
+	set(_written FALSE)
+	_xcc_project_targets(_targets)
+	foreach(_t IN LISTS _targets)
+		get_target_property(_type ${_t} TYPE)
+		if(_type STREQUAL "INTERFACE_LIBRARY" OR _type STREQUAL "UTILITY")
+			continue()
+		endif()
+		get_target_property(_rl ${_t} RULE_LAUNCH_COMPILE)
+		if(NOT _rl OR _rl MATCHES "cuda-xcc-rule-launch/launch' <LANGUAGE> ")
+			continue()
+		endif()
+		separate_arguments(_words UNIX_COMMAND "${_rl}")
+		set(_cache FALSE)
+		foreach(_w IN LISTS _words)
+			if(_w MATCHES "(^|/)s?ccache$")
+				set(_cache TRUE)
+			endif()
+		endforeach()
+		if(NOT _cache)
+			continue()
+		endif()
+		# The launcher goes into every compile's command line as it is, where
+		# sh reads it after make or ninja, which take '$$' for '$'. A line
+		# break ends the command.
+		if(_script MATCHES "[\n\r]")
+			message(WARNING "cuda-xcc: RULE_LAUNCH_COMPILE runs a compiler cache in front of "
+				"the CUDA compiles, but the build directory ${CMAKE_BINARY_DIR} holds a line "
+				"break, which no command line can carry: those compiles go without the "
+				"sysroot's fingerprint, and a sysroot swapped under the same path gives stale "
+				"hits; build in a directory without one, or set CMAKE_CUDA_COMPILER_LAUNCHER "
+				"instead")
+			return()
+		endif()
+		_xcc_sh_quote("${_script}" _launch)
+		string(REPLACE "$" "$$" _launch "${_launch}")
+		if(NOT _written)
+			_xcc_write_script("${_script}" "${_text}")
+			set(_written TRUE)
+		endif()
+		set_property(TARGET ${_t} PROPERTY RULE_LAUNCH_COMPILE "${_launch} <LANGUAGE> ${_rl}")
+	endforeach()
+endfunction()
 
 # Objects that do not depend on where the sysroot lies (CUB and Thrust pass
 # __FILE__, the sysroot's path, into the preprocessed text; -g writes it into
@@ -339,7 +398,7 @@ function(_xcc_user_host_compiler out_var)
 	if(NOT _xcc_user_hostcc)
 		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' names no program: name the "
-			"sysroot's cross g++ (${_xcc_hostcc}) or a wrapper of it, or leave it unset")
+			"sysroot's cross g++ (${CUDA_XCC_QUERY_HOST_COMPILER}) or a wrapper of it, or leave it unset")
 	endif()
 	_xcc_gxx_identity("${_xcc_cxx}" _want)
 	_xcc_gxx_identity("${_xcc_user_hostcc}" _got)
@@ -348,7 +407,7 @@ function(_xcc_user_host_compiler out_var)
 		string(REPLACE ";" " GCC " _got "${_got}")
 		_xcc_before_fatal()
 		message(FATAL_ERROR "cuda-xcc: ${_from} '${_user}' is a compiler for '${_got}', but "
-			"the sysroot ${CUDA_XCC_SYSROOT} was made for ${_xcc_hostcc} ('${_want}'), the "
+			"the sysroot ${CUDA_XCC_SYSROOT} was made for ${CUDA_XCC_QUERY_HOST_COMPILER} ('${_want}'), the "
 			"target and GCC release nvcc must build the host side with: name that compiler "
 			"(or a wrapper that runs it), or leave ${_from} unset; for a launcher such as "
 			"distcc in front of it, set CUDA_XCC_HOST_COMPILER_LAUNCHER")
@@ -359,6 +418,24 @@ endfunction()
 function(_xcc_sh_quote s out_var)
 	string(REPLACE "'" "'\\''" _q "${s}")
 	set(${out_var} "'${_q}'" PARENT_SCOPE)
+endfunction()
+# The script file with text, rewritten only when it changed, and whole: a
+# build running it never sees half a script.
+function(_xcc_write_script file text)
+	set(_old "")
+	if(EXISTS "${file}")
+		file(READ "${file}" _old)
+	endif()
+	if(_old STREQUAL text)
+		return()
+	endif()
+	get_filename_component(_dir "${file}" DIRECTORY)
+	get_filename_component(_name "${file}" NAME)
+	file(MAKE_DIRECTORY "${_dir}")
+	file(WRITE "${_dir}/.${_name}.tmp" "${text}")
+	file(CHMOD "${_dir}/.${_name}.tmp" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+		GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+	file(RENAME "${_dir}/.${_name}.tmp" "${file}")
 endfunction()
 # nvcc takes one program as its host compiler, no command: with
 # CUDA_XCC_HOST_COMPILER_LAUNCHER (e.g. distcc; a list, or the environment
@@ -393,19 +470,7 @@ function(_xcc_host_launcher_wrapper hostcc out_var)
 			"build in a directory without one to use CUDA_XCC_HOST_COMPILER_LAUNCHER")
 	endif()
 	set(_text "#!/bin/sh\n# nvcc's host compiler (-ccbin) through CUDA_XCC_HOST_COMPILER_LAUNCHER,\n# written by cuda-xcc's CMake toolchain file.\nexec${_words} \"$@\"\n")
-	set(_old "")
-	if(EXISTS "${_dir}/${_name}")
-		file(READ "${_dir}/${_name}" _old)
-	endif()
-	# Rewritten only when it changed, and whole: a build running it never
-	# sees half a script.
-	if(NOT _old STREQUAL _text)
-		file(MAKE_DIRECTORY "${_dir}")
-		file(WRITE "${_dir}/.${_name}.tmp" "${_text}")
-		file(CHMOD "${_dir}/.${_name}.tmp" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
-			GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
-		file(RENAME "${_dir}/.${_name}.tmp" "${_dir}/${_name}")
-	endif()
+	_xcc_write_script("${_dir}/${_name}" "${_text}")
 	set(${out_var} "${_dir}/${_name}" PARENT_SCOPE)
 endfunction()
 macro(_xcc_cuda_host_compiler)
@@ -427,13 +492,6 @@ macro(_xcc_cuda_host_compiler)
 	set(CMAKE_CUDA_HOST_COMPILER "${_xcc_cuda_hostcc}")
 endmacro()
 
-# aarch64-linux-gnu-g++-11 -> aarch64-linux-gnu and -11. A host compiler recorded by its
-# path (a toolchain matched to the board) keeps its directory for the C compiler beside it.
-get_filename_component(_xcc_hostcc_name "${_xcc_hostcc}" NAME)
-string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "" _xcc_triple "${_xcc_hostcc_name}")
-string(REGEX MATCH "-[0-9]+$" _xcc_gcc_suffix "${_xcc_hostcc_name}")
-string(REGEX REPLACE "-g\\+\\+(-[0-9]+)?$" "-gcc\\1" _xcc_hostcc_c "${_xcc_hostcc}")
-
 # ctest, add_custom_command and try_run run target programs through cuda-xcc.
 set(_xcc_emulator "${CUDA_XCC_EXECUTABLE}" run --sysroot "${CUDA_XCC_SYSROOT}")
 if(CUDA_XCC_TARGET_FS)
@@ -448,17 +506,17 @@ endif()
 set(CMAKE_CROSSCOMPILING_EMULATOR "${_xcc_emulator}")
 
 set(CMAKE_SYSTEM_NAME Linux)
-string(REGEX REPLACE "-.*" "" CMAKE_SYSTEM_PROCESSOR "${_xcc_triple}")
+set(CMAKE_SYSTEM_PROCESSOR "${CUDA_XCC_QUERY_PROCESSOR}")
 
-find_program(_xcc_cxx "${_xcc_hostcc}" REQUIRED)
-find_program(_xcc_cc "${_xcc_hostcc_c}" REQUIRED)
+find_program(_xcc_cxx "${CUDA_XCC_QUERY_HOST_COMPILER}" REQUIRED)
+find_program(_xcc_cc "${CUDA_XCC_QUERY_HOST_COMPILER_C}" REQUIRED)
 set(CMAKE_C_COMPILER "${_xcc_cc}")
 set(CMAKE_CXX_COMPILER "${_xcc_cxx}")
 set(CMAKE_CUDA_COMPILER "${CUDA_XCC_SYSROOT}/bin/nvcc")
 _xcc_cuda_host_compiler()
 # One word, as the caches parse it: sccache takes a separate value for a
 # second input file ("multiple input files") and caches nothing.
-set(CMAKE_CUDA_FLAGS_INIT "-target-dir=${_xcc_target_dir}")
+set(CMAKE_CUDA_FLAGS_INIT "-target-dir=${CUDA_XCC_QUERY_TARGET_DIR}")
 _xcc_prefix_maps()
 # The system include spelling ccache's base_dir understands (the file says
 # why); a rules file of the user's is kept.
@@ -471,81 +529,13 @@ _xcc_ccache_identity()
 # A project's set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}" CACHE PATH ...) finds
 # the sysroot cached and keeps it; one reading CUDA_HOME, CUDA_PATH,
 # CUDAToolkit_ROOT or CUDACXX after project(), FindCUDAToolkit and a
-# find_program(nvcc) see the sysroot's. The compiler search paths CPATH,
-# C_INCLUDE_PATH and CPLUS_INCLUDE_PATH reach every compile of the build
-# behind CMake's back: another CUDA's headers there are refused.
-# (LIBRARY_PATH reaches only the links, which 'cuda-xcc check-link', the
-# linker launcher below, runs without its entries in another CUDA.)
-# What the user named on the command line (their cache entries), before
-# this file replaces it.
-set(_xcc_user_CUDAToolkit_ROOT "$CACHE{CUDAToolkit_ROOT}")
-set(_xcc_user_CMAKE_CUDA_COMPILER "$CACHE{CMAKE_CUDA_COMPILER}")
+# find_program(nvcc) see the sysroot's. (Another CUDA's headers on CPATH,
+# C_INCLUDE_PATH or CPLUS_INCLUDE_PATH, which reach every compile behind
+# CMake's back, were refused by the query above; LIBRARY_PATH reaches only
+# the links, which 'cuda-xcc check-link', the linker launcher below, runs
+# without its entries in another CUDA.)
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}")
 set(CUDAToolkit_ROOT "${CUDA_XCC_SYSROOT}" CACHE PATH "the cuda-xcc sysroot" FORCE)
-# Whether path lies in a CUDA toolkit other than the sysroot: the toolkit's
-# include, lib, bin, targets... below a directory with its headers, or
-# with nvcc beside a targets directory (as cuda-xcc's own check).
-function(_xcc_foreign_cuda path out_var)
-	set(${out_var} "" PARENT_SCOPE)
-	if(NOT EXISTS "${path}")
-		return()
-	endif()
-	file(REAL_PATH "${path}" _real)
-	file(REAL_PATH "${CUDA_XCC_SYSROOT}" _own)
-	string(FIND "${_real}/" "${_own}/" _at)
-	if(_at EQUAL 0)
-		return()
-	endif()
-	set(_dir "${_real}")
-	while(NOT _dir STREQUAL "/" AND NOT _dir STREQUAL "")
-		file(RELATIVE_PATH _rest "${_dir}" "${_real}")
-		if((_rest STREQUAL "" OR _rest MATCHES "^(bin|include|lib|lib32|lib64|nvvm|targets)(/|$)")
-				AND (EXISTS "${_dir}/include/cuda_runtime_api.h"
-					OR (EXISTS "${_dir}/bin/nvcc" AND IS_DIRECTORY "${_dir}/targets")))
-			set(${out_var} "${_dir}" PARENT_SCOPE)
-			return()
-		endif()
-		get_filename_component(_dir "${_dir}" DIRECTORY)
-	endwhile()
-endfunction()
-foreach(_xcc_var CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH)
-	string(REPLACE ":" ";" _xcc_entries "$ENV{${_xcc_var}}")
-	foreach(_xcc_entry IN LISTS _xcc_entries)
-		_xcc_foreign_cuda("${_xcc_entry}" _xcc_root)
-		if(_xcc_root)
-			_xcc_before_fatal()
-			message(FATAL_ERROR "cuda-xcc: ${_xcc_var} holds ${_xcc_entry}, the headers of "
-				"the CUDA in ${_xcc_root}, not the sysroot's, and the compilers read it at "
-				"every compile of this build: unset ${_xcc_var}, or take that entry out of "
-				"it, for the configure and the build")
-		endif()
-	endforeach()
-endforeach()
-foreach(_xcc_var CUDA_HOME CUDA_PATH CUDA_ROOT CUDAToolkit_ROOT CUDACXX)
-	if("$ENV{${_xcc_var}}" STREQUAL "")
-		continue()
-	endif()
-	_xcc_foreign_cuda("$ENV{${_xcc_var}}" _xcc_root)
-	if(_xcc_root)
-		message(STATUS "cuda-xcc: ${_xcc_var}=$ENV{${_xcc_var}} names another CUDA than "
-			"the sysroot; this configure sees the sysroot's instead")
-	endif()
-endforeach()
-# A -DCMAKE_CUDA_COMPILER or -DCUDAToolkit_ROOT naming another CUDA is
-# replaced as the environment's are: said once per configure.
-get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID)
-foreach(_xcc_var CMAKE_CUDA_COMPILER CUDAToolkit_ROOT)
-	if(_xcc_said OR "${_xcc_user_${_xcc_var}}" STREQUAL "")
-		continue()
-	endif()
-	_xcc_foreign_cuda("${_xcc_user_${_xcc_var}}" _xcc_root)
-	if(_xcc_root)
-		message(STATUS "cuda-xcc: -D${_xcc_var}=${_xcc_user_${_xcc_var}} names another CUDA "
-			"than the sysroot; this configure uses the sysroot's (${CUDA_XCC_SYSROOT}) "
-			"instead: leave it out")
-	endif()
-endforeach()
-set_property(GLOBAL PROPERTY _CUDA_XCC_FOREIGN_CACHE_SAID TRUE)
 foreach(_xcc_var CUDA_HOME CUDA_PATH CUDAToolkit_ROOT)
 	set(ENV{${_xcc_var}} "${CUDA_XCC_SYSROOT}")
 endforeach()
@@ -559,7 +549,7 @@ if(NOT _xcc_at EQUAL 0)
 endif()
 # FindCUDAToolkit before CMake 3.27 only knows targets/aarch64-linux for
 # aarch64 and would miss an sbsa-linux sysroot; name the target dir for it.
-set(CUDAToolkit_TARGET_DIR "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+set(CUDAToolkit_TARGET_DIR "${CUDA_XCC_SYSROOT}/targets/${CUDA_XCC_QUERY_TARGET_DIR}")
 
 # The architectures, validated for this target and CUDA version. Every
 # source goes through 'cuda-xcc flags', so a GPU this sysroot cannot serve
@@ -568,7 +558,7 @@ set(CUDAToolkit_TARGET_DIR "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
 # reads, CUDA_XCC_ARCH, or the capabilities the sysroot was made for.
 function(_xcc_validate_archs out_var)
 	execute_process(
-		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${CUDA_XCC_QUERY_TARGET}" --cuda "${CUDA_XCC_QUERY_CUDA}"
 			${ARGN} --format cmake
 		OUTPUT_VARIABLE _archs ERROR_VARIABLE _err
 		RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -578,11 +568,11 @@ function(_xcc_validate_archs out_var)
 		string(REPLACE "\nUse --target jetson." "" _err "${_err}")
 		_xcc_before_fatal()
 		message(FATAL_ERROR "${_xcc_archs_context}cuda-xcc: the sysroot ${CUDA_XCC_SYSROOT} is an SBSA one "
-			"(target ${_xcc_target}: Arm servers; Debian's arm64 CUDA packages are SBSA "
+			"(target ${CUDA_XCC_QUERY_TARGET}: Arm servers; Debian's arm64 CUDA packages are SBSA "
 			"builds), and the GPUs asked (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS or "
 			"CUDA_XCC_ARCH) are Jetson ones, whose libraries are NVIDIA's linux-aarch64 "
 			"archives: make a Jetson sysroot from those ('cuda-xcc sysroot create --target "
-			"jetson --cuda ${_xcc_cuda} -arch ...') and name it in -DCUDA_XCC_SYSROOT, or "
+			"jetson --cuda ${CUDA_XCC_QUERY_CUDA} -arch ...') and name it in -DCUDA_XCC_SYSROOT, or "
 			"ask for an SBSA GPU.\n${_err}")
 	elseif(NOT _rc EQUAL 0)
 		_xcc_before_fatal()
@@ -628,14 +618,9 @@ set(_xcc_own_arch_args)
 if(CUDA_XCC_ARCH)
 	set(_xcc_own_arch_args -arch "${CUDA_XCC_ARCH}")
 else()
-	string(JSON _xcc_ncaps LENGTH "${_xcc_meta}" capabilities)
-	if(_xcc_ncaps GREATER 0)
-		math(EXPR _xcc_last "${_xcc_ncaps} - 1")
-		foreach(_i RANGE ${_xcc_last})
-			string(JSON _xcc_cap GET "${_xcc_meta}" capabilities ${_i})
-			list(APPEND _xcc_own_arch_args -arch "${_xcc_cap}")
-		endforeach()
-	endif()
+	foreach(_xcc_cap IN LISTS CUDA_XCC_QUERY_CAPABILITIES)
+		list(APPEND _xcc_own_arch_args -arch "${_xcc_cap}")
+	endforeach()
 endif()
 # A refused value of the project's (its default CMAKE_CUDA_ARCHITECTURES set
 # before project(), as many are) or the user's is named with the variable
@@ -647,7 +632,7 @@ macro(_xcc_archs_refusal_context)
 		set(_xcc_from_var "CUDAARCHS (the environment)")
 	endif()
 	execute_process(
-		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+		COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${CUDA_XCC_QUERY_TARGET}" --cuda "${CUDA_XCC_QUERY_CUDA}"
 			${_xcc_own_arch_args} --format cmake
 		OUTPUT_VARIABLE _xcc_own ERROR_QUIET RESULT_VARIABLE _xcc_own_rc
 		OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -704,7 +689,7 @@ endif()
 # GPUs (sm_53, a Jetson one, to sm_86). GPUs a project names itself in
 # CUDA_NVCC_FLAGS are checked at the end of the configure.
 function(_xcc_findcuda)
-	set(_gencode "-target-dir=${_xcc_target_dir}")
+	set(_gencode "-target-dir=${CUDA_XCC_QUERY_TARGET_DIR}")
 	set(_detected "")
 	foreach(_a IN LISTS _xcc_archs)
 		if(NOT _a MATCHES "^([0-9]+)([0-9])([af]?)(-real|-virtual)?$")
@@ -730,7 +715,7 @@ function(_xcc_findcuda)
 	endforeach()
 	string(STRIP "${_detected}" _detected)
 	set(_root "${CUDA_XCC_SYSROOT}")
-	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${CUDA_XCC_QUERY_TARGET_DIR}")
 	set(CUDA_TOOLKIT_ROOT_DIR "${_root}" CACHE PATH "the cuda-xcc sysroot" FORCE)
 	set(CUDA_TOOLKIT_TARGET_DIR "${_tdir}" CACHE PATH "the sysroot's target directory" FORCE)
 	set(CUDA_NVCC_EXECUTABLE "${CUDA_XCC_SYSROOT}/bin/nvcc" CACHE FILEPATH "the sysroot's nvcc"
@@ -756,7 +741,7 @@ _xcc_findcuda()
 
 # Look for the target's headers and libraries only inside the sysroot (and
 # the device's root filesystem); programs come from the build machine.
-set(CMAKE_FIND_ROOT_PATH "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}" "${CUDA_XCC_SYSROOT}")
+set(CMAKE_FIND_ROOT_PATH "${CUDA_XCC_SYSROOT}/targets/${CUDA_XCC_QUERY_TARGET_DIR}" "${CUDA_XCC_SYSROOT}")
 if(CUDA_XCC_TARGET_FS)
 	list(APPEND CMAKE_FIND_ROOT_PATH "${CUDA_XCC_TARGET_FS}")
 	set(CMAKE_SYSROOT "${CUDA_XCC_TARGET_FS}")
@@ -789,10 +774,10 @@ else()
 	# Debian's cross toolchains keep the target's C library (librt, libdl...) in
 	# /usr/TRIPLE; one that fetch-cross-toolchain.sh unpacked, in DIR/usr/TRIPLE.
 	get_filename_component(_xcc_tc_root "${_xcc_cxx}/../.." ABSOLUTE)
-	if(EXISTS "${_xcc_tc_root}/cuda-xcc-toolchain" AND EXISTS "${_xcc_tc_root}/usr/${_xcc_triple}/lib")
-		list(APPEND CMAKE_FIND_ROOT_PATH "${_xcc_tc_root}/usr/${_xcc_triple}")
-	elseif(EXISTS "/usr/${_xcc_triple}/lib")
-		list(APPEND CMAKE_FIND_ROOT_PATH "/usr/${_xcc_triple}")
+	if(EXISTS "${_xcc_tc_root}/cuda-xcc-toolchain" AND EXISTS "${_xcc_tc_root}/usr/${CUDA_XCC_QUERY_TRIPLE}/lib")
+		list(APPEND CMAKE_FIND_ROOT_PATH "${_xcc_tc_root}/usr/${CUDA_XCC_QUERY_TRIPLE}")
+	elseif(EXISTS "/usr/${CUDA_XCC_QUERY_TRIPLE}/lib")
+		list(APPEND CMAKE_FIND_ROOT_PATH "/usr/${CUDA_XCC_QUERY_TRIPLE}")
 	endif()
 	unset(_xcc_tc_root)
 endif()
@@ -807,12 +792,12 @@ if(CUDA_XCC_STRICT)
 endif()
 # No floor is known for a server GPU without its root filesystem: said once
 # per configure, not at every link (check-link --no-floor-note).
-if(NOT _xcc_target STREQUAL "jetson" AND NOT CUDA_XCC_TARGET_FS)
+if(NOT CUDA_XCC_QUERY_TARGET STREQUAL "jetson" AND NOT CUDA_XCC_TARGET_FS)
 	list(APPEND _xcc_check_link --no-floor-note)
 	get_property(_xcc_said GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID)
 	if(NOT _xcc_said)
 		set_property(GLOBAL PROPERTY _CUDA_XCC_NO_FLOOR_SAID TRUE)
-		message(STATUS "cuda-xcc: no runtime floor is known for --target ${_xcc_target}, so "
+		message(STATUS "cuda-xcc: no runtime floor is known for --target ${CUDA_XCC_QUERY_TARGET}, so "
 			"the links are not checked against the device's C library and C++ runtime: "
 			"give -DCUDA_XCC_TARGET_FS=ROOTFS (the server's root filesystem) to check them")
 	endif()
@@ -868,7 +853,7 @@ _xcc_product_hints()
 # nothing of them is recorded in what is built (-rpath-link is no RUNPATH),
 # and no program loads the stub from there.
 function(_xcc_rpath_link)
-	set(_lib "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}/lib")
+	set(_lib "${CUDA_XCC_SYSROOT}/targets/${CUDA_XCC_QUERY_TARGET_DIR}/lib")
 	set(_dirs "${_lib}")
 	if(EXISTS "${_lib}/stubs/libcuda.so")
 		set(_stubs "${CMAKE_BINARY_DIR}/CMakeFiles/cuda-xcc-link-libcuda")
@@ -964,7 +949,7 @@ function(_cuda_xcc_check_findcuda_flags)
 			list(APPEND _args -arch "${_g}")
 		endforeach()
 		execute_process(
-			COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${_xcc_target}" --cuda "${_xcc_cuda}"
+			COMMAND "${CUDA_XCC_EXECUTABLE}" flags --target "${CUDA_XCC_QUERY_TARGET}" --cuda "${CUDA_XCC_QUERY_CUDA}"
 				${_args} --ptx none
 			OUTPUT_QUIET ERROR_VARIABLE _err RESULT_VARIABLE _rc)
 		if(NOT _rc EQUAL 0)
@@ -974,8 +959,8 @@ function(_cuda_xcc_check_findcuda_flags)
 				set(_where ".")
 			endif()
 			message(FATAL_ERROR "cuda-xcc: CUDA_NVCC_FLAGS (FindCUDA) in ${_where}/CMakeLists.txt "
-				"asks for ${_gpus}, which this sysroot (target ${_xcc_target}, CUDA "
-				"${_xcc_cuda}) cannot build for: take those -gencode/-arch flags out and keep "
+				"asks for ${_gpus}, which this sysroot (target ${CUDA_XCC_QUERY_TARGET}, CUDA "
+				"${CUDA_XCC_QUERY_CUDA}) cannot build for: take those -gencode/-arch flags out and keep "
 				"the toolchain's (list(APPEND CUDA_NVCC_FLAGS ...) rather than set(), or "
 				"CUDA_SELECT_NVCC_ARCH_FLAGS(VAR Auto)), or choose GPUs with "
 				"-DCUDA_XCC_ARCH=...\n${_err}")
@@ -989,5 +974,6 @@ if(NOT _xcc_deferred)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_cuda_links)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_map_cuda_sources)
 	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cuda_xcc_check_findcuda_flags)
+	cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _xcc_rule_launch_identity)
 endif()
 cmake_policy(POP)

@@ -34,8 +34,9 @@ def cuda_xcc_arch_args(d):
     return " ".join("-arch %s" % c for c in caps)
 
 # cuda_xcc_target_dir SYSROOT: its one target directory (aarch64-linux,
-# sbsa-linux), from its sysroot.json.
+# sbsa-linux), as cuda-xcc's opener of a sysroot reads it; against this
+# recipe's own staging tree, which staging wrote into the sysroot's record.
 cuda_xcc_target_dir() {
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_dir"])' \
-        "$1/sysroot.json"
+    ${CUDA_XCC} toolchain query --sysroot "$1" --target-fs "${STAGING_DIR_TARGET}" \
+        --get target_dir
 }

@@ -131,20 +131,6 @@ python () {
                 bb.fatal("%s holds %s: nvcc splits -Xcompiler values at commas" % (var, flag))
 }
 
-# cuda_xcc_cmake_set NAME TYPE VALUE DOC: a set() of the initial cache with
-# VALUE as a CMake bracket argument, which CMake reads as it is (no \, $ or
-# ; is special there): the fence is one '=' more than any "]=...]" the
-# value holds, counting a "]=..." at its end, which the closing "]" would
-# complete. Paths are STRING entries: CMake turns a PATH or FILEPATH
-# entry's '\' into '/'.
-cuda_xcc_cmake_set() {
-    fence=
-    while case "$3]" in *"]$fence]"*) true ;; *) false ;; esac; do
-        fence="$fence="
-    done
-    printf 'set(%s [%s[%s]%s] CACHE %s "%s")\n' "$1" "$fence" "$3" "$fence" "$2" "$4"
-}
-
 # cuda_xcc_sh_quote WORD: WORD as one sh word, in single quotes.
 cuda_xcc_sh_quote() {
     printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
@@ -183,8 +169,6 @@ do_cuda_xcc_setup() {
     ${CUDA_XCC_DRIVER} --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} -### -c ${WORKDIR}/cuda-xcc-probe.cu >/dev/null
 
-    archs=$(${CUDA_XCC} flags --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
-        ${@cuda_xcc_arch_args(d)} --format cmake)
     gencode=$(${CUDA_XCC} flags --target ${CUDA_XCC_TARGET} --cuda ${CUDA_XCC_CUDA_VERSION} \
         ${@cuda_xcc_arch_args(d)} --format nvcc)
     target_dir=$(cuda_xcc_target_dir "$sr")
@@ -216,24 +200,24 @@ do_cuda_xcc_setup() {
     fi
     launcher=$(IFS=';'; echo "$*")
 
-    # CUDA_TOOLKIT_ROOT_DIR, CUDA_TOOLKIT_TARGET_DIR, CUDA_NVCC_EXECUTABLE,
-    # CUDA_HOST_COMPILER and CUDA_NVCC_FLAGS are for projects that use the
-    # old FindCUDA module (which would look for the target directory by the
-    # processor's name, aarch64-linux, on an sbsa sysroot too).
-    {
-        cuda_xcc_cmake_set CMAKE_CUDA_COMPILER STRING "${CUDA_XCC_NVCC}" cuda-xcc
-        cuda_xcc_cmake_set CMAKE_CUDA_HOST_COMPILER STRING "${CUDA_XCC_HOST_CXX}" cuda-xcc
-        cuda_xcc_cmake_set CMAKE_CUDA_ARCHITECTURES STRING "$archs" "validated by cuda-xcc"
-        if [ -n "$launcher" ]; then
-            cuda_xcc_cmake_set CMAKE_CUDA_COMPILER_LAUNCHER STRING "$launcher" "OECMAKE_CUDA_COMPILER_LAUNCHER"
-        fi
-        cuda_xcc_cmake_set CUDAToolkit_ROOT STRING "$sr" cuda-xcc
-        cuda_xcc_cmake_set CUDA_TOOLKIT_ROOT_DIR STRING "$sr" cuda-xcc
-        cuda_xcc_cmake_set CUDA_TOOLKIT_TARGET_DIR STRING "$sr/targets/$target_dir" cuda-xcc
-        cuda_xcc_cmake_set CUDA_NVCC_EXECUTABLE STRING "${CUDA_XCC_NVCC}" cuda-xcc
-        cuda_xcc_cmake_set CUDA_HOST_COMPILER STRING "${CUDA_XCC_HOST_CXX}" cuda-xcc
-        cuda_xcc_cmake_set CUDA_NVCC_FLAGS STRING "${@';'.join(d.getVar('CUDA_NVCC_FLAGS').split())}" cuda-xcc
-    } > ${CUDA_XCC_CMAKE_CACHE}
+    # The initial cache, written by cuda-xcc, which quotes every value for
+    # CMake and adds the toolkit's own entries: CUDAToolkit_ROOT, the
+    # validated CMAKE_CUDA_ARCHITECTURES, and for projects that use the old
+    # FindCUDA module CUDA_TOOLKIT_ROOT_DIR and CUDA_TOOLKIT_TARGET_DIR (it
+    # would look for the target directory by the processor's name,
+    # aarch64-linux, on an sbsa sysroot too). CUDA_NVCC_EXECUTABLE,
+    # CUDA_HOST_COMPILER and CUDA_NVCC_FLAGS are FindCUDA's too.
+    cache_launcher=
+    [ -z "$launcher" ] || cache_launcher="CMAKE_CUDA_COMPILER_LAUNCHER=$launcher"
+    ${CUDA_XCC} toolchain query --sysroot "$sr" --target-fs "${STAGING_DIR_TARGET}" \
+        ${@cuda_xcc_arch_args(d)} --cmake-cache \
+        --cache "CMAKE_CUDA_COMPILER=${CUDA_XCC_NVCC}" \
+        --cache "CMAKE_CUDA_HOST_COMPILER=${CUDA_XCC_HOST_CXX}" \
+        ${cache_launcher:+--cache} ${cache_launcher:+"$cache_launcher"} \
+        --cache "CUDA_NVCC_EXECUTABLE=${CUDA_XCC_NVCC}" \
+        --cache "CUDA_HOST_COMPILER=${CUDA_XCC_HOST_CXX}" \
+        --cache "CUDA_NVCC_FLAGS=${@';'.join(d.getVar('CUDA_NVCC_FLAGS').split())}" \
+        --output ${CUDA_XCC_CMAKE_CACHE}
 
     # Meson: the CUDA compiler only (oe-core's meson.cross, read first,
     # keeps C and C++), with the validated -gencode flags and the host
@@ -248,8 +232,7 @@ do_cuda_xcc_setup() {
 # substitution that is an argument of another command: without this the
 # task's script has no cuda_xcc_sh_quote, and the nvcc script it writes runs
 # its arguments as the command.
-do_cuda_xcc_setup[vardeps] += "cuda_xcc_sh_quote cuda_xcc_target_dir cuda_xcc_cmake_set \
-    cuda_xcc_meson_list"
+do_cuda_xcc_setup[vardeps] += "cuda_xcc_sh_quote cuda_xcc_target_dir cuda_xcc_meson_list"
 do_cuda_xcc_setup[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
     CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC CUDA_NVCC_FLAGS AR \
     OECMAKE_CUDA_COMPILER_LAUNCHER CUDA_XCC_PREFIX_MAP_ARGS"

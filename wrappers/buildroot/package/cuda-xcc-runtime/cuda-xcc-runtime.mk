@@ -103,8 +103,8 @@ CUDA_XCC_RUNTIME_SYSROOT = $(HOST_DIR)/share/cuda-xcc/sysroot
 # CMAKE_CUDA_ARCHITECTURES, as cuda-xcc validated them for the sysroot.
 CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE = $(HOST_DIR)/share/cuda-xcc/cmake-architectures
 # The sysroot's one targets/ directory (aarch64-linux, sbsa-linux: which one
-# depends on the GPUs), named once the sysroot is made: CMake before 3.27
-# does not find it on sbsa by itself.
+# depends on the GPUs), named once the sysroot is made, as cuda-xcc reads
+# it: CMake before 3.27 does not find it on sbsa by itself.
 CUDA_XCC_RUNTIME_TARGET_DIR_FILE = $(HOST_DIR)/share/cuda-xcc/target-dir
 CUDA_XCC_RUNTIME_TARGET_DIR = $(CUDA_XCC_RUNTIME_SYSROOT)/targets/$$(cat $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE))
 
@@ -140,7 +140,8 @@ define CUDA_XCC_RUNTIME_BUILD_CMDS
 		cp -R $(CUDA_XCC_RUNTIME_SYSROOT)/licenses/. $(@D)/licenses/; \
 	fi
 	install -D -m 0644 $(@D)/cmake-architectures $(CUDA_XCC_RUNTIME_CMAKE_ARCHS_FILE)
-	ls $(CUDA_XCC_RUNTIME_SYSROOT)/targets > $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE)
+	$(HOST_DIR)/bin/cuda-xcc toolchain query --sysroot $(CUDA_XCC_RUNTIME_SYSROOT) \
+		--get target_dir --output $(CUDA_XCC_RUNTIME_TARGET_DIR_FILE)
 endef
 
 # Where NVIDIA's cuda-compat package puts its libraries on a board
