@@ -822,7 +822,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # L4T's multimedia libraries are in lib/nvidia, as on the board. A product's CMake package
 # files (lib/cmake/<name>/, where one ships them) are found through CMAKE_FIND_ROOT_PATH.
 function(_xcc_product_hints)
-	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${_xcc_target_dir}")
+	set(_tdir "${CUDA_XCC_SYSROOT}/targets/${CUDA_XCC_QUERY_TARGET_DIR}")
 	set(_hints)
 	if(EXISTS "${_tdir}/include/NvInfer.h")
 		list(APPEND _hints TensorRT_ROOT TENSORRT_ROOT)
