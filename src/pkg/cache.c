@@ -449,8 +449,7 @@ int cache_local_sha256(const struct fetch_cache *c, const char *path, int fd, ch
 	rc = 0;
 	again = local_binding(&after);
 	if (!strchr(path, '\n') && strcmp(binding, again) == 0 && S_ISREG(after.st_mode) &&
-	    after.st_ctim.tv_sec + LOCAL_SETTLED_S < time(NULL) &&
-	    after.st_mtim.tv_sec + LOCAL_SETTLED_S < time(NULL))
+	    after.st_ctim.tv_sec + LOCAL_SETTLED_S < time(NULL))
 		local_record_write(c, name, path, binding, hex);
 out:
 	free(again);
