@@ -101,6 +101,24 @@ sig() { tree_sig "$1" | sed "s|$1||g"; }
 	assert_status 0
 }
 
+@test "store: kill -9 after the files were shared, before the swap: no sysroot, and the store serves the rerun" {
+	CUDA_XCC_TEST_CRASH_AT=synced run mk "$A"
+	assert_status 137
+	[ ! -e "$A" ]
+	# the killed create's files are in the store, and nothing records them
+	[ -z "$(ls "$STORE/trees")" ]
+	run mk "$A"
+	assert_status 0
+	[[ "$output" != *"made from the file store"* ]]
+	[ -z "$(ls -d "$A".tmp-* 2>/dev/null)" ]
+	[ "$(ino "$A/$LIB")" = "$(ino "$(object_of "$A/$LIB")")" ]
+	run mk "$B"
+	assert_status 0
+	assert_output_contains "made from the file store"
+	run xcc sysroot verify "$B"
+	assert_status 0
+}
+
 @test "store: a patched ELF file is an object of its own; the unpatched bytes' object is untouched" {
 	local raw=$FX/q/libq-linux-aarch64-1.0-archive/lib/libq.so.1 patched copy
 	mk "$A" --from "$Q"

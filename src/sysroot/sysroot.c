@@ -227,8 +227,9 @@ static int create_share(struct create_store *cs, const char *root, const char *l
 	rc = sysroot_store_share(&cs->fs, root, listing, &cs->objs, &cs->n_objs, &res->notes,
 				 err);
 	store_unlock(&cs->fs);
-	if (rc || !cs->records)
-		return rc;
+	/* Only a tree whose every file is an object can be made from a record. */
+	if (rc <= 0 || !cs->records)
+		return rc < 0 ? -1 : 0;
 	path = xasprintf("%s/%s", root, SYSROOT_META_FILE);
 	cs->tree.meta = file_read_text(path, NULL);
 	free(path);

@@ -81,7 +81,9 @@ int sysroot_store_share(struct file_store *s, const char *root, const char *list
 	*objs = NULL;
 	*n = 0;
 	if (sysroot_files_parse(listing, &v, &nv)) {
-		xcc_fail(err, XCC_EFAIL, "%s: its listing cannot be read back", root);
+		strvec_pushf(notes, "%s: its files are not shared with the file store: its listing "
+			     "cannot be read back", root);
+		rc = 0;
 		goto out;
 	}
 	if ((rootfd = open_root(root, err)) < 0)
@@ -97,16 +99,23 @@ int sysroot_store_share(struct file_store *s, const char *root, const char *list
 		rc = 0;
 		goto out;
 	}
+	rc = 1;
 	for (size_t i = 0; i < nv; i++) {
 		int r;
 
-		if (v[i].type != 'f' || !v[i].sha256[0])
+		if (v[i].type != 'f')
 			continue;
 		files++;
+		if (!v[i].sha256[0]) {
+			left++;
+			continue;
+		}
 		XGROW(*objs, *n + 1, cap);
 		r = store_share(s, rootfd, v[i].path, v[i].sha256, v[i].mode, &(*objs)[*n], err);
-		if (r < 0)
+		if (r < 0) {
+			rc = -1;
 			goto out;
+		}
 		if (r)
 			(*n)++;
 		else
@@ -117,12 +126,12 @@ int sysroot_store_share(struct file_store *s, const char *root, const char *list
 			     "(another user's objects there, or too many links to one)", left,
 			     files, s->dir);
 	unique_stamps(*objs, n);
-	rc = 0;
+	rc = left ? 0 : 1;
 out:
 	if (rootfd >= 0)
 		close(rootfd);
 	sysroot_files_entries_free(v, nv);
-	if (rc) {
+	if (rc < 0) {
 		free(*objs);
 		*objs = NULL;
 		*n = 0;

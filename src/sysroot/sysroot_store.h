@@ -32,6 +32,7 @@ void sysroot_store_tree_free(struct sysroot_store_tree *t);
  * sysroot.files) shared with the store; the stamps of the objects the tree
  * then links in *objs (caller frees). A file that cannot be shared (the
  * store on another file system) stays as it is, and a note says why once.
+ * 1: every file is shared; 0: not every one; -1 with err.
  */
 int sysroot_store_share(struct file_store *s, const char *root, const char *listing,
 			struct store_stamp **objs, size_t *n, struct strvec *notes,
