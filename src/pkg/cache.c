@@ -413,11 +413,12 @@ static void local_record_write(const struct fetch_cache *c, const char *name, co
 	size_t len = strlen(text);
 	int fd;
 
+	/* Not synced: a record lost or torn by a power cut is not read (it
+	 * must name the file exactly), and costs only a hash later. */
 	unlinkat(c->dfd, tmp, 0);
 	fd = open_nofollow(c, tmp, O_WRONLY | O_CREAT | O_EXCL);
 	if (fd >= 0) {
-		if (write(fd, text, len) != (ssize_t)len || fdatasync(fd) ||
-		    renameat(c->dfd, tmp, c->dfd, name))
+		if (write(fd, text, len) != (ssize_t)len || renameat(c->dfd, tmp, c->dfd, name))
 			unlinkat(c->dfd, tmp, 0);
 		close(fd);
 	}
