@@ -42,12 +42,13 @@ static int open_flags(void)
 /* dfd/name as a directory, made if need be; anything else there is
  * refused (top: naming it) or, for an objects/xx directory, removed (the
  * name only) and made again. */
-static int dir_at(int dfd, const char *name, const char *where, int heal, struct xcc_error *err)
+static int dir_at(int dfd, const char *name, const char *where, int heal, int create,
+		  struct xcc_error *err)
 {
 	int fd;
 
 	for (int tries = 0; tries < 2; tries++) {
-		if (mkdirat(dfd, name, 0755) && errno != EEXIST)
+		if (create && mkdirat(dfd, name, 0755) && errno != EEXIST)
 			break;
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | open_flags());
 		if (fd >= 0)
@@ -63,7 +64,7 @@ static int dir_at(int dfd, const char *name, const char *where, int heal, struct
 	return xcc_fail(err, XCC_EFAIL, "%s/%s: %s", where, name, strerror(errno));
 }
 
-int store_open(struct file_store *s, const char *cache_dir, struct xcc_error *err)
+int store_open(struct file_store *s, const char *cache_dir, int create, struct xcc_error *err)
 {
 	char *cache = cache_dir ? xstrdup(cache_dir) : fetch_default_cache_dir();
 	struct stat st;
@@ -74,16 +75,25 @@ int store_open(struct file_store *s, const char *cache_dir, struct xcc_error *er
 	for (size_t i = 0; i < 256; i++)
 		s->sub[i] = -1;
 	s->dir = xasprintf("%s/%s", cache, STORE_DIR_NAME);
-	if (file_mkdir_p(cache, err))
+	if (create && file_mkdir_p(cache, err))
 		goto out;
 	cfd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cfd < 0 && errno == ENOENT && !create) {
+		rc = 1;
+		goto out;
+	}
 	if (cfd < 0) {
 		xcc_fail(err, XCC_EFAIL, "%s: %s", cache, strerror(errno));
 		goto out;
 	}
-	if ((s->dfd = dir_at(cfd, STORE_DIR_NAME, cache, 0, err)) < 0 ||
-	    (s->objects_fd = dir_at(s->dfd, "objects", s->dir, 0, err)) < 0 ||
-	    (s->trees_fd = dir_at(s->dfd, "trees", s->dir, 0, err)) < 0)
+	/* Not there and not to be made: no store yet, which is no error. */
+	if (!create && fstatat(cfd, STORE_DIR_NAME, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
+		rc = 1;
+		goto out;
+	}
+	if ((s->dfd = dir_at(cfd, STORE_DIR_NAME, cache, 0, create, err)) < 0 ||
+	    (s->objects_fd = dir_at(s->dfd, "objects", s->dir, 0, create, err)) < 0 ||
+	    (s->trees_fd = dir_at(s->dfd, "trees", s->dir, 0, create, err)) < 0)
 		goto out;
 	if (fstat(s->objects_fd, &st)) {
 		xcc_fail(err, XCC_EFAIL, "%s/objects: %s", s->dir, strerror(errno));
@@ -95,7 +105,7 @@ out:
 	if (cfd >= 0)
 		close(cfd);
 	free(cache);
-	if (rc)
+	if (rc < 0)
 		store_close(s);
 	return rc;
 }
@@ -201,7 +211,7 @@ static int sub_dir(struct file_store *s, const char *name, int create)
 		s->sub[idx] = openat(s->objects_fd, hex, O_RDONLY | O_DIRECTORY | open_flags());
 		return s->sub[idx];
 	}
-	s->sub[idx] = dir_at(s->objects_fd, hex, s->dir, 1, &e);
+	s->sub[idx] = dir_at(s->objects_fd, hex, s->dir, 1, 1, &e);
 	return s->sub[idx];
 }
 

@@ -46,10 +46,11 @@ struct store_stamp {
 	int64_t mtime_s, mtime_ns;
 };
 
-/* <cache_dir or fetch's default>/files, made if need be and opened; no
- * lock taken. Anything but a directory (a planted link) at one of its
+/* <cache_dir or fetch's default>/files opened, made first if create; no
+ * lock taken. 0; 1 when there is none and create is 0 (only s->dir
+ * is set: store_close it); -1 with err. Anything but a directory (a planted link) at one of its
  * directories is refused, naming it. */
-int store_open(struct file_store *s, const char *cache_dir, struct xcc_error *err);
+int store_open(struct file_store *s, const char *cache_dir, int create, struct xcc_error *err);
 /* Releases the lock too; takes an empty (never opened) store. */
 void store_close(struct file_store *s);
 /* Take the store's lock, shared (creates) or exclusive (gc), waiting for

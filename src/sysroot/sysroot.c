@@ -159,6 +159,8 @@ static int write_metadata(const struct plan *p, const struct sysroot_request *rq
 /* A create's use of the file store. */
 struct create_store {
 	struct file_store fs;
+	const char *cache_dir; /* where it is; NULL: the default cache */
+	int use;      /* not --no-file-store, and not refused */
 	int open;     /* fs is usable */
 	int records;  /* the fingerprint names the whole tree: its record is read and written */
 	char key[65];
@@ -185,16 +187,23 @@ static void create_store_begin(struct create_store *cs, const struct sysroot_cre
 {
 	struct xcc_error e = { 0 };
 
+	int rc;
+
 	memset(cs, 0, sizeof *cs);
 	if (o->no_file_store)
 		return;
-	if (store_open(&cs->fs, o->cache_dir, &e)) {
-		strvec_pushf(&res->notes, "not using the file store: %s", e.msg);
-		return;
-	}
-	cs->open = 1;
+	cs->cache_dir = o->cache_dir;
 	cs->records = fingerprint_covers(p, rq);
 	sysroot_store_key(fingerprint, cs->key);
+	/* Made only once there is something to put in it: a create that
+	 * fails leaves the cache as it was. */
+	rc = store_open(&cs->fs, o->cache_dir, 0, &e);
+	if (rc < 0)
+		strvec_pushf(&res->notes, "not using the file store: %s", e.msg);
+	if (rc)
+		store_close(&cs->fs);
+	cs->use = rc >= 0;
+	cs->open = rc == 0;
 }
 
 static void create_store_end(struct create_store *cs)
@@ -213,11 +222,17 @@ static int create_share(struct create_store *cs, const char *root, const char *l
 		       size_t n_notes, size_t n_warnings, const atomic_int *stop,
 		       struct sysroot_create_result *res, struct xcc_error *err)
 {
+	struct xcc_error e = { 0 };
 	char *path;
 	int rc;
 
-	if (!cs->open)
+	if (!cs->use)
 		return 0;
+	if (!cs->open && store_open(&cs->fs, cs->cache_dir, 1, &e)) {
+		strvec_pushf(&res->notes, "not using the file store: %s", e.msg);
+		return 0;
+	}
+	cs->open = 1;
 	for (size_t i = n_notes; i < res->notes.n; i++)
 		strvec_push(&cs->tree.notes, res->notes.v[i]);
 	for (size_t i = n_warnings; i < res->warnings.n; i++)

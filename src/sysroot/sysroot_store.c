@@ -356,8 +356,14 @@ int sysroot_gc(const char *cache_dir, char **out, struct xcc_error *err)
 	int rc = -1;
 
 	*out = NULL;
-	if (store_open(&s, cache_dir, err))
-		return -1;
+	rc = store_open(&s, cache_dir, 0, err);
+	if (rc) {
+		if (rc == 1)
+			*out = xasprintf("%s: no file store there: nothing to remove\n", s.dir);
+		store_close(&s);
+		return rc < 0 ? -1 : 0;
+	}
+	rc = -1;
 	/* Exclusive: no create is between checking an object and linking it. */
 	if (store_lock(&s, 1, NULL, err) || store_gc(&s, &r, err))
 		goto out;

@@ -28,9 +28,11 @@ static void test_parse(void)
 			       "l a/l -> x y\n", SYSROOT_FILES_HEADER, sha);
 	static const char *const bad[] = { "f 644 3 a", "q 0644 a", "l a", "d 0755 ", "f 0644 x a" };
 	struct sysroot_files_entry *v;
-	size_t n;
+	size_t n = 0;
 
-	ok(sysroot_files_parse(text, &v, &n) == 0 && n == 4, "a listing parses: %zu entries", n);
+	int rc = sysroot_files_parse(text, &v, &n);
+
+	ok(rc == 0 && n == 4, "a listing parses: %zu entries", n);
 	ok(v[0].type == 'd' && v[0].mode == 0755 && !strcmp(v[0].path, "a"), "a directory");
 	ok(v[1].type == 'f' && v[1].mode == 0644 && v[1].size == 3 && !strcmp(v[1].sha256, sha) &&
 	   !strcmp(v[1].path, "a/x y"), "a file, its path with a space");
@@ -75,9 +77,9 @@ static void test_objects(struct file_store *s)
 	struct store_gc_result r;
 	struct xcc_error err = { 0 };
 	char hex[65], *obj;
-	int t1 = tree_with("t1", "same bytes", hex), t2 = tree_with("t2", "same bytes", hex);
-	int t3 = tree_with("t3", "same bytes", hex), out = tree_with("out", "", hex);
-	int fd;
+	int out = tree_with("out", "", hex), t1 = tree_with("t1", "same bytes", hex);
+	int t2 = tree_with("t2", "same bytes", hex), t3 = tree_with("t3", "same bytes", hex);
+	int fd, rc;
 
 	ok(store_share(s, t1, "file", hex, 0644, &a, &err) == 1, "a new file is shared");
 	obj = xasprintf("%s/objects/%.2s/%s", s->dir, hex, a.name);
@@ -103,7 +105,8 @@ static void test_objects(struct file_store *s)
 	   "a stamp names one modification time");
 	unlinkat(t3, "file", 0);
 	unlinkat(out, "linked", 0);
-	ok(store_gc(s, &r, &err) == 0 && r.objects_removed == 1 && ino_at(AT_FDCWD, obj) == 0,
+	rc = store_gc(s, &r, &err);
+	ok(rc == 0 && r.objects_removed == 1 && ino_at(AT_FDCWD, obj) == 0,
 	   "gc removes the object no tree links (%zu removed)", r.objects_removed);
 	free(obj);
 	close(t1);
@@ -152,7 +155,7 @@ int main(void)
 	}
 	test_parse();
 	cache = xasprintf("%s/cache", dir);
-	ok(store_open(&s, cache, &err) == 0, "the store opens: %s", err.msg);
+	ok(store_open(&s, cache, 1, &err) == 0, "the store opens: %s", err.msg);
 	ok(store_lock(&s, 1, NULL, &err) == 0, "and locks");
 	test_objects(&s);
 	test_records(&s);
