@@ -249,6 +249,14 @@ sig() { tree_sig "$1" | sed "s|$1||g"; }
 	assert_status 0
 	[[ "$output" != *"made from the file store"* ]]
 	[ ! -L "$STORE/trees/$key" ]
+	# the lock: not followed, the store left alone
+	rm "$STORE/lock"
+	ln -s "$victim" "$STORE/lock"
+	run mk "$BATS_TEST_TMPDIR/c2"
+	assert_status 0
+	assert_output_contains "not using the file store: $STORE/lock"
+	[ "$(cat "$victim")" = "not a library" ]
+	rm "$STORE/lock"
 	# the store's own directory: not used at all, and a note says so
 	rm -rf "$STORE"
 	mkdir "$BATS_TEST_TMPDIR/elsewhere"

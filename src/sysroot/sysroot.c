@@ -206,6 +206,25 @@ static void create_store_begin(struct create_store *cs, const struct sysroot_cre
 	cs->open = rc == 0;
 }
 
+/* The store's lock, shared. A signal that stops the wait fails the create;
+ * a lock that cannot be had (a link planted in its place) only leaves the
+ * store alone, with a note. 1 locked, 0 not, -1. */
+static int create_lock(struct create_store *cs, const atomic_int *stop,
+		       struct sysroot_create_result *res, struct xcc_error *err)
+{
+	struct xcc_error e = { 0 };
+
+	if (store_lock(&cs->fs, 0, stop, &e) == 0)
+		return 1;
+	if (e.status > 2) {
+		*err = e;
+		return -1;
+	}
+	strvec_pushf(&res->notes, "not using the file store: %s", e.msg);
+	cs->use = 0;
+	return 0;
+}
+
 static void create_store_end(struct create_store *cs)
 {
 	if (cs->open)
@@ -237,8 +256,9 @@ static int create_share(struct create_store *cs, const char *root, const char *l
 		strvec_push(&cs->tree.notes, res->notes.v[i]);
 	for (size_t i = n_warnings; i < res->warnings.n; i++)
 		strvec_push(&cs->tree.warnings, res->warnings.v[i]);
-	if (store_lock(&cs->fs, 0, stop, err))
-		return -1;
+	rc = create_lock(cs, stop, res, err);
+	if (rc <= 0)
+		return rc;
 	rc = sysroot_store_share(&cs->fs, root, listing, &cs->objs, &cs->n_objs, &res->notes,
 				 err);
 	store_unlock(&cs->fs);
@@ -286,10 +306,9 @@ static int create_materialise(struct create_store *cs, const struct plan *p,
 
 	if (!cs->open || !cs->records)
 		goto out;
-	if (store_lock(&cs->fs, 0, stop, err)) {
-		rc = -1;
+	rc = create_lock(cs, stop, res, err);
+	if (rc <= 0)
 		goto out;
-	}
 	rc = sysroot_store_materialise(&cs->fs, cs->key, root, &t, err);
 	store_unlock(&cs->fs);
 	if (rc <= 0)
