@@ -6,8 +6,8 @@
 #
 # BUILD is a build directory (its src/cuda-xcc, and tests/helper/test-tool for unpack.sh).
 # NAME picks benchmarks (startup, driver-overhead, fatbin, check, patch, verify, deb, unpack,
-# extract, fsync, overlap, distcc, cache-runners, from-device); by default all of them. The
-# three that build through a sysroot (driver-overhead, distcc, cache-runners) need --sysroot: a sysroot
+# extract, fsync, overlap, distcc, cache-runners, from-device, store); by default all of them.
+# The three that build through a sysroot (driver-overhead, distcc, cache-runners) need --sysroot: a sysroot
 # with a real nvcc, such as the CUDA 12.4 one bench/deb.sh's packages make; without it they
 # are reported as not run. Each run's whole output is kept in OUT (default: a new directory
 # under /tmp); the summary prints each benchmark's ratio lines, before then after.
@@ -32,7 +32,7 @@ for b in "$before" "$after"; do
 	[ -x "$b/src/cuda-xcc" ] || { echo "$0: $b/src/cuda-xcc is not an executable: build it" >&2; exit 2; }
 done
 [ ${#names[@]} -gt 0 ] || names=(startup driver-overhead fatbin check patch verify deb unpack
-	extract fsync overlap distcc cache-runners from-device)
+	extract fsync overlap distcc cache-runners from-device store)
 here=$(cd "$(dirname "$0")" && pwd)
 [ -n "$out" ] || out=$(mktemp -d /tmp/bench-all.XXXXXX)
 mkdir -p "$out"
@@ -44,7 +44,7 @@ bench_command() {
 	startup) echo "$here/startup.sh" "$xcc" ;;
 	driver-overhead|distcc|cache-runners) echo "$here/$name.sh" "$sysroot" "$xcc" ;;
 	fatbin|check|from-device) echo "$here/$name.sh" --xcc "$xcc" ;;
-	patch|verify|deb) echo "$here/$name.sh" --cuda-xcc "$xcc" ;;
+	patch|verify|deb|store) echo "$here/$name.sh" --cuda-xcc "$xcc" ;;
 	unpack) echo "$here/unpack.sh" --test-tool "$2/tests/helper/test-tool" ;;
 	extract|fsync|overlap) echo "$here/$name.sh" "$xcc" ;;
 	*) return 1 ;;
@@ -53,7 +53,7 @@ bench_command() {
 
 # The lines of a benchmark's output that carry its figures.
 figures() {
-	grep -iE 'ratio|[0-9.]+ ?x\b|over nvcc|ms\b' "$1" | tail -6 || tail -3 "$1"
+	grep -iE 'ratio|goal|[0-9.]+ ?x\b|over nvcc|ms\b' "$1" | tail -6 || tail -3 "$1"
 }
 
 summary=$out/summary.txt

@@ -835,44 +835,45 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 
 @test "sysroot: kill -9 at every stage leaves the old sysroot or none, and a rerun gives the same tree" {
 	local ref=$BATS_TEST_TMPDIR/ref sig_ref sig_old point
-	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$ref" --progress never
+	# every create the whole way: one made from the file store reaches no stage to kill
+	xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$ref" --progress never --no-file-store
 	sig_ref=$(tree_sig "$ref" | sed "s|$ref||g")
 	for point in fetch extract tree meta synced; do
 		# no old sysroot: nothing that looks like one may remain
 		rm -rf "$D"
-		CUDA_XCC_TEST_CRASH_AT=$point run mk126
+		CUDA_XCC_TEST_CRASH_AT=$point run mk126 --no-file-store
 		assert_status 137
 		[ ! -e "$D/sysroot.json" ]
 		ls -d "$D".tmp-* >/dev/null
-		mk126
+		mk126 --no-file-store
 		[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
 		no_leftovers
 		# an old sysroot (other GPUs) stays whole
 		rm -rf "$D"
-		xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+		xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never --no-file-store
 		sig_old=$(tree_sig "$D")
-		CUDA_XCC_TEST_CRASH_AT=$point run mk126
+		CUDA_XCC_TEST_CRASH_AT=$point run mk126 --no-file-store
 		assert_status 137
 		[ "$(tree_sig "$D")" = "$sig_old" ]
-		mk126
+		mk126 --no-file-store
 		[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
 	done
 	# killed right after the exchange: the new one is in place, the old one
 	# is cleaned by the next run
-	CUDA_XCC_TEST_CRASH_AT=swap run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never
+	CUDA_XCC_TEST_CRASH_AT=swap run xcc sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never --no-file-store
 	assert_status 137
 	grep -q '"7.2"' "$D/sysroot.json"
-	mk126
+	mk126 --no-file-store
 	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
 	no_leftovers
 	# and an asynchronous kill -9, whenever it lands
 	# (the binary itself in the background, so that $! is its pid)
-	"$CUDA_XCC" sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never &
+	"$CUDA_XCC" sysroot create --target jetson -arch sm_72 --cuda 12.6 --from "$M126" --dest "$D" --progress never --no-file-store &
 	sleep 0.05
 	kill -9 $! 2>/dev/null || true
 	wait $! 2>/dev/null || true
 	[ ! -e "$D" ] || [ -f "$D/sysroot.json" ]
-	mk126
+	mk126 --no-file-store
 	[ "$(tree_sig "$D" | sed "s|$D||g")" = "$sig_ref" ]
 }
 
@@ -890,12 +891,12 @@ time.sleep(60)' "$D.lock" "$BATS_TEST_TMPDIR/held" 3>&- &
 	assert_status 0
 	assert_output_contains "extracted cuda_cudart target"
 	rm -rf "$D"
-	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" --progress always
+	run xcc sysroot create --target jetson -arch sm_87 --cuda 12.6 --from "$M126" --dest "$D" --progress always --no-file-store
 	assert_status 0
 	assert_output_contains "100%"
 	assert_output_contains "download "
 	rm -rf "$D"
-	run mk126
+	run mk126 --no-file-store
 	assert_status 0
 	assert_output_equals "sysroot ready: $D"
 }

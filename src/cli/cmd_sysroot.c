@@ -16,7 +16,8 @@ static const char sysroot_usage[] =
 	"                               [--jobs N] [--progress auto|always|never]\n"
 	"                               [--target-fs ROOTFS] [--jetpack J] [--allow-unserved]\n"
 	"                               [--max-expand SIZE] [--max-download SIZE]\n"
-	"                               [--no-sync] [--cache DIR] [--host-compiler CXX]\n"
+	"                               [--no-sync] [--cache DIR] [--no-file-store]\n"
+	"                               [--host-compiler CXX]\n"
 	"                               [--dry-run | --print-fingerprint]\n"
 	"       cuda-xcc sysroot create --from-device ssh://[user@]board[:port]\n"
 	"                               [--device-root DIR] [--ssh-config FILE] [--from SRC]...\n"
@@ -24,6 +25,7 @@ static const char sysroot_usage[] =
 	"       cuda-xcc sysroot info DIR [--json | --fingerprint | --tree-digest]\n"
 	"       cuda-xcc sysroot list [--json]\n"
 	"       cuda-xcc sysroot verify DIR [--metadata-only | --expect DIGEST]\n"
+	"       cuda-xcc sysroot gc [--cache DIR]\n"
 	"\n"
 	"Make a CUDA toolkit root for cross compiling: x86_64 nvcc and tools in DIR/bin and\n"
 	"DIR/nvvm, the target's headers and libraries in DIR/targets/<dir>/{include,lib}.\n"
@@ -75,7 +77,11 @@ static const char sysroot_usage[] =
 	"  --no-sync          do not sync the tree to disk before putting it in place\n"
 	"                     (faster; a power cut may then leave empty files)\n"
 	"  --cache DIR        the download cache, which runners may share (default\n"
-	"                     $XDG_CACHE_HOME/cuda-xcc or ~/.cache/cuda-xcc)\n"
+	"                     $XDG_CACHE_HOME/cuda-xcc or ~/.cache/cuda-xcc), and its file\n"
+	"                     store (DIR/files): the sysroots' files by sha256, so that the\n"
+	"                     same request made again is hard links to them\n"
+	"  --no-file-store    neither make the sysroot from the file store nor add its\n"
+	"                     files to it\n"
 	"  --dry-run          print the plan, change nothing\n"
 	"  --print-fingerprint  print only the fingerprint the sysroot would record (what\n"
 	"                     'sysroot info DIR --fingerprint' prints once it is made),\n"
@@ -92,7 +98,11 @@ static const char sysroot_usage[] =
 	"  --metadata-only    check each file's type, mode, size and link target, not its\n"
 	"                     contents (faster; by default every file's sha256 is checked)\n"
 	"  --expect DIGEST    also require this tree digest ('info --tree-digest'): catches\n"
-	"                     a tree rewritten together with its records\n";
+	"                     a tree rewritten together with its records\n"
+	"\n"
+	"gc options:\n"
+	"  --cache DIR        whose file store to clean (default as for create): the files\n"
+	"                     no sysroot links any more, and the records that name them\n";
 
 /* 1000, 900K, 900M, 40G, 1T: powers of 1024, as du and df speak. */
 static int parse_byte_size(const char *s, uint64_t *out)
@@ -154,6 +164,7 @@ static int create_option(int c, const char *arg, struct sysroot_create_opts *o)
 	case 'S': o->no_sync = 1; break;
 	case 'K': o->cache_dir = arg; break;
 	case 'P': o->print_fingerprint = 1; break;
+	case 'N': o->no_file_store = 1; break;
 	case 'X':
 		if (parse_byte_size(arg, &o->max_expand))
 			return cmd_usage_error("sysroot create", "--max-expand takes a size such as "
@@ -191,6 +202,7 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "max-download", required_argument, NULL, 'W' },
 		{ "no-sync", no_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'K' },
+		{ "no-file-store", no_argument, NULL, 'N' },
 		{ "print-fingerprint", no_argument, NULL, 'P' },
 		{ "from-device", required_argument, NULL, 'D' },
 		{ "device-root", required_argument, NULL, 'R' },
@@ -274,7 +286,8 @@ static int create(int argc, char **argv, struct cmd_ctx *ctx)
 	} else if (r.up_to_date) {
 		printf("%s is up to date: same archives, same GPUs, nothing to do\n", r.dir);
 	} else {
-		printf("sysroot ready: %s\n", r.dir);
+		printf("sysroot ready: %s%s\n", r.dir, r.from_store ? " (made from the file store: "
+			"links to files already on the disk)" : "");
 	}
 out:
 	sysroot_create_result_free(&r);
@@ -420,10 +433,41 @@ static int verify(int argc, char **argv, struct cmd_ctx *ctx)
 	return rc;
 }
 
+static int gc(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xcc_error err = { 0 };
+	const char *cache = NULL;
+	char *out = NULL;
+	int c;
+
+	cmd_getopt_begin();
+	while ((c = cmd_getopt(argc, argv, "h", opts, "sysroot gc")) != -1) {
+		switch (c) {
+		case 'K': cache = optarg; break;
+		case 'h': fputs(sysroot_usage, stdout); return 0;
+		default: return XCC_EUSAGE;
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("sysroot gc", "unexpected argument '%s'", argv[optind]);
+	if (cache && !*cache)
+		return cmd_usage_error("sysroot gc", "--cache takes a directory, not ''");
+	if (sysroot_gc(cache, &out, &err))
+		return cmd_report(&err);
+	fputs(out, stdout);
+	free(out);
+	return 0;
+}
+
 int cmd_sysroot(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (argc < 2)
-		return cmd_usage_error("sysroot", "which action? create, info, list or verify");
+		return cmd_usage_error("sysroot", "which action? create, info, list, verify or gc");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(sysroot_usage, stdout);
 		return 0;
@@ -436,6 +480,8 @@ int cmd_sysroot(int argc, char **argv, struct cmd_ctx *ctx)
 		return list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "verify") == 0)
 		return verify(argc - 1, argv + 1, ctx);
-	return cmd_usage_error("sysroot", "no action '%s'; use create, info, list or verify",
+	if (strcmp(argv[1], "gc") == 0)
+		return gc(argc - 1, argv + 1);
+	return cmd_usage_error("sysroot", "no action '%s'; use create, info, list, verify or gc",
 			       argv[1]);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -332,10 +333,21 @@ int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpa
 		  struct xcc_error *err)
 {
 	struct model m = { .path = path, .fd = -1, .log = &res->log, .warnings = &res->warnings };
+	const char *output = ops->output;
+	struct stat st;
 	int rc = -1, changed;
 
 	res->changed = res->grew = 0;
-	m.fd = open(path, (ops->output ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	m.fd = open(path, (output ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	/* A file with other hard links (a sysroot's file shared with the file
+	 * store, and so with every sysroot made from it) is written anew and
+	 * renamed over its name: patched in place, it would change them all. */
+	if (m.fd >= 0 && !output && fstat(m.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_nlink > 1) {
+		close(m.fd);
+		output = path;
+		m.fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (m.fd < 0) {
 		xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
 		goto out;
@@ -370,8 +382,8 @@ int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpa
 	ep_queue_tables(&m);
 
 	changed = m.nwrites || m.append_len;
-	if (ops->output) {
-		if (ep_write_output(&m, ops->output, err))
+	if (ops->output || (output && changed)) {
+		if (ep_write_output(&m, output, err))
 			goto out;
 	} else if (changed && ep_apply(&m, m.fd, path, err)) {
 		goto out;

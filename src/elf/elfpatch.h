@@ -66,7 +66,9 @@ struct elfpatch_result {
  * bytes and the size, so a failed patch leaves the file as it was.
  * ops->output is written as fileio_write_output writes what a user names
  * (a new file with path's mode renamed over a regular one, a symlink
- * written through, a FIFO or device written to, never replaced).
+ * written through, a FIFO or device written to, never replaced). A file
+ * with more than one hard link is patched that way too, into a new file
+ * of its own: the other links keep the old bytes.
  */
 int elfpatch_file(const char *path, const struct elfpatch_ops *ops, struct elfpatch_result *res,
 		  struct xcc_error *err);

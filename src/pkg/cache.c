@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,4 +348,113 @@ ino_t cache_record_stamp(const struct fetch_cache *c, const char *name)
 
 	return fstatat(c->dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ?
 		       st.st_ino : 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Records of local files' hashes
+ */
+
+/* How long a file must have been left alone before its hash is recorded:
+ * far more than any file system's timestamp granularity. */
+#define LOCAL_SETTLED_S 2
+
+static char *local_record_name(const char *path)
+{
+	char hex[65];
+
+	xcc_sha256_buffer(path, strlen(path), hex);
+	return xasprintf("local-%s", hex);
+}
+
+/* What binds a record to the file: its inode and times, as one line. */
+static char *local_binding(const struct stat *st)
+{
+	return xasprintf("file %ju %ju %jd %jd.%09ld %jd.%09ld", (uintmax_t)st->st_dev,
+			 (uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
+			 st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+}
+
+/* The record's sha256 when it is a regular file of ours that names path
+ * and this binding. */
+static int local_record_read(const struct fetch_cache *c, const char *name, const char *path,
+			     const char *binding, char hex[65])
+{
+	char text[RECORD_MAX + PATH_MAX + 1], *want = NULL;
+	struct stat st;
+	ssize_t n = -1;
+	int fd = open_nofollow(c, name, O_RDONLY), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    st.st_size < (off_t)sizeof text)
+		n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	want = xasprintf("path %s\n%s\nsha256 ", path, binding);
+	n = (ssize_t)strlen(want);
+	if (strncmp(text, want, (size_t)n) == 0 && strlen(text + n) == 65 &&
+	    strspn(text + n, "0123456789abcdef") == 64 && text[n + 64] == '\n') {
+		memcpy(hex, text + n, 64);
+		hex[64] = '\0';
+		rc = 0;
+	}
+	free(want);
+	return rc;
+}
+
+static void local_record_write(const struct fetch_cache *c, const char *name, const char *path,
+			       const char *binding, const char *hex)
+{
+	char *tmp = xasprintf("%s.new-%ld", name, (long)getpid());
+	char *text = xasprintf("path %s\n%s\nsha256 %s\n", path, binding, hex);
+	size_t len = strlen(text);
+	int fd;
+
+	/* Not synced: a record lost or torn by a power cut is not read (it
+	 * must name the file exactly), and costs only a hash later. */
+	unlinkat(c->dfd, tmp, 0);
+	fd = open_nofollow(c, tmp, O_WRONLY | O_CREAT | O_EXCL);
+	if (fd >= 0) {
+		if (write(fd, text, len) != (ssize_t)len || renameat(c->dfd, tmp, c->dfd, name))
+			unlinkat(c->dfd, tmp, 0);
+		close(fd);
+	}
+	free(text);
+	free(tmp);
+}
+
+int cache_local_sha256(const struct fetch_cache *c, const char *path, int fd, char hex[65],
+		       uint64_t *size)
+{
+	struct stat before, after;
+	struct xcc_sha256 h;
+	char *name = NULL, *binding = NULL, *again = NULL;
+	int rc = -1;
+
+	if (fstat(fd, &before) || lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	name = local_record_name(path);
+	binding = local_binding(&before);
+	if (!strchr(path, '\n') && local_record_read(c, name, path, binding, hex) == 0) {
+		*size = (uint64_t)before.st_size;
+		rc = 0;
+		goto out;
+	}
+	xcc_sha256_init(&h);
+	if (cache_hash_fd(fd, &h, size) || lseek(fd, 0, SEEK_SET) != 0 || fstat(fd, &after))
+		goto out;
+	xcc_sha256_hex(&h, hex);
+	rc = 0;
+	again = local_binding(&after);
+	if (!strchr(path, '\n') && strcmp(binding, again) == 0 && S_ISREG(after.st_mode) &&
+	    after.st_ctim.tv_sec + LOCAL_SETTLED_S < time(NULL))
+		local_record_write(c, name, path, binding, hex);
+out:
+	free(again);
+	free(binding);
+	free(name);
+	return rc;
 }

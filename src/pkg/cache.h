@@ -81,4 +81,17 @@ void cache_record_store(const struct fetch_cache *c, const char *name, struct ca
  * when there is none. */
 ino_t cache_record_stamp(const struct fetch_cache *c, const char *name);
 
+/*
+ * The sha256 and size of the local file open at fd (named path): from the
+ * record local-<sha256 of path> where it names this very file (device,
+ * inode, size, modification and change times: any write changes the change
+ * time, which no user sets), else hashed through fd and recorded, when the
+ * file has been left alone for a while (a write within the file system's
+ * timestamp granularity of the last could leave the times as they were).
+ * A second create from the same packages then need not read them all to
+ * know its fingerprint. fd is left at offset 0; -1 with errno set.
+ */
+int cache_local_sha256(const struct fetch_cache *c, const char *path, int fd, char hex[65],
+		       uint64_t *size);
+
 #endif

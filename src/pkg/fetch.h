@@ -71,4 +71,10 @@ int fetch_text(const struct fetch_opts *o, const char *src, char **text, size_t 
 /* sha256 of a file as 64 hex digits, and its size. */
 int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc_error *err);
 
+/* The sha256 and size of the local file path, open at fd (left at offset
+ * 0): read from the cache's record of this very file where there is one
+ * (cache_local_sha256), else hashed through fd. */
+int fetch_sha256_fd(const struct fetch_opts *o, const char *path, int fd, char hex[65],
+		    uint64_t *size, struct xcc_error *err);
+
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "pkg/cache.h"
@@ -35,6 +36,34 @@ int fetch_sha256_file(const char *path, char hex[65], uint64_t *size, struct xcc
 	}
 	close(fd);
 	return rc;
+}
+
+int fetch_sha256_fd(const struct fetch_opts *o, const char *path, int fd, char hex[65],
+		    uint64_t *size, struct xcc_error *err)
+{
+	char *dir = o->cache_dir ? xstrdup(o->cache_dir) : fetch_default_cache_dir();
+	char *abs = file_absolute(path);
+	struct fetch_cache c;
+	struct xcc_error ignored = { 0 };
+	struct xcc_sha256 h;
+	int rc = 0;
+
+	/* Without a cache to keep the record in, the file is only hashed. */
+	if (cache_open(&c, dir, &ignored) == 0) {
+		rc = cache_local_sha256(&c, abs, fd, hex, size);
+		cache_close(&c);
+	} else {
+		xcc_sha256_init(&h);
+		rc = lseek(fd, 0, SEEK_SET) != 0 || cache_hash_fd(fd, &h, size) ||
+		     lseek(fd, 0, SEEK_SET) != 0 ? -1 : 0;
+		if (!rc)
+			xcc_sha256_hex(&h, hex);
+	}
+	free(dir);
+	free(abs);
+	if (rc)
+		return xcc_fail(err, XCC_EFAIL, "%s: %s", path, strerror(errno));
+	return 0;
 }
 
 /* A local file, opened once: its size and hash are checked through the

@@ -31,6 +31,7 @@ struct sysroot_create_opts {
 	int print_fingerprint;    /* --print-fingerprint: a dry run that gives only the
 	                           * fingerprint the sysroot would record (a CI cache key) */
 	const char *cache_dir;    /* NULL: fetch's default */
+	int no_file_store;        /* --no-file-store: neither read nor fill the file store */
 	uint64_t max_download;    /* --max-download: the most a URL with no promised size
 	                           * may send; 0: fetch's default */
 	const char *target_fs;    /* --target-fs: the device's root filesystem, or NULL */
@@ -45,6 +46,7 @@ struct sysroot_create_opts {
 struct sysroot_create_result {
 	char *dir;         /* the sysroot made (or that was already up to date) */
 	int up_to_date;    /* nothing was done */
+	int from_store;    /* made by links to the file store's files */
 	char *plan_text;   /* --dry-run: the plan; --print-fingerprint: the fingerprint */
 	struct strvec notes; /* things worth saying that are not errors */
 	struct strvec warnings; /* the device's glibc cannot run what was made */
@@ -70,6 +72,10 @@ enum sysroot_info_form {
 /* `sysroot info`: the description in form. Caller frees. */
 int sysroot_info(const struct gpudb *db, const char *dir, enum sysroot_info_form form, char **out,
 		 struct xcc_error *err);
+/* `sysroot gc`: the file store of cache_dir (NULL: the default cache)
+ * rid of the files no sysroot links and of the records that name them,
+ * under its lock; what it did as text. Caller frees. */
+int sysroot_gc(const char *cache_dir, char **out, struct xcc_error *err);
 /* `sysroot list`: one line per sysroot in the store. Caller frees. */
 int sysroot_list(int json, char **out, struct xcc_error *err);
 /* How far sysroot verify looked into the files. */

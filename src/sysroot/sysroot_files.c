@@ -284,3 +284,69 @@ void sysroot_files_diff(const char *want_text, const char *have_text, struct str
 	free_listing(w, nw);
 	free_listing(h, nh);
 }
+
+/* "f MODE SIZE [SHA256] PATH", "d MODE PATH" or "l PATH -> TARGET" into e. */
+static int parse_line(char *line, int digests, struct sysroot_files_entry *e)
+{
+	char *end, *arrow;
+	int need = line[0] == 'f' ? 3 + digests : line[0] == 'd' ? 2 : 1;
+	const char *p = field(line, need);
+
+	memset(e, 0, sizeof *e);
+	e->type = line[0];
+	if (!p || !*p || line[1] != ' ' || !strchr("fdl", line[0]))
+		return -1;
+	if (e->type == 'l') {
+		arrow = strstr(line + 2, " -> ");
+		if (!arrow || arrow == line + 2 || !arrow[4])
+			return -1;
+		e->path = xstrndup(line + 2, (size_t)(arrow - line - 2));
+		e->target = xstrdup(arrow + 4);
+		return 0;
+	}
+	e->mode = (unsigned)strtoul(line + 2, &end, 8);
+	if (end != line + 6 || *end != ' ' || e->mode > 07777)
+		return -1;
+	if (e->type == 'f') {
+		e->size = strtoll(end + 1, &end, 10);
+		if (*end != ' ' || e->size < 0)
+			return -1;
+		/* A file that could not be read has a word there, no digest. */
+		if (digests && strspn(end + 1, "0123456789abcdef") == 64 && end[65] == ' ')
+			memcpy(e->sha256, end + 1, 64);
+	}
+	e->path = xstrdup(p);
+	return 0;
+}
+
+int sysroot_files_parse(const char *text, struct sysroot_files_entry **v, size_t *n)
+{
+	char *copy = xstrdup(text), *save = NULL;
+	int digests = sysroot_files_has_digests(text), rc = 0;
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (char *tok = strtok_r(copy, "\n", &save); tok && !rc; tok = strtok_r(NULL, "\n", &save)) {
+		if (tok[0] == '#')
+			continue;
+		XGROW(*v, *n + 1, cap);
+		rc = parse_line(tok, digests, &(*v)[(*n)++]);
+	}
+	free(copy);
+	if (rc) {
+		sysroot_files_entries_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+void sysroot_files_entries_free(struct sysroot_files_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].target);
+	}
+	free(v);
+}

@@ -28,4 +28,19 @@ int sysroot_files_has_digests(const char *text);
  * both record digests; type, mode, size and link targets always. */
 void sysroot_files_diff(const char *want_text, const char *have_text, struct strvec *problems);
 
+/* One entry of a listing, as sysroot_files_parse reads it. */
+struct sysroot_files_entry {
+	char type;       /* 'f', 'd' or 'l' */
+	unsigned mode;   /* f and d */
+	long long size;  /* f */
+	char sha256[65]; /* f, in a listing with digests; "" otherwise */
+	char *path;
+	char *target;    /* l */
+};
+
+/* The entries of a listing, in its order; -1 (nothing in *v) when a line
+ * is none that create writes. */
+int sysroot_files_parse(const char *text, struct sysroot_files_entry **v, size_t *n);
+void sysroot_files_entries_free(struct sysroot_files_entry *v, size_t n);
+
 #endif

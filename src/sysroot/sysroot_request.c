@@ -233,7 +233,7 @@ static int read_package(struct sysroot_package *pk, const struct fetch_opts *fo,
 	/* Hashed and identified through one descriptor: the side is read
 	 * from the bytes whose sha256 the plan records. */
 	at = fetch_fd_path(fd);
-	rc = fetch_sha256_file(at, pk->sha256, &pk->size, err);
+	rc = fetch_sha256_fd(fo, pk->path, fd, pk->sha256, &pk->size, err);
 	if (!rc)
 		rc = package_identify_as(at, pk->path, &pk->info, err);
 	free(at);
