@@ -84,25 +84,6 @@ static int stopped(struct puller *p, struct xcc_error *err)
 	return sig ? interrupt_fail(err, sig, "sysroot create --from-device") : 0;
 }
 
-static int make_marker(char marker[48], struct xcc_error *err)
-{
-	unsigned char r[16];
-	size_t got = 0;
-	int off = snprintf(marker, 48, "cuda-xcc-pull-");
-
-	while (got < sizeof r) {
-		ssize_t n = getrandom(r + got, sizeof r - got, 0);
-
-		if (n < 0 && errno != EINTR)
-			return xcc_fail(err, XCC_EFAIL, "getrandom: %s", strerror(errno));
-		if (n > 0)
-			got += (size_t)n;
-	}
-	for (size_t i = 0; i < sizeof r; i++)
-		snprintf(marker + off + 2 * i, 48 - (size_t)off - 2 * i, "%02x", r[i]);
-	return 0;
-}
-
 /* ssh running command on the board, stdin from in_fd (-1: none), stdout into out_fd;
  * it is the child a signal ends. */
 static pid_t ssh_start(struct puller *p, const char *command, int in_fd, int out_fd,
@@ -817,7 +798,7 @@ int device_pull(const struct gpudb *db, const struct device_pull_opts *o, struct
 	}
 	p.board_dir = board_dir(o, p.root);
 	p.mirror = xasprintf("%s/mirror", p.board_dir);
-	if (make_marker(p.marker, err) || file_mkdir_p(p.board_dir, err) ||
+	if (ssh_marker(p.marker, sizeof p.marker, "cuda-xcc-pull-", err) || file_mkdir_p(p.board_dir, err) ||
 	    (lock = lock_board(p.board_dir, err)) < 0)
 		goto out;
 	p.watching = interrupt_begin_notify(&p.in, on_signal, &p) == 0;

@@ -80,6 +80,10 @@ void ssh_target_free(struct ssh_target *t);
 /* ssh [-F ssh_config] -o BatchMode=yes [-n] [-p PORT] [-l USER] -- HOST onto argv: keys or
  * an agent only (a password prompt would hang a build), every option before the host;
  * the remote command follows. */
+/* A marker no output can hold by chance: PREFIX and 32 random hex digits (SIZE >= 48
+ * with the prefixes used). */
+int ssh_marker(char *marker, size_t size, const char *prefix, struct xcc_error *err);
+
 void ssh_argv(struct strvec *argv, const char *ssh_config, const struct ssh_target *t,
 	      int no_stdin);
 

@@ -199,7 +199,7 @@ struct remote {
 	struct run_watch *watch;
 };
 
-static int make_marker(char *marker, size_t size, struct xcc_error *err)
+int ssh_marker(char *marker, size_t size, const char *prefix, struct xcc_error *err)
 {
 	unsigned char r[16];
 	size_t got = 0;
@@ -213,7 +213,7 @@ static int make_marker(char *marker, size_t size, struct xcc_error *err)
 		if (n > 0)
 			got += (size_t)n;
 	}
-	off = snprintf(marker, size, "cuda-xcc-");
+	off = snprintf(marker, size, "%s", prefix);
 	for (size_t i = 0; i < sizeof r; i++)
 		snprintf(marker + off + 2 * i, size - (size_t)off - 2 * i, "%02x", r[i]);
 	return 0;
@@ -849,7 +849,7 @@ int run_remote(const struct run_opts *o, const struct run_plan *plan,
 	/* Without the watch (no thread) the signals keep their default
 	 * action: the run still stops, only without the clean-up there. */
 	interrupt_begin_notify(&watch.in, on_signal, &watch);
-	if (check_arguments(o->argv, err) || make_marker(rm.marker, sizeof rm.marker, err) ||
+	if (check_arguments(o->argv, err) || ssh_marker(rm.marker, sizeof rm.marker, "cuda-xcc-", err) ||
 	    wanted_libraries(o, plan, &names, &paths, err))
 		goto out;
 	if (probe_device(&rm, o->libs.n ? &none : &names, plan, &has, &compat_has, err))
