@@ -144,6 +144,7 @@ target_link_libraries(prog PRIVATE ${NVINFER} ${CUDNN})
 EOF
 }
 
+# bats test_tags=project
 @test "apt: a CMake project finds TensorRT and cuDNN in the sbsa sysroot by TensorRT_ROOT and CUDNN_ROOT, builds and runs" {
 	local d=$BATS_TEST_TMPDIR l
 	need cmake "configures the project"

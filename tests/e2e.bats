@@ -518,6 +518,7 @@ EOF
 	assert_output_contains "err=35 (cudaErrorInsufficientDriver"
 }
 
+# bats test_tags=project
 @test "e2e: ctest runs a cross-built project's tests through cuda-xcc run and reports a failure" {
 	need_sysroot
 	need cmake "builds the project"
@@ -571,6 +572,7 @@ EOF
 	grep -qF "\"--device\" \"ssh://tester@127.0.0.1:2222\" \"--ssh-config\" \"$d/cfg\" \"$d/b/probe\"" "$d/b/CTestTestfile.cmake"
 }
 
+# bats test_tags=project
 @test "e2e: a Meson project through 'cuda-xcc toolchain meson' builds with nvcc 11.8 and its test runs" {
 	need_sysroot
 	need meson "builds the example project"
@@ -591,6 +593,7 @@ EOF
 	grep -q "launch_increment: err=35 (cudaErrorInsufficientDriver)" "$d/b/meson-logs/testlog.txt"
 }
 
+# bats test_tags=project
 @test "e2e: CMake names the component to add when a target links a CUDA library the sysroot lacks" {
 	need_sysroot
 	need cmake "configures the project"

@@ -1,9 +1,12 @@
 #!/bin/bash
 # Run one .bats file with TAP output for automake's TAP driver. A closing TAP
 # comment records the file's wall and CPU time (scripts/test-times.sh lists
-# the slowest), so that CI's log shows where its 30 minutes go.
+# the slowest), so that CI's log shows where its time goes; --timing ends each
+# test's line with its own wall time ("in 1234ms"), to find the slow ones.
+# XCC_BATS_FILTER_TAGS, when set, is bats' --filter-tags: the static and
+# sanitizer passes leave out the tests tagged `project` (see tests/README).
 start=$EPOCHREALTIME
-bats --tap "$1"
+bats --tap --timing ${XCC_BATS_FILTER_TAGS:+--filter-tags "$XCC_BATS_FILTER_TAGS"} "$1"
 rc=$?
 # Fields 16 and 17 of /proc/PID/stat: the CPU time of this shell's waited-for
 # children (bats and everything it ran), in clock ticks. Read by this shell
