@@ -185,6 +185,7 @@ linking_sysroot() {
 	[[ "$output" != *"needs GLIBC_"* ]]
 }
 
+# bats test_tags=sweep
 @test "jetpack: flags, sysroot info --json and doctor agree on every (JetPack, GPU, CUDA) triple of the tables" {
 	local w=$BATS_TEST_TMPDIR/triples
 	mkdir -p "$w"
