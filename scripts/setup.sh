@@ -168,7 +168,9 @@ test_jobs=$((2 * $(nproc)))
 upstream_pid=$!
 
 # 1. The whole suite against the normal binary.
-make -j"$test_jobs" check || true
+# Five seconds per fuzz target here (tests/fuzz.bats, 10 by default; make
+# fuzz-long for minutes): a smoke run beside the rest of the pass.
+XCC_FUZZ_SECONDS=${XCC_FUZZ_SECONDS:-5} make -j"$test_jobs" check || true
 phase_done "the normal pass (make check)"
 bash "$top/scripts/test-times.sh" . 8
 
