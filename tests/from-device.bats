@@ -254,6 +254,59 @@ json_field() {
 	[ "$("$CUDA_XCC" sysroot info "$D" --tree-digest)" != "$before" ]
 }
 
+# Run a command with SIGINT and SIGTERM at their defaults: a script's `cmd &` starts it with
+# SIGINT ignored, and create keeps what it was given ignored.
+with_default_signals() {
+	exec python3 -S -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(s, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+@test "from-device: SIGINT or SIGTERM while the files stream in: exit 128+N, the board's ssh stopped, no sysroot, the old one as it was" {
+	need_board
+	local s st
+	B=$(board_copy sig)
+	C=$BATS_TEST_TMPDIR/cache
+	D=$BATS_TEST_TMPDIR/D
+	run run_create "$B" "$C" --dest "$D"
+	assert_status 0
+	before=$("$CUDA_XCC" sysroot info "$D" --tree-digest)
+	find "$B/usr/include" -type f -exec touch -d '2030-01-01 00:00:00' {} +
+	# The stream's first 300 kB, then a stall: the process create started stands for ssh,
+	# and only its end closes the stream, as ssh's own would.
+	stream=$BATS_TEST_TMPDIR/stream mark=$BATS_TEST_TMPDIR/mark
+	bin=$(fake_ssh "$(command -v ssh) \"\$@\" > $stream || exit 1; exec python3 -S -c 'import sys, time
+d = open(sys.argv[1], \"rb\").read(); o = sys.stdout.buffer
+o.write(d[:300000]); o.flush(); open(sys.argv[2], \"w\").close(); time.sleep(120); o.write(d[300000:])' $stream $mark")
+	# SIGINT while it would replace the sysroot, SIGTERM while it would make a new one
+	for s in INT:130:D TERM:143:new; do
+		rm -f "$mark"
+		st=0
+		PATH=$bin:$PATH with_default_signals "$CUDA_XCC" sysroot create --from-device "$SSH_DEVICE" \
+			--device-root "$B" --ssh-config "$SSH_CONFIG" --cache "$C" --progress never \
+			$(fake_board_host_debs | sed 's/^/--from /') --dest "$BATS_TEST_TMPDIR/${s##*:}" \
+			> "$BATS_TEST_TMPDIR/out" 2>&1 &
+		pid=$!
+		for _ in $(seq 600); do [ ! -e "$mark" ] || break; sleep 0.1; done
+		[ -e "$mark" ]
+		kill -s "${s%%:*}" "$pid"
+		# at once, not when the stalled stream would have ended
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		run kill -0 "$pid"
+		assert_status 1
+		wait "$pid" || st=$?
+		code=${s#*:}
+		[ "$st" = "${code%:*}" ] || { echo "SIG${s%%:*}: status $st" >&2; cat "$BATS_TEST_TMPDIR/out" >&2; false; }
+		grep -q "interrupted by SIG${s%%:*}" "$BATS_TEST_TMPDIR/out"
+		run pgrep -f "$mark"
+		assert_status 1
+		[ ! -e "$BATS_TEST_TMPDIR/new" ]
+		[ "$(ls "$BATS_TEST_TMPDIR" | grep -c '^new')" -eq 0 ]
+	done
+	[ "$("$CUDA_XCC" sysroot info "$D" --tree-digest)" = "$before" ]
+}
+
 @test "from-device: a device URL that fails run --device's checks is refused with exit 2 before ssh runs" {
 	bin=$(fake_ssh "true")
 	cat > "$bin/ssh" <<-EOF
