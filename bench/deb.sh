@@ -31,6 +31,8 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$xcc" ] || { echo "$0: $xcc is not built (pass --cuda-xcc PATH)" >&2; exit 2; }
 command -v dpkg-deb >/dev/null || { echo "$0: dpkg-deb (the reference) is missing" >&2; exit 2; }
+. "$top/bench/file-store-off.sh"
+no_store=$(file_store_off "$xcc")
 
 # The packages of one set in $1 into debs[], or a note on stderr and failure.
 find_debs() {
@@ -69,7 +71,7 @@ create() {
 	local from=() d
 	for d in "${debs[@]}"; do from+=(--from "$d"); done
 	"$xcc" sysroot create --target sbsa --cuda "$cuda" --dest "$work/S" --progress never \
-		${components:+--components "$components"} "${from[@]}"
+		${components:+--components "$components"} $no_store "${from[@]}"
 }
 
 # One set: its CUDA version, components, label; the packages in debs[].

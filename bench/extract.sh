@@ -34,6 +34,8 @@ for tool in /usr/bin/time tar xz; do
 	command -v "$tool" >/dev/null || { echo "bench/extract.sh: needs $tool" >&2; exit 2; }
 done
 . "$here/bench/redist-mirror.sh"
+. "$here/bench/file-store-off.sh"
+no_store=$(file_store_off "$xcc")
 
 plan_archives
 printf 'archives: %d, %.1f MB of .tar.xz\n' "$n_archives" "$(echo "$archive_bytes / 1000000" | bc -l)"
@@ -57,7 +59,7 @@ run_create() { # JOBS: prints "seconds rss_kib"
 	t0=$(now)
 	/usr/bin/time -f '%M' -o "$bench/rss" "$xcc" sysroot create --target x86_64 --cuda "$cuda" \
 		--from "$manifest" --components "$components" --dest "$bench/sr" --jobs "$1" \
-		--progress never --allow-unserved >/dev/null 2>"$bench/create.log"
+		--progress never --allow-unserved $no_store >/dev/null 2>"$bench/create.log"
 	t1=$(now)
 	echo "$(echo "$t1 - $t0" | bc -l) $(cat "$bench/rss")"
 }

@@ -27,6 +27,8 @@ runs=${BENCH_RUNS:-5}
 cuda=13.0.2
 
 . "$here/bench/redist-mirror.sh"
+. "$here/bench/file-store-off.sh"
+no_store=$(file_store_off "$xcc")
 export XDG_CACHE_HOME=$bench/cache
 now() { date +%s.%N; }
 
@@ -36,7 +38,7 @@ run_create() { # EXTRA-ARG: prints seconds
 	t0=$(now)
 	"$xcc" sysroot create --target x86_64 --cuda "$cuda" --from "$manifest" \
 		--components "$components" --dest "$bench/sr" --progress never --allow-unserved \
-		"$@" >/dev/null 2>"$bench/create.log"
+		$no_store "$@" >/dev/null 2>"$bench/create.log"
 	t1=$(now)
 	echo "$t1 - $t0" | bc -l
 }
