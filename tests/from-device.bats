@@ -224,16 +224,22 @@ json_field() {
 	assert_output_equals ""
 }
 
-@test "from-device: an interrupted pull leaves no sysroot and the one made before as it was; the next pull copies only what is left" {
-	need_board
-	B=$(board_copy cut)
+# A copy $B of the board named $1, pulled into the sysroot $D (cache $C, its tree digest in
+# $before); then every header on the board newer, so that the next pull copies them all.
+pulled_then_newer() {
+	B=$(board_copy "$1")
 	C=$BATS_TEST_TMPDIR/cache
 	D=$BATS_TEST_TMPDIR/D
 	run run_create "$B" "$C" --dest "$D"
 	assert_status 0
 	before=$("$CUDA_XCC" sysroot info "$D" --tree-digest)
-	# Every header newer: the next pull copies them all, and its stream is cut short.
 	find "$B/usr/include" -type f -exec touch -d '2030-01-01 00:00:00' {} +
+}
+
+@test "from-device: an interrupted pull leaves no sysroot and the one made before as it was; the next pull copies only what is left" {
+	need_board
+	pulled_then_newer cut
+	# The next pull's stream is cut short.
 	total=$(find "$B/usr/include" -type f | wc -l)
 	bin=$(fake_ssh "$(command -v ssh) \"\$@\" | head -c 2000000; exit 1")
 	PATH=$bin:$PATH run run_create "$B" "$C" --dest "$D"
@@ -266,13 +272,7 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 @test "from-device: SIGINT or SIGTERM while the files stream in: exit 128+N, the board's ssh stopped, no sysroot, the old one as it was" {
 	need_board
 	local s st
-	B=$(board_copy sig)
-	C=$BATS_TEST_TMPDIR/cache
-	D=$BATS_TEST_TMPDIR/D
-	run run_create "$B" "$C" --dest "$D"
-	assert_status 0
-	before=$("$CUDA_XCC" sysroot info "$D" --tree-digest)
-	find "$B/usr/include" -type f -exec touch -d '2030-01-01 00:00:00' {} +
+	pulled_then_newer sig
 	# The stream's first 300 kB, then a stall: the process create started stands for ssh,
 	# and only its end closes the stream, as ssh's own would.
 	stream=$BATS_TEST_TMPDIR/stream mark=$BATS_TEST_TMPDIR/mark
