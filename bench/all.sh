@@ -51,6 +51,14 @@ bench_command() {
 	esac
 }
 
+# The wrappers of the source tree build $1 was made from: a build's binary speaks to its own
+# CMake file (the CMake file asks the binary, and what it asks changes between versions).
+wrappers_of() {
+	local top
+	top=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile" 2>/dev/null)
+	[ -n "$top" ] && [ -d "$top/wrappers" ] && (cd "$top/wrappers" && pwd)
+}
+
 # The lines of a benchmark's output that carry its figures.
 figures() {
 	grep -iE 'ratio|goal|[0-9.]+ ?x\b|over nvcc|ms\b' "$1" | tail -6 || tail -3 "$1"
@@ -73,7 +81,8 @@ for name in "${names[@]}"; do
 			{ echo "$0: no benchmark named $name" >&2; exit 2; }
 		log=$out/$name.$side.log
 		start=$(date +%s)
-		if (cd "$here/.." && "${cmd[@]}") > "$log" 2>&1; then
+		wrappers=$(wrappers_of "$build") || wrappers=$here/../wrappers
+		if (cd "$here/.." && XCC_WRAPPERS=$wrappers "${cmd[@]}") > "$log" 2>&1; then
 			status=ok
 		else
 			status="failed ($?)"

@@ -10,6 +10,8 @@
 # time (configure excluded), the ratio, and the second runner's hits. Goal: the warm runner
 # at least 20x faster. CMAKE_GENERATOR=Ninja measures Ninja's build (the default is Unix
 # Makefiles, whose CMake start per object for its progress line is much of a warm build).
+# XCC_WRAPPERS names the wrappers/ directory whose CMake file is used (bench/all.sh passes
+# the one of the build it measures; default: this tree's).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: bench/cache-runners.sh SYSROOT [BINARY]" >&2; exit 2; }
 sysroot=$(realpath "$1")
@@ -38,7 +40,7 @@ runner() {
 	bench_cuda_project "$ws/src" "$ncu" c
 	export CCACHE_DIR=$ws/ccache CCACHE_BASEDIR=$ws CCACHE_CONFIGPATH=$ws/ccache.conf
 	export CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port CCACHE_NOHASHDIR=1
-	(cd "$ws" && cmake -S src -B build -DCMAKE_TOOLCHAIN_FILE="$src/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+	(cd "$ws" && cmake -S src -B build -DCMAKE_TOOLCHAIN_FILE="${XCC_WRAPPERS:-$src/wrappers}/cmake/cuda-xcc-toolchain.cmake" \
 		-DCUDA_XCC_SYSROOT="$ws/sysroot" -DCUDA_XCC_EXECUTABLE="$bin" \
 		-DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" -DCMAKE_BUILD_TYPE=Release \
 		-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \

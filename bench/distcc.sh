@@ -12,7 +12,8 @@
 # machines would gain. To see that on one machine, LOCAL_CPUS and DAEMON_CPUS (taskset CPU
 # lists, e.g. 0 and 1) pin the builds and the daemons to CPUs of their own, as if the
 # daemons ran elsewhere. Prints each build's wall time, the ratio, and how many host
-# compiles the local daemons ran.
+# compiles the local daemons ran. XCC_WRAPPERS names the wrappers/ directory whose CMake file
+# is used (bench/all.sh passes the one of the build it measures; default: this tree's).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: bench/distcc.sh SYSROOT [BINARY]" >&2; exit 2; }
 sysroot=$(realpath "$1")
@@ -66,7 +67,7 @@ bench_cuda_project "$work/src" "$ncu"
 configure() {
 	local b=$1
 	shift
-	cmake -S "$work/src" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$src/wrappers/cmake/cuda-xcc-toolchain.cmake" \
+	cmake -S "$work/src" -B "$b" -DCMAKE_TOOLCHAIN_FILE="${XCC_WRAPPERS:-$src/wrappers}/cmake/cuda-xcc-toolchain.cmake" \
 		-DCUDA_XCC_SYSROOT="$sysroot" -DCUDA_XCC_EXECUTABLE="$bin" \
 		-DCMAKE_CUDA_ARCHITECTURES="80-real;90-real" -DCMAKE_BUILD_TYPE=Release "$@" \
 		> "$b.configure.log" 2>&1 || { cat "$b.configure.log" >&2; return 1; }
@@ -100,7 +101,9 @@ for ((r = 1; r <= reps; r++)); do
 done
 sent=
 if [ "$own_daemons" -eq 1 ]; then
-	sent=$(cat "$work"/distccd-*.log | grep -Ec 'COMPILE_OK .*_k[0-9]+(\.compute_[0-9]+)?\.cudafe1\.cpp$' || true)
+	# nvcc names the host compile's input after its temporary (…_k0.compute_90.cudafe1.cpp),
+	# or after the object where the driver keeps it by the object (k0.cu.o.compute_90...).
+	sent=$(cat "$work"/distccd-*.log | grep -Ec 'COMPILE_OK .*[/_]k[0-9]+(\.cu\.o)?(\.compute_[0-9]+)?\.cudafe1\.cpp$' || true)
 	sent="$sent host compiles ran on the two distccd of 127.0.0.1 (CPUs ${DAEMON_CPUS:-shared with the builds}"
 	sent+="${LOCAL_CPUS:+; the builds on CPUs $LOCAL_CPUS}; this machine has $(nproc))"
 fi
