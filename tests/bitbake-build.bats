@@ -163,9 +163,11 @@ need_build() {
 
 @test "bitbake build: nvcc's script carries the flags every compile needs, quoted for sh" {
 	need_build
-	run cat "$W/cuda-xcc-bin/nvcc"
+	run nvcc_words "$W/cuda-xcc-bin/nvcc"
 	assert_status 0
-	assert_output_contains "exec '$SR/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-oe-linux-gcc-ar'"
+	[ "${lines[0]}" = "$SR/bin/nvcc" ]
+	[ "${lines[1]}" = -target-dir=sbsa-linux ]
+	[ "${lines[2]}" = -arbin=aarch64-oe-linux-gcc-ar ]
 	# CMAKE_CUDA_ARCHITECTURES as cuda-xcc validated it
 	grep -qF -- '--generate-code=arch=compute_90,code=[compute_90,sm_90]' "$W/build/build.ninja"
 }

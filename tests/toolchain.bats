@@ -121,6 +121,65 @@ fake_rootfs() {
 	assert_output_contains "'--sysroot', '$d/it' + ''''s'''"
 }
 
+@test "toolchain quote: words for sh come back as they were, in sh and in bash" {
+	local words=('a"b\c$d${e};f' "it's" '' 'two  spaces' "$(printf 'line\nbreak')" '-arbin=x' '*' '~')
+	run xcc toolchain quote --sh "${words[@]}"
+	assert_status 0
+	for shell in sh bash; do
+		run "$shell" -c 'eval "set -- $1"; printf "%s\n" "$#"; for w; do printf "[%s]\n" "$w"; done' \
+			quote "$(xcc toolchain quote --sh "${words[@]}")"
+		assert_status 0
+		[ "${lines[0]}" = 8 ]
+		[ "$output" = "$(printf '%s\n' 8; printf '[%s]\n' "${words[@]}")" ]
+	done
+	# safe words stay bare; none at all is an empty line
+	run xcc toolchain quote --sh /usr/bin/nvcc -target-dir=sbsa-linux
+	assert_output_equals "/usr/bin/nvcc -target-dir=sbsa-linux"
+	run xcc toolchain quote --sh
+	assert_status 0
+	assert_output_equals ""
+}
+
+@test "toolchain quote: a Meson array that Meson reads back, or a refusal that names the word" {
+	need meson
+	d=$(scratch)
+	local words=('-ccbin=a\b' 'x\\y' "it's" "''two" 'a"b' "$d/sp ace/ü")
+	run xcc toolchain quote --meson "${words[@]}"
+	assert_status 0
+	printf '[properties]\nwords = %s\n' "$output" > "$d/words.ini"
+	printf "[host_machine]\nsystem = 'linux'\ncpu_family = 'aarch64'\ncpu = 'aarch64'\nendian = 'little'\n" > "$d/base.ini"
+	mkdir "$d/p"
+	printf "project('p')\nforeach w : meson.get_external_property('words')\nmessage('word=[' + w + ']')\nendforeach\n" > "$d/p/meson.build"
+	run meson setup --cross-file "$d/base.ini" --cross-file "$d/words.ini" "$d/b" "$d/p"
+	assert_status 0
+	for w in "${words[@]}"; do
+		assert_output_contains "word=[$w]"
+	done
+	run xcc toolchain quote --meson
+	assert_output_equals "[]"
+	for bad in "$(printf 'a\nb')" "a'''b" "ends'" "q'\\x"; do
+		run xcc toolchain quote --meson ok "$bad"
+		assert_status 2
+		assert_output_contains "'$bad' cannot be written as a Meson string"
+	done
+}
+
+@test "toolchain quote: the quoting is named first, and every word after it is a word" {
+	run xcc toolchain quote
+	assert_status 2
+	assert_output_contains "say which quoting first: --sh or --meson, then the words"
+	run xcc toolchain quote -arbin=x --sh
+	assert_status 2
+	assert_output_contains "say which quoting first"
+	# --help and --meson after the form are words
+	run xcc toolchain quote --sh --help --meson
+	assert_status 0
+	assert_output_equals "--help --meson"
+	run xcc toolchain quote --help
+	assert_status 0
+	assert_output_contains "cuda-xcc toolchain quote --sh|--meson [WORD]..."
+}
+
 @test "toolchain cmake: a toolchain file bound to the sysroot that includes the shipped one" {
 	d=$(scratch)
 	toolchain_sysroot "$d/sr"

@@ -515,11 +515,16 @@ sim_split() {
 		# the flags every compilation needs are the compiler's, not CMAKE_CUDA_FLAGS'
 		run grep CMAKE_CUDA_FLAGS "$cache"
 		assert_status 1
-		grep -q "^exec '$sr/bin/nvcc' '-target-dir=sbsa-linux' '-arbin=aarch64-poky-linux-gcc-ar' '-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs' '-Xcompiler=-f.*' \"\\\$@\"\$" "$nvcc"
+		# the script's words, as sh reads them
+		nvcc_words "$nvcc" > "$BATS_TEST_TMPDIR/words"
+		sed -n 1,3p "$BATS_TEST_TMPDIR/words" | cmp - <(printf '%s\n' "$sr/bin/nvcc" \
+			-target-dir=sbsa-linux -arbin=aarch64-poky-linux-gcc-ar)
+		sed -n 4p "$BATS_TEST_TMPDIR/words" | grep -qx -- "-Xcompiler=-mcpu=cortex-a57+crc,.*,--sysroot=$fs"
+		sed -n 5p "$BATS_TEST_TMPDIR/words" | grep -qx -- '-Xcompiler=-f.*'
 		# the class's prefix maps reach nvcc's host compiler (buildpaths QA), each
 		# through its own -Xcompiler; not gcc 13's -fcanon-prefix-map
-		grep -qF "'-Xcompiler=-fmacro-prefix-map=$(sim_var STAGING_DIR_HOST)=' " "$nvcc"
-		grep -qF "'-Xcompiler=-fdebug-prefix-map=$(sim_var S)=$(sim_var TARGET_DBGSRC_DIR)' " "$nvcc"
+		grep -qxF -- "-Xcompiler=-fmacro-prefix-map=$(sim_var STAGING_DIR_HOST)=" "$BATS_TEST_TMPDIR/words"
+		grep -qxF -- "-Xcompiler=-fdebug-prefix-map=$(sim_var S)=$(sim_var TARGET_DBGSRC_DIR)" "$BATS_TEST_TMPDIR/words"
 		run grep -F -- -fcanon-prefix-map "$nvcc"
 		assert_status 1
 		cross=$(sim_var CUDA_XCC_MESON_CROSS)
@@ -537,23 +542,23 @@ sim_split() {
 	bb -e cuda-xcc-second
 	assert_status 0
 	grep -qx "MESON_CROSS_FILE=\" --cross-file $YOCTO_TOP/simulated/cuda-xcc-second/meson-cuda.cross\"" <<<"$output"
-	# the file's strings as Meson reads them: a backslash as itself; a quote
-	# cannot be written, and is refused
+	# the file's strings as Meson reads them, quoted by cuda-xcc as the class
+	# has it quote them: a backslash and a quote as themselves
 	d=$(scratch)
-	sed -n '/^cuda_xcc_meson_list() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" > "$d/fn.sh"
-	[ -s "$d/fn.sh" ]
-	. "$d/fn.sh"
+	grep -qF 'cuda=$(${CUDA_XCC} toolchain quote --meson "$@" "${CUDA_XCC_NVCC}")' \
+		"$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass"
 	mkdir -p "$d/p"
 	printf "project('p')\nmessage('words=' + ' | '.join(meson.get_external_property('words')))\n" > "$d/p/meson.build"
-	words=$(cuda_xcc_meson_list '-ccbin=a\b' '-x\\y' "$d/sp ace/nvcc" 'a"b')
+	words=$(xcc toolchain quote --meson '-ccbin=a\b' '-x\\y' "$d/sp ace/nvcc" 'a"b' "it's")
 	printf '[binaries]\ncuda = %s\n[properties]\nwords = %s\n' "$words" "$words" > "$d/cuda.cross"
 	printf "[host_machine]\nsystem = 'linux'\ncpu_family = 'aarch64'\ncpu = 'aarch64'\nendian = 'little'\n" > "$d/base.cross"
 	run meson setup --cross-file "$d/base.cross" --cross-file "$d/cuda.cross" "$d/b" "$d/p"
 	assert_status 0
-	assert_output_contains "words=-ccbin=a\\b | -x\\\\y | $d/sp ace/nvcc | a\"b"
-	run cuda_xcc_meson_list ok "it's"
-	assert_status 1
-	assert_output_contains "it's cannot be written in a Meson cross file (a quote or a line break)"
+	assert_output_contains "words=-ccbin=a\\b | -x\\\\y | $d/sp ace/nvcc | a\"b | it's"
+	# and a word it cannot carry stops the task's command
+	run xcc toolchain quote --meson ok "$(printf 'line\nbreak')"
+	assert_status 2
+	assert_output_contains "cannot be written as a Meson string"
 }
 
 @test "yocto: with the ccache class, nvcc runs under ccache with the sysroot's fingerprint as its compiler check" {
@@ -629,13 +634,12 @@ sim_split() {
 		cmp "$d/b/v$i.txt" <(printf '%s' "${values[$i]}")
 	done
 	cmp "$d/b/tdir.txt" <(printf '%s' "$d/sr/targets/sbsa-linux")
-	# and the nvcc script's words, quoted for sh
-	sed -n '/^cuda_xcc_sh_quote() {$/,/^}$/p' "$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass" \
-		> "$d/q.sh"
-	[ -s "$d/q.sh" ]
-	. "$d/q.sh"
+	# and the nvcc script's words, quoted for sh by cuda-xcc as the class has it
+	grep -qF 'words=$(${CUDA_XCC} toolchain quote --sh "$@")' \
+		"$XCC_SRCDIR/wrappers/yocto/classes/cuda-xcc.bbclass"
 	for i in "${!values[@]}"; do
-		eval "set -- $(cuda_xcc_sh_quote "${values[$i]}")"
+		eval "set -- $(xcc toolchain quote --sh "${values[$i]}" -x)"
+		[ "$#" -eq 2 ]
 		[ "$1" = "${values[$i]}" ]
 	done
 }

@@ -21,6 +21,7 @@ static const char toolchain_usage[] =
 	"                          [--json | --get FIELD | --cmake | --cmake-cache]\n"
 	"                          [--cuda-xcc PATH] [--check NAME=PATH]...\n"
 	"                          [--cache NAME=VALUE]... [--output FILE]\n"
+	"       cuda-xcc toolchain quote --sh|--meson [WORD]...\n"
 	"       cuda-xcc toolchain --data-dir\n"
 	"\n"
 	"Print a build system's file bound to a sysroot:\n"
@@ -36,6 +37,10 @@ static const char toolchain_usage[] =
 	"  query   what the shipped wrappers (CMake, Yocto, Buildroot) ask of the\n"
 	"          sysroot: its directories, compilers, GPUs and fingerprint, another\n"
 	"          CUDA in the environment, the paths CMake cannot carry\n"
+	"  quote   the WORDs (every argument after --sh or --meson, as it is) as one\n"
+	"          line of sh words, or as one Meson array of strings, quoted as the\n"
+	"          files cuda-xcc writes quote them: for the files a wrapper writes\n"
+	"          itself; --meson refuses (exit 2) a word Meson cannot read back\n"
 	"\n"
 	"  --sysroot DIR     the sysroot (default: $CUDA_XCC_SYSROOT)\n"
 	"  -arch LIST        GPU capabilities (default: the sysroot's)\n"
@@ -115,8 +120,8 @@ static const char *toolchain_kind(int argc, char **argv, const char *sysroot)
 	}
 	if (strcmp(kind, "cmake") && strcmp(kind, "meson") && strcmp(kind, "flags") &&
 	    strcmp(kind, "query")) {
-		cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson, flags "
-				"or query", kind);
+		cmd_usage_error("toolchain", "unknown build system '%s': use cmake, meson, flags, "
+				"query or quote", kind);
 		return NULL;
 	}
 	if (!sysroot || !*sysroot) {
@@ -249,6 +254,40 @@ static char *file_text(const char *kind, struct sysroot *sr, struct toolchain_ar
 	return text;
 }
 
+/* toolchain quote --sh|--meson WORD...: the one quoting of each language for the
+ * files the wrappers write themselves (the Yocto class's nvcc script and Meson
+ * cross file), as git rev-parse --sq-quote is git's for its scripts. Every
+ * argument after the form is a word, options included: nvcc's start with '-'. */
+static int quote(int argc, char **argv)
+{
+	struct strvec words = STRVEC_INIT;
+	const char *form = argc > 1 ? argv[1] : "", *bad = NULL;
+	char *text = NULL;
+	int rc = 0;
+
+	if (strcmp(form, "--help") == 0 || strcmp(form, "-h") == 0) {
+		fputs(toolchain_usage, stdout);
+		return 0;
+	}
+	if (strcmp(form, "--sh") && strcmp(form, "--meson"))
+		return cmd_usage_error("toolchain quote", "say which quoting first: --sh or "
+				       "--meson, then the words");
+	for (int i = 2; i < argc; i++)
+		strvec_push(&words, argv[i]);
+	if (strcmp(form, "--sh") == 0)
+		text = strvec_join_quoted(&words);
+	else if (!(text = toolchain_meson_array(&words, &bad)))
+		rc = cmd_usage_error("toolchain quote", "'%s' cannot be written as a Meson string "
+				     "(a line break, three quotes in a row, a quote at its end or "
+				     "before a backslash, or bytes that are not UTF-8): give the "
+				     "value another way, or rename the path", bad);
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	strvec_free(&words);
+	return rc;
+}
+
 int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct xcc_error err = { 0 };
@@ -262,6 +301,8 @@ int cmd_toolchain(int argc, char **argv, struct cmd_ctx *ctx)
 	char *text = NULL, *self = NULL, *nvcc = NULL;
 	int rc = 0;
 
+	if (argc > 1 && strcmp(argv[1], "quote") == 0)
+		return quote(argc - 1, argv + 1);
 	a.sysroot = getenv("CUDA_XCC_SYSROOT");
 	if (read_args(argc, argv, &a, &rc))
 		goto out;

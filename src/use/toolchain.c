@@ -111,9 +111,7 @@ out:
 	return out;
 }
 
-/* [a, b, c] as a Meson array of string literals; NULL with *bad the first
- * item Meson cannot read back. */
-static char *meson_array(const struct strvec *items, const char **bad)
+char *toolchain_meson_array(const struct strvec *items, const char **bad)
 {
 	struct strvec quoted = STRVEC_INIT;
 	char *joined, *out = NULL;
@@ -274,7 +272,7 @@ static char *meson_text(const struct target_profile *t, const struct sysroot_met
 	const char *bad = NULL;
 
 	for (size_t i = 0; i < 7 && !bad; i++)
-		q[i] = meson_array(arrays[i], &bad);
+		q[i] = toolchain_meson_array(arrays[i], &bad);
 	if (!bad && !(q[7] = meson_str(v->ar.v[0])))
 		bad = v->ar.v[0];
 	if (!bad && !(q[8] = meson_str(v->strip.v[0])))

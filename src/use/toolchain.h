@@ -38,6 +38,12 @@ char *toolchain_cmake_minimum(const char *generic_file);
 char *toolchain_meson(const struct target_profile *t, const struct sysroot_meta *m,
 		      const struct toolchain_request *r, struct xcc_error *err);
 
+/* The one quoting of words for a Meson machine file: [a, b, c] as an array
+ * of string literals that Meson reads back as they are; NULL with *bad the
+ * first item it cannot carry (a line break, three quotes in a row, a quote
+ * at the end or before a backslash, bytes that are not UTF-8). Caller frees. */
+char *toolchain_meson_array(const struct strvec *items, const char **bad);
+
 /* How the cross toolchain's compiler driver builds against a device root
  * filesystem, as the cuda-xcc driver does: */
 enum toolchain_flags_form {

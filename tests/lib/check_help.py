@@ -13,6 +13,9 @@ import sys
 HAND_READ = {
     # check-link reads "--compiler=CC" by hand: ccache keeps it in one word.
     "cmd_check_link.c": {"compiler"},
+    # toolchain quote reads --sh or --meson by hand: every word after it is a
+    # word to quote, as it is, even one that starts with '-'.
+    "cmd_toolchain.c": {"sh", "meson"},
 }
 
 TABLE = re.compile(r"static const struct option \w+\[\] = \{(.*?)\n\s*\};", re.S)

@@ -66,3 +66,16 @@ open(d + "/sysroot.json.new", "w").write(json.dumps(meta, indent=1) + "\n")
 os.replace(d + "/sysroot.json.new", d + "/sysroot.json")
 PY
 }
+
+# The words of the exec line of an nvcc script that a wrapper wrote (exec WORD... "$@"), as
+# sh reads them, one per line: what the script runs, whatever the quoting.
+nvcc_words() {
+	local line
+	line=$(sed -n 's/^exec \(.*\) "\$@"$/\1/p' "$1")
+	if [ -z "$line" ]; then
+		echo "nvcc_words: no exec line in $1" >&2
+		return 1
+	fi
+	eval "set -- $line"
+	printf '%s\n' "$@"
+}

@@ -131,32 +131,6 @@ python () {
                 bb.fatal("%s holds %s: nvcc splits -Xcompiler values at commas" % (var, flag))
 }
 
-# cuda_xcc_sh_quote WORD: WORD as one sh word, in single quotes.
-cuda_xcc_sh_quote() {
-    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
-}
-
-# cuda_xcc_meson_list WORD...: the words as a Meson array of strings. Meson
-# reads a machine file's '...' string with no escapes (it doubles every
-# backslash first, see src/use/toolchain.c), so a backslash is written as
-# itself; a quote or a line break cannot be written that simply, and such a
-# word is refused.
-cuda_xcc_meson_list() {
-    sep=
-    printf '['
-    for w in "$@"; do
-        case $w in
-        *"'"*|*"
-"*)
-            echo "cuda-xcc.bbclass: $w cannot be written in a Meson cross file (a quote or a line break)" >&2
-            return 1 ;;
-        esac
-        printf "%s'%s'" "$sep" "$w"
-        sep=', '
-    done
-    printf ']'
-}
-
 do_cuda_xcc_setup() {
     sr=${CUDA_XCC_SYSROOT}
     if [ ! -f "$sr/sysroot.json" ]; then
@@ -174,21 +148,16 @@ do_cuda_xcc_setup() {
     target_dir=$(cuda_xcc_target_dir "$sr")
     fingerprint=$(${CUDA_XCC} sysroot info "$sr" --fingerprint)
     # The flags no compilation can do without, out of the reach of a
-    # recipe's -DCMAKE_CUDA_FLAGS; each word quoted for sh, one word per
-    # option as the compiler caches parse them.
+    # recipe's -DCMAKE_CUDA_FLAGS; one word per option as the compiler
+    # caches parse them, quoted for sh by cuda-xcc.
     mkdir -p "$(dirname "${CUDA_XCC_NVCC}")"
-    {
-        echo '#!/bin/sh'
-        printf 'exec %s %s %s' "$(cuda_xcc_sh_quote "$sr/bin/nvcc")" \
-            "$(cuda_xcc_sh_quote "-target-dir=$target_dir")" "$(cuda_xcc_sh_quote "-arbin=${AR}")"
-        if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
-            printf ' %s' "$(cuda_xcc_sh_quote "${CUDA_XCC_XCOMPILER_ARG}")"
-        fi
-        for w in ${CUDA_XCC_PREFIX_MAP_ARGS}; do
-            printf ' %s' "$(cuda_xcc_sh_quote "$w")"
-        done
-        printf ' "$@"\n'
-    } > "${CUDA_XCC_NVCC}.tmp"
+    set -- "$sr/bin/nvcc" "-target-dir=$target_dir" "-arbin=${AR}"
+    if [ -n "${CUDA_XCC_XCOMPILER_ARG}" ]; then
+        set -- "$@" "${CUDA_XCC_XCOMPILER_ARG}"
+    fi
+    set -- "$@" ${CUDA_XCC_PREFIX_MAP_ARGS}
+    words=$(${CUDA_XCC} toolchain quote --sh "$@")
+    printf '#!/bin/sh\nexec %s "$@"\n' "$words" > "${CUDA_XCC_NVCC}.tmp"
     chmod +x "${CUDA_XCC_NVCC}.tmp"
     mv "${CUDA_XCC_NVCC}.tmp" "${CUDA_XCC_NVCC}"
 
@@ -221,18 +190,16 @@ do_cuda_xcc_setup() {
 
     # Meson: the CUDA compiler only (oe-core's meson.cross, read first,
     # keeps C and C++), with the validated -gencode flags and the host
-    # compiler for compiles and links.
-    cuda=$(cuda_xcc_meson_list "$@" "${CUDA_XCC_NVCC}")
-    args=$(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode ${CUDA_NVCC_FLAGS})
-    link_args=$(cuda_xcc_meson_list "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode)
+    # compiler for compiles and links; each array quoted by cuda-xcc.
+    cuda=$(${CUDA_XCC} toolchain quote --meson "$@" "${CUDA_XCC_NVCC}")
+    args=$(${CUDA_XCC} toolchain quote --meson "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode ${CUDA_NVCC_FLAGS})
+    link_args=$(${CUDA_XCC} toolchain quote --meson "-ccbin=${CUDA_XCC_HOST_CXX}" $gencode)
     printf '[binaries]\ncuda = %s\n[built-in options]\ncuda_args = %s\ncuda_link_args = %s\n' \
         "$cuda" "$args" "$link_args" > ${CUDA_XCC_MESON_CROSS}
 }
-# bitbake's shell parser misses a function called inside a command
-# substitution that is an argument of another command: without this the
-# task's script has no cuda_xcc_sh_quote, and the nvcc script it writes runs
-# its arguments as the command.
-do_cuda_xcc_setup[vardeps] += "cuda_xcc_sh_quote cuda_xcc_target_dir cuda_xcc_meson_list"
+# bitbake's shell parser can miss a function called inside a command
+# substitution: named here, cuda_xcc_target_dir is in the task's script.
+do_cuda_xcc_setup[vardeps] += "cuda_xcc_target_dir"
 do_cuda_xcc_setup[vardeps] += "CUDA_XCC_TARGET CUDA_XCC_CUDA_VERSION CUDA_XCC_ARCH \
     CUDA_XCC_HOST_CXX CUDA_XCC_HOST_CXX_FLAGS CUDA_XCC_NVCC CUDA_NVCC_FLAGS AR \
     OECMAKE_CUDA_COMPILER_LAUNCHER CUDA_XCC_PREFIX_MAP_ARGS"
